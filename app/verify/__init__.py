@@ -1,0 +1,48 @@
+"""The verification engine: pure functions, no I/O.
+
+`verify(text, question=...)` repairs what can be repaired and checks the rest; only
+`Verdict.text` of a passing verdict may ever be delivered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.verify.codes import RULES, issue
+from app.verify.feedback import failure_message, feedback
+from app.verify.repair import repair
+from app.verify.rules import content_findings
+from app.verify.score import grade, score
+from app.verify.verdict import DIALECTS, Citation, Dialect, Issue, Source, Verdict
+
+__all__ = [
+    "RULES",
+    "Citation",
+    "Dialect",
+    "Issue",
+    "Source",
+    "Verdict",
+    "failure_message",
+    "feedback",
+    "verify",
+]
+
+
+def verify(
+    text: str,
+    *,
+    question: str,
+    dialect: Dialect = "mrkdwn",
+    sources: Sequence[Source] = (),
+    citations: Sequence[Citation] = (),
+) -> Verdict:
+    """Repair `text` for `dialect`, then check it; the Verdict says whether it may be delivered."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
+    fixed = repair(text, dialect)
+    findings = [*fixed.findings, *content_findings(fixed.layout, question, sources, citations)]
+    issues = tuple(issue(f.code, f.start, f.end, f.detail) for f in findings)
+    repaired = tuple(sorted(fixed.applied - {i.code for i in issues}))
+    value = score(issues, repaired)
+    passed = not any(i.severity == "error" for i in issues)
+    return Verdict(passed, fixed.text, dialect, issues, repaired, value, grade(value))

@@ -1,0 +1,49 @@
+"""What the model is told after a failed draft, and what the user sees when all drafts fail."""
+
+from __future__ import annotations
+
+import re
+
+from app.verify.dialects import bold
+from app.verify.verdict import Dialect, Issue, Verdict
+
+MAX_FEEDBACK_LINES = 25
+_SNIPPET = 60
+_NOT_REFERENCE = re.compile(r"[^A-Za-z0-9-]")
+
+
+def feedback(verdict: Verdict) -> str:
+    """The retry instruction: one line per issue with its code, what is wrong, how to fix it."""
+    dialect = "Slack mrkdwn" if verdict.dialect == "mrkdwn" else "Markdown for Slack"
+    lines = [
+        f"Your previous answer was not posted: it failed verification ({dialect}). "
+        "Fix every issue below:"
+    ]
+    lines += [_line(issue, verdict.text) for issue in verdict.issues[:MAX_FEEDBACK_LINES]]
+    hidden = len(verdict.issues) - MAX_FEEDBACK_LINES
+    if hidden > 0:
+        lines.append(f"- … and {hidden} more issues of the kinds above.")
+    lines.append("Reply with the complete corrected answer only, with no preamble.")
+    return "\n".join(lines)
+
+
+def _line(issue: Issue, text: str) -> str:
+    where = ""
+    if issue.located:
+        line = text.count("\n", 0, issue.start) + 1
+        snippet = " ".join(text[issue.start : issue.end].split())
+        if len(snippet) > _SNIPPET:
+            snippet = snippet[: _SNIPPET - 1] + "…"
+        where = f" (line {line}: {snippet!r})"
+    return f"- {issue.code}{where}: {issue.message} Fix: {issue.fix}"
+
+
+def failure_message(dialect: Dialect, reference: str) -> str:
+    """The graceful failure: says the answer could not be verified; holds no draft text."""
+    ref = _NOT_REFERENCE.sub("", reference)[:16] or "none"
+    headline = bold("I couldn't verify an answer to this, so I haven't posted one.", dialect)
+    return (
+        f":warning: {headline}\n"
+        "Try asking again with more detail, or split the question into smaller parts. "
+        f"If it keeps happening, share this reference with your admin: `{ref}`"
+    )

@@ -1,0 +1,90 @@
+"""Content rules: is there an answer, is it a sensible size, is it on topic and well cited."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+from app.verify.dialects import unescape_mrkdwn
+from app.verify.formatting import Finding
+from app.verify.scan import Layout
+from app.verify.topic import off_topic
+from app.verify.verdict import Citation, Source
+
+# Delivery splits long answers into continuation messages (~3,500 characters each in
+# mrkdwn, ~9,000 per streamed message), so this only guards the absurd: about six messages.
+MAX_ANSWER_CHARS = 20_000
+# TOO_SHORT: an answer needs at least a tenth of the question's visible characters,
+# never fewer than SHORT_FLOOR and never more than SHORT_CAP.
+SHORT_FLOOR, SHORT_RATIO, SHORT_CAP = 2, 10, 60
+
+_BARE_URL = re.compile(r"\bhttps?://(?:[^\s<>()\[\]|`\ue000]|\([^\s<>()]*\))+")
+_TRAILING = ".,;:!?'\"*_~"
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"))
+
+
+def content_findings(
+    layout: Layout, question: str, sources: Sequence[Source], citations: Sequence[Citation]
+) -> Iterator[Finding]:
+    text = layout.text
+    visible = _visible(text)
+    if not visible:
+        yield Finding("EMPTY", 0, 0)
+        return
+    if len(text) > MAX_ANSWER_CHARS:
+        yield Finding("TOO_LONG", 0, 0, detail=f"({len(text)} characters)")
+    if visible < min(SHORT_CAP, max(SHORT_FLOOR, _visible(question) // SHORT_RATIO)):
+        yield Finding("TOO_SHORT", 0, 0)
+    if layout.unclosed_fence is not None:
+        yield Finding("UNCLOSED_CODE_FENCE", layout.unclosed_fence, layout.unclosed_fence + 3)
+    if off_topic(question, text):
+        yield Finding("OFF_TOPIC", 0, 0)
+    yield from citation_findings(layout, sources, citations)
+
+
+def citation_findings(
+    layout: Layout, sources: Sequence[Source], citations: Sequence[Citation]
+) -> Iterator[Finding]:
+    """UNKNOWN_SOURCE for each citation or link that names no given source; UNCITED if none do."""
+    if not sources:
+        return
+    ids = {source.id for source in sources}
+    urls = {normalise_url(source.url) for source in sources if source.url}
+    cited = False
+    for number, citation in enumerate(citations, 1):
+        if citation.source in ids or normalise_url(citation.source) in urls:
+            cited = True
+        else:
+            yield Finding("UNKNOWN_SOURCE", 0, 0, detail=f"(citation {number})")
+    for start, end, url in links(layout):
+        if normalise_url(url) in urls:
+            cited = True
+        else:
+            yield Finding("UNKNOWN_SOURCE", start, end)
+    if not cited:
+        yield Finding("UNCITED", 0, 0)
+
+
+def links(layout: Layout) -> Iterator[tuple[int, int, str]]:
+    """Every URL the answer links to outside code: Slack links, Markdown links, bare URLs."""
+    for entity in layout.entities:
+        if entity.kind == "link":
+            yield entity.start, entity.end, entity.target
+    for m in _BARE_URL.finditer(layout.masked):
+        url = m.group().rstrip(_TRAILING)
+        yield m.start(), m.start() + len(url), url
+
+
+def normalise_url(url: str) -> str:
+    url = unescape_mrkdwn(url.strip()).strip("<>")
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url.rstrip("/")
+    path = parts.path.rstrip("/")
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+
+
+def _visible(text: str) -> int:
+    return len("".join(text.translate(_INVISIBLE).split()))

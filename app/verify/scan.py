@@ -1,0 +1,122 @@
+"""Split a draft into what rules may look at (prose) and what they must never touch.
+
+Code spans, fenced code and Slack entities are *protected*. `scan` returns the text with
+every protected character (except newlines) replaced by MASK, so rules can run plain
+regular expressions over prose with offsets that map one to one onto the original text.
+Everything here is linear in the size of the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+MASK = "\ue000"
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_TICKS = re.compile(r"`+")
+_FENCE_INDENT = re.compile(r"[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?")
+_ENTITY = re.compile(
+    r"<(?P<target>[@#!][^<>\s|]*|(?:https?|mailto|tel|ftp|slack):[^<>\s|]+)"
+    r"(?:\|(?P<label>[^<>\n]*))?>"
+)
+
+EntityKind = Literal["user", "channel", "special", "link"]
+_KIND_BY_SIGIL: dict[str, EntityKind] = {"@": "user", "#": "channel", "!": "special"}
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A Slack entity such as <@U123>, <#C1|general>, <!here> or <https://x|label>."""
+
+    start: int
+    end: int
+    kind: EntityKind
+    target: str
+    label: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    text: str
+    masked: str
+    code: tuple[tuple[int, int], ...]
+    entities: tuple[Entity, ...]
+    unclosed_fence: int | None  # offset of a ``` fence that is never closed
+
+
+def scan(text: str) -> Layout:
+    """Find the protected regions of `text` and mask them."""
+    code, unclosed = _code_regions(text)
+    code_masked = _mask(text, code)
+    entities = tuple(_entities(code_masked))
+    masked = _mask(code_masked, [(e.start, e.end) for e in entities])
+    return Layout(text, masked, tuple(code), entities, unclosed)
+
+
+def _mask(text: str, regions: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> str:
+    if not regions:
+        return text
+    parts: list[str] = []
+    last = 0
+    for start, end in regions:
+        parts.append(text[last:start])
+        parts.append(_NOT_NEWLINE.sub(MASK, text[start:end]))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _code_regions(text: str) -> tuple[list[tuple[int, int]], int | None]:
+    """Pair backtick runs: a run closes at the next run of the same length.
+
+    Runs of one or two backticks (inline code) must close on the same line; runs of three
+    or more (fences, or Slack's inline ```x```) may span lines. An unmatched run of three
+    or more at the start of a line is an unclosed fence: the rest of the text is code.
+    """
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+    next_same = _next_same_length(runs)
+    regions: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        start, end = runs[i]
+        j = next_same[i]
+        if j is not None and (end - start >= 3 or _same_line(text, end, runs[j][0])):
+            regions.append((start, runs[j][1]))
+            i = j + 1
+            continue
+        if end - start >= 3 and _at_line_start(text, start):
+            regions.append((start, len(text)))
+            return regions, start
+        i += 1
+    return regions, None
+
+
+def _next_same_length(runs: list[tuple[int, int]]) -> list[int | None]:
+    following: dict[int, int] = {}
+    result: list[int | None] = [None] * len(runs)
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        result[i] = following.get(length)
+        following[length] = i
+    return result
+
+
+def _same_line(text: str, start: int, end: int) -> bool:
+    newline = text.find("\n", start, end)
+    return newline == -1
+
+
+def _at_line_start(text: str, pos: int) -> bool:
+    line_start = text.rfind("\n", 0, pos) + 1
+    prefix = _FENCE_INDENT.match(text, line_start)
+    return prefix is not None and prefix.end() == pos
+
+
+def _entities(code_masked: str) -> list[Entity]:
+    found: list[Entity] = []
+    for m in _ENTITY.finditer(code_masked):
+        target = m.group("target")
+        kind = _KIND_BY_SIGIL.get(target[0], "link")
+        found.append(Entity(m.start(), m.end(), kind, target, m.group("label")))
+    return found

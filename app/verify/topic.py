@@ -1,0 +1,93 @@
+"""Content words, for judging whether an answer is about the question (OFF_TOPIC).
+
+Unicode-aware: text is NFKD-folded and case-folded with combining marks dropped; scripts
+written without spaces (CJK, kana, Thai, Lao, Khmer, Myanmar) become character bigrams.
+Light normalisation strips a few English suffixes and keys words by their first 5
+letters, so "deploy", "deploying" and "deployment" meet.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MIN_ANSWER_TERMS = 8  # shorter answers are too small to judge by word overlap
+
+_WORD = re.compile(r"\w+")
+_ENTITY = re.compile(r"<[@#!][^<>]*>")
+_SPACELESS = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
+)
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any anyone anything are aren as at
+    be because been before being below between both but by can cannot could couldn did didn
+    do does doesn doing don down during each either else ever every few for from further get
+    gets got had has have having he hello her here hers hey hi him his how however i if in
+    into is isn it its itself just know let like ll me might more most much must my myself
+    need no nor not now of off ok okay on once one only or other our ours out over own please
+    re really s same say see she should so some something such t tell than thank thanks that
+    the their theirs them then there these they thing things this those through thx to too
+    under until up us use using ve very via want was wasn way we were weren what whats when
+    where whether which while who whom whose why will with without won would yes yet you your
+    yours yourself
+    aber als am an auch auf aus bei bin bist das dass dem den der des die doch du ein eine
+    einem einen einer es für hat ich ist ja kann mit nicht noch oder sie sind und von was
+    welche wie wir wo zu
+    au aux avec ce ces comment dans de des du elle en est et il je la le les leur mais mes
+    mon ne nous ou où par pas pour quand que quel quelle qui sa se ses son sont sur ta te tu
+    un une vous
+    al como con cuál cuándo cómo del el ella ellos es está esta este hay la las lo los mi no
+    para pero por porque qué quién se si sin sobre su sus tu un una uno y ya
+    """.split()
+)
+
+
+def content_terms(text: str) -> set[str]:
+    """The normalised content words of `text` (Slack entities and stop words removed)."""
+    folded = _fold(_ENTITY.sub(" ", text))
+    terms: set[str] = set()
+    for word in _WORD.findall(folded):
+        if _SPACELESS.search(word):
+            terms.update(_bigrams(word))
+        elif len(word) >= 2 and word not in STOP_WORDS:
+            terms.add(_key(word))
+    return terms
+
+
+def off_topic(question: str, answer: str) -> bool:
+    """True when a judgeable answer shares no content word with the question."""
+    asked = content_terms(question)
+    if not asked:
+        return False
+    said = content_terms(answer)
+    return len(said) >= MIN_ANSWER_TERMS and not asked & said
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+def _key(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            word = word[: -len(suffix)]
+            if len(word) > 3 and word[-1] == word[-2]:  # running -> runn -> run
+                word = word[:-1]
+            break
+    return word[:5]
+
+
+def _bigrams(word: str) -> set[str]:
+    grams: set[str] = set()
+    for part in re.split(r"(" + _SPACELESS.pattern + r")", word):
+        if not part:
+            continue
+        if _SPACELESS.fullmatch(part):
+            grams.update(part[i : i + 2] for i in range(max(1, len(part) - 1)))
+        elif len(part) >= 2 and part not in STOP_WORDS:
+            grams.add(_key(part))
+    return grams
