@@ -34,8 +34,9 @@ class Table:
 def tables(layout: Layout) -> Iterator[Table]:
     """Each run of lines: a header with pipes, a delimiter row, then rows with pipes."""
     masked = layout.masked
+    covered = 0  # tables do not overlap: rows of one table are not headers of another
     for m in _DELIMITER.finditer(masked):
-        if m.start() == 0:
+        if m.start() == 0 or m.start() <= covered:
             continue
         header_start = masked.rfind("\n", 0, m.start() - 1) + 1
         header_end = m.start() - 1
@@ -51,6 +52,7 @@ def tables(layout: Layout) -> Iterator[Table]:
             bounds.append((end + 1, line_end))
             end = line_end
         rows = tuple(_cells(layout, start, stop) for start, stop in bounds)
+        covered = end
         yield Table(header_start, end, rows)
 
 

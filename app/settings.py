@@ -1,0 +1,48 @@
+"""Every setting of Vouch, read once from the environment and `.env`, then frozen.
+
+This is the only module that reads the environment. A bad value raises SettingsError,
+whose message names the setting and what is allowed (never the value: it may be a secret).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+
+
+class SettingsError(Exception):
+    """A setting is missing or has a value that is not allowed."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", frozen=True
+    )
+
+    response_format: Literal["mrkdwn", "markdown"] = "mrkdwn"
+    log_level: LogLevel = "INFO"
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings; `overrides` (field names) win over the environment."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise SettingsError(_describe(exc)) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors(include_input=False, include_url=False):
+        name = ".".join(str(part) for part in error["loc"]).upper()
+        problems.append(f"{name}: {error['msg']}")
+    return "Invalid settings: " + "; ".join(problems)

@@ -1,0 +1,66 @@
+"""Hostile input finishes quickly: no catastrophic backtracking, growth stays linear."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from app.verify import verify
+
+SIZE = 100_000
+CHARS = "*_[(`<|"
+RNG = random.Random(20261121)
+
+
+def _mixture(alphabet: str) -> str:
+    return "".join(RNG.choice(alphabet) for _ in range(SIZE))
+
+
+HOSTILE = {
+    **{f"all {ch!r}": ch * SIZE for ch in CHARS + "]>)#~&-"},
+    "mixture": _mixture(CHARS),
+    "mixture with spaces and newlines": _mixture(CHARS + " \n"),
+    "mixture with letters": _mixture(CHARS + "ab ]):!#\n"),
+    "unclosed bold openers": "**a " * (SIZE // 4),
+    "unclosed links": "[a](" * (SIZE // 4),
+    "unclosed label": "[" + "a" * SIZE,
+    "nested parentheses": "[a](" + "(" * SIZE,
+    "backtick ladder": "".join("`" * (i % 7 + 1) + "x" for i in range(SIZE // 5)),
+    "table rows": "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * (SIZE // 10),
+    "delimiter rows": "|---|---|\n" * (SIZE // 10),
+    "headings": "# h\n" * (SIZE // 4),
+    "html": "<b>" * (SIZE // 3),
+    "entities": "<@U1|" * (SIZE // 5),
+    "quote markers": "> > " * (SIZE // 4),
+    "one long line of words": "word " * (SIZE // 5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+@pytest.mark.parametrize("dialect", ["mrkdwn", "markdown"])
+def test_hostile_input_completes_quickly(name: str, dialect: str) -> None:
+    text = HOSTILE[name]
+    started = time.perf_counter()
+    verdict = verify(text, question="what is this?", dialect=dialect)  # type: ignore[arg-type]
+    elapsed = time.perf_counter() - started
+    assert elapsed < 2.0, f"{name}: {elapsed:.2f}s"
+    assert isinstance(verdict.passed, bool)
+
+
+def test_time_grows_linearly_with_size() -> None:
+    """Quadrupling the input may cost a bit over 4x (caches), never 16x (quadratic)."""
+    unit = "**a [b](c `d` <e| ## f\n| g |\n"
+
+    def cost(repeat: int) -> float:
+        text = unit * repeat
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            verify(text, question="q")
+            best = min(best, time.perf_counter() - started)
+        return best
+
+    small, large = cost(500), cost(2000)
+    assert large < small * 10, (small, large)

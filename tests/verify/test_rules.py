@@ -1,0 +1,267 @@
+"""Each rule: texts it must flag, and look-alikes it must not, in the dialects it applies to."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.verify import Citation, Dialect, Source, verify
+
+QUIET = "hi"  # a question with no content words: OFF_TOPIC cannot fire, TOO_SHORT floor only
+
+
+def found(text: str, dialect: Dialect = "mrkdwn", question: str = QUIET, **kw: object) -> set[str]:
+    """Every code a rule raised: the ones repair fixed and the ones that remain."""
+    verdict = verify(text, question=question, dialect=dialect, **kw)  # type: ignore[arg-type]
+    return set(verdict.repaired) | set(verdict.codes)
+
+
+FLAGGED: list[tuple[str, Dialect, str]] = [
+    # mrkdwn: Markdown constructs
+    ("MARKDOWN_BOLD", "mrkdwn", "this is **bold** text"),
+    ("MARKDOWN_BOLD", "mrkdwn", "__bold words__ here"),
+    ("MARKDOWN_BOLD", "mrkdwn", "***bold italic***"),
+    ("MARKDOWN_BOLD", "mrkdwn", "- **Item**: description"),
+    ("MARKDOWN_BOLD", "mrkdwn", "C'est **très** bien"),
+    ("MARKDOWN_BOLD", "mrkdwn", "日本語の**太字**です"),
+    ("MARKDOWN_BOLD", "mrkdwn", "**Run `make test`** first"),
+    ("MARKDOWN_LINK", "mrkdwn", "see [the docs](https://example.com/docs)"),
+    ("MARKDOWN_LINK", "mrkdwn", "[Foo](https://en.wikipedia.org/wiki/Foo_(bar))"),
+    ("MARKDOWN_LINK", "mrkdwn", "[`func`](https://example.com/f)"),
+    ("MARKDOWN_IMAGE", "mrkdwn", "![diagram](https://example.com/d.png)"),
+    ("MARKDOWN_HEADING", "mrkdwn", "# Title"),
+    ("MARKDOWN_HEADING", "mrkdwn", "intro\n### Setup steps\nmore"),
+    ("MARKDOWN_HEADING", "mrkdwn", "## Überblick"),
+    ("MARKDOWN_STRIKE", "mrkdwn", "~~old~~ new"),
+    ("MARKDOWN_QUOTE", "mrkdwn", "> > nested quote"),
+    ("MARKDOWN_QUOTE", "mrkdwn", ">> nested quote"),
+    ("TABLE", "mrkdwn", "| a | b |\n|---|---|\n| 1 | 2 |"),
+    ("TABLE", "mrkdwn", "a | b\n--- | :---:\n1 | 2"),
+    ("RAW_HTML", "mrkdwn", "<b>bold</b> text"),
+    ("RAW_HTML", "mrkdwn", "line<br>break"),
+    ("RAW_HTML", "mrkdwn", '<a href="https://example.com">site</a>'),
+    ("RAW_HTML", "mrkdwn", "<div class='x'>block</div>"),
+    ("UNESCAPED_CHARACTER", "mrkdwn", "salt & pepper"),
+    ("UNESCAPED_CHARACTER", "mrkdwn", "if x < y then"),
+    ("UNESCAPED_CHARACTER", "mrkdwn", "step one -> step two"),
+    ("UNESCAPED_CHARACTER", "mrkdwn", "use Vec<String> here"),
+    ("UNESCAPED_CHARACTER", "mrkdwn", "&nbsp; is not a Slack entity"),
+    # both dialects
+    ("BROADCAST_MENTION", "mrkdwn", "<!here> the build is red"),
+    ("BROADCAST_MENTION", "mrkdwn", "ping <!channel> now"),
+    ("BROADCAST_MENTION", "mrkdwn", "<!everyone|everyone> look"),
+    ("BROADCAST_MENTION", "mrkdwn", "hey @here, please look"),
+    ("BROADCAST_MENTION", "mrkdwn", "@Channel heads up"),
+    ("BROADCAST_MENTION", "markdown", "telling @everyone."),
+    ("BROADCAST_MENTION", "markdown", "<!here>"),
+    ("TABLE", "markdown", "| Name | Value |\n| --- | --- |\n| a | 1 |"),
+    ("RAW_HTML", "markdown", "<strong>bold</strong>"),
+    ("RAW_HTML", "markdown", "a<br/>b"),
+    # markdown: mrkdwn constructs and what Slack's Markdown cannot show
+    ("MRKDWN_LINK", "markdown", "see <https://example.com|the docs>"),
+    ("MRKDWN_LINK", "markdown", "<mailto:a@example.com|mail us>"),
+    ("MRKDWN_BOLD", "markdown", "*Note:* restart the pod"),
+    ("MRKDWN_BOLD", "markdown", "*Status*: green"),
+    ("MRKDWN_BOLD", "markdown", "*Summary*\nAll good."),
+    ("MRKDWN_BOLD", "markdown", "- *Step 1:* install"),
+    ("HORIZONTAL_RULE", "markdown", "a\n\n---\n\nb"),
+    ("HORIZONTAL_RULE", "markdown", "a\n\n* * *\n\nb"),
+    ("HORIZONTAL_RULE", "markdown", "a\n\n___\n\nb"),
+    ("TASK_LIST", "markdown", "- [ ] write tests"),
+    ("TASK_LIST", "markdown", "* [x] shipped"),
+    ("TASK_LIST", "markdown", "1. [X] done"),
+]
+
+NOT_FLAGGED: list[tuple[str, Dialect, str]] = [
+    ("MARKDOWN_BOLD", "mrkdwn", "*bold* in mrkdwn"),
+    ("MARKDOWN_BOLD", "mrkdwn", "2 * 3 * 4 = 24"),
+    ("MARKDOWN_BOLD", "mrkdwn", "2**10 is 1024, and 3**2 is 9"),
+    ("MARKDOWN_BOLD", "mrkdwn", "a ** b ** c"),
+    ("MARKDOWN_BOLD", "mrkdwn", "call `f(**kwargs)` here"),
+    ("MARKDOWN_BOLD", "mrkdwn", "```\nx = **not bold**\n```"),
+    ("MARKDOWN_BOLD", "mrkdwn", "define __init__ and __main__"),
+    ("MARKDOWN_BOLD", "mrkdwn", "my_snake_case_name is fine"),
+    ("MARKDOWN_BOLD", "mrkdwn", ":white_check_mark: done :heavy_check_mark:"),
+    ("MARKDOWN_BOLD", "markdown", "**bold** is right in Markdown"),
+    ("MARKDOWN_LINK", "mrkdwn", "<https://example.com|docs>"),
+    ("MARKDOWN_LINK", "mrkdwn", "see footnote [1] (below)"),
+    ("MARKDOWN_LINK", "mrkdwn", "call handlers[0](event) now"),
+    ("MARKDOWN_LINK", "mrkdwn", "`[a](https://example.com)`"),
+    ("MARKDOWN_LINK", "mrkdwn", "https://en.wikipedia.org/wiki/Foo_(bar)"),
+    ("MARKDOWN_LINK", "markdown", "[docs](https://example.com)"),
+    ("MARKDOWN_HEADING", "mrkdwn", "#1 priority"),
+    ("MARKDOWN_HEADING", "mrkdwn", "#general is the channel"),
+    ("MARKDOWN_HEADING", "mrkdwn", "I like C# a lot"),
+    ("MARKDOWN_HEADING", "mrkdwn", "```\n# a comment\n```"),
+    ("MARKDOWN_HEADING", "markdown", "# Heading"),
+    ("MARKDOWN_STRIKE", "mrkdwn", "~strike~ and ~/home/path"),
+    ("MARKDOWN_QUOTE", "mrkdwn", "> a single quote"),
+    ("TABLE", "mrkdwn", "cat x | grep y | wc -l"),
+    ("TABLE", "mrkdwn", "| a | b |\n| 1 | 2 |"),
+    ("TABLE", "mrkdwn", "```\n| a | b |\n|---|---|\n```"),
+    ("TABLE", "markdown", "title\n---"),
+    ("RAW_HTML", "mrkdwn", "List<T> and Map<K, V>"),
+    ("RAW_HTML", "mrkdwn", "a <b and c> d"),
+    ("RAW_HTML", "mrkdwn", "`<b>tag</b>`"),
+    ("RAW_HTML", "markdown", "<@U123> and <#C123|general>"),
+    ("UNESCAPED_CHARACTER", "mrkdwn", "salt &amp; pepper, a &lt; b, b &gt; a"),
+    ("UNESCAPED_CHARACTER", "mrkdwn", "> quoted line"),
+    ("UNESCAPED_CHARACTER", "mrkdwn", "<@U123> see <#C456|general> and <!subteam^S1|@eng>"),
+    ("UNESCAPED_CHARACTER", "mrkdwn", "<https://example.com/?a=1&amp;b=2|link>"),
+    ("UNESCAPED_CHARACTER", "mrkdwn", "`a < b && c > d`"),
+    ("UNESCAPED_CHARACTER", "markdown", "salt & pepper, a < b"),
+    ("BROADCAST_MENTION", "mrkdwn", "write to ops@here.com"),
+    ("BROADCAST_MENTION", "mrkdwn", "@hereford is a town"),
+    ("BROADCAST_MENTION", "mrkdwn", "the @channels list"),
+    ("BROADCAST_MENTION", "mrkdwn", "`@here` is how you ping"),
+    ("BROADCAST_MENTION", "mrkdwn", "<@U123> and <!subteam^S1|@eng>"),
+    ("BROADCAST_MENTION", "markdown", "email me@everyone.org"),
+    ("MRKDWN_LINK", "markdown", "<https://example.com>"),
+    ("MRKDWN_LINK", "markdown", "[docs](https://example.com)"),
+    ("MRKDWN_LINK", "mrkdwn", "<https://example.com|docs>"),
+    ("MRKDWN_BOLD", "markdown", "this is *italic* text"),
+    ("MRKDWN_BOLD", "markdown", "*An aside, in italics.*"),
+    ("MRKDWN_BOLD", "markdown", "* item one\n* item two"),
+    ("MRKDWN_BOLD", "markdown", "2 * 3 * 4"),
+    ("MRKDWN_BOLD", "mrkdwn", "*Note:* fine in mrkdwn"),
+    ("HORIZONTAL_RULE", "markdown", "-- and --- text"),
+    ("HORIZONTAL_RULE", "markdown", "```\n---\n```"),
+    ("HORIZONTAL_RULE", "mrkdwn", "a\n\n---\n\nb"),
+    ("TASK_LIST", "markdown", "- [link](https://example.com)"),
+    ("TASK_LIST", "markdown", "use [ ] for an empty box"),
+    ("TASK_LIST", "mrkdwn", "- [ ] shown as text in mrkdwn"),
+]
+
+
+@pytest.mark.parametrize(("code", "dialect", "text"), FLAGGED)
+def test_flags(code: str, dialect: Dialect, text: str) -> None:
+    assert code in found(text, dialect)
+
+
+@pytest.mark.parametrize(("code", "dialect", "text"), NOT_FLAGGED)
+def test_does_not_flag_look_alikes(code: str, dialect: Dialect, text: str) -> None:
+    assert code not in found(text, dialect)
+
+
+LONG_QUESTION = "Could you explain " + "in detail " * 40 + "how the deploy pipeline works?"
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "question"),
+    [
+        ("EMPTY", "", QUIET),
+        ("EMPTY", "   \n\t ", QUIET),
+        ("EMPTY", "\u200b\u200b", QUIET),
+        ("TOO_SHORT", "k", QUIET),
+        ("TOO_SHORT", "Yes.", LONG_QUESTION),
+        ("TOO_LONG", "word " * 4001, QUIET),
+        ("UNCLOSED_CODE_FENCE", "```python\nprint(1)", QUIET),
+        ("UNCLOSED_CODE_FENCE", "Here:\n```\ncode", QUIET),
+        ("UNCLOSED_CODE_FENCE", "- ```\n  code", QUIET),
+    ],
+)
+def test_content_rules_flag(code: str, text: str, question: str) -> None:
+    verdict = verify(text, question=question)
+    assert code in verdict.codes
+    assert not verdict.passed
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "question"),
+    [
+        ("EMPTY", "ok", QUIET),
+        ("TOO_SHORT", "Yes.", "Is the API rate limited?"),
+        ("TOO_SHORT", "👍🏽👍🏽", "thanks!"),
+        ("TOO_SHORT", "The pipeline builds, tests, then deploys on merge.", LONG_QUESTION),
+        ("TOO_LONG", "word " * 3000, QUIET),
+        ("UNCLOSED_CODE_FENCE", "```\ncode\n```", QUIET),
+        ("UNCLOSED_CODE_FENCE", "type ``` to start a block", QUIET),
+        ("UNCLOSED_CODE_FENCE", "inline ```code``` here", QUIET),
+        ("UNCLOSED_CODE_FENCE", "````\n```\nnested\n```\n````", QUIET),
+    ],
+)
+def test_content_rules_do_not_flag(code: str, text: str, question: str) -> None:
+    assert code not in verify(text, question=question).codes
+
+
+LUNCH = (
+    "Lunch today is lasagne with a green salad, garlic bread and tiramisu for dessert; "
+    "the canteen opens at noon on the second floor."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "flagged"),
+    [
+        ("How do I rotate the database credentials?", LUNCH, True),
+        ("Kubernetes?", LUNCH, True),
+        ("Wie starte ich den Dienst neu?", LUNCH, True),
+        ("データベースの認証情報を更新する方法は？", LUNCH, True),
+        (
+            "How do I rotate the database credentials?",
+            "Rotate them from the vault console: open the secret, click rotate, then restart "
+            "the services that read the credentials so they pick up the new values.",
+            False,
+        ),
+        ("How are deployments done?", "We deploy on every merge: CI builds and ships it " * 2, False),
+        ("Why is the runner failing?", "The run fails because the cache volume is full " * 2, False),
+        ("What's our PTO policy?", "The policy gives 25 vacation days a year " * 2, False),
+        ("hi", LUNCH, False),
+        ("👋", LUNCH, False),
+        ("<@U123> ???", LUNCH, False),
+        ("How do I rotate the database credentials?", "Yes, from the console.", False),
+        (
+            "Wie starte ich den Dienst neu?",
+            "Den Dienst startest du mit systemctl restart vouch neu; danach prüfst du die "
+            "Logs mit journalctl und schaust, ob der Healthcheck wieder grün ist.",
+            False,
+        ),
+        (
+            "データベースの認証情報を更新する方法は？",
+            "認証情報はボールトの管理画面から更新できます。更新後はサービスを再起動して、"
+            "新しい値が読み込まれたことをログで確認してください。データベース接続も確認します。",
+            False,
+        ),
+        (
+            "¿Cómo reinicio el servidor de pruebas?",
+            "Para reiniciar el servidor de pruebas ejecuta make restart y espera a que el "
+            "healthcheck vuelva a responder correctamente antes de lanzar las pruebas.",
+            False,
+        ),
+    ],
+)
+def test_off_topic(question: str, answer: str, flagged: bool) -> None:
+    assert ("OFF_TOPIC" in verify(answer, question=question).codes) is flagged
+
+
+SOURCES = (
+    Source("doc-1", "Deploy guide", "https://Docs.Example.com/deploy/"),
+    Source("doc-2", "Runbook", None),
+)
+ANSWER = "Deploys run from CI on merge, and roll back with the deploy button."
+
+
+@pytest.mark.parametrize(
+    ("text", "citations", "expected"),
+    [
+        (ANSWER, (), {"UNCITED"}),
+        (ANSWER, (Citation("doc-1"),), set()),
+        (ANSWER, (Citation("doc-2", "Runbook", "roll back"),), set()),
+        (ANSWER, (Citation("https://docs.example.com/deploy"),), set()),
+        (ANSWER, (Citation("doc-9"),), {"UNKNOWN_SOURCE", "UNCITED"}),
+        (ANSWER, (Citation("doc-1"), Citation("made-up")), {"UNKNOWN_SOURCE"}),
+        (ANSWER + " See <https://docs.example.com/deploy|the guide>.", (), set()),
+        (ANSWER + " See https://docs.example.com/deploy#rollback.", (), set()),
+        (ANSWER + " See <https://evil.example.com/x|this>.", (), {"UNKNOWN_SOURCE", "UNCITED"}),
+        (ANSWER + " See https://evil.example.com/x", (Citation("doc-1"),), {"UNKNOWN_SOURCE"}),
+        (ANSWER + " Run `curl https://evil.example.com/x`.", (Citation("doc-1"),), set()),
+    ],
+)
+def test_citations(text: str, citations: tuple[Citation, ...], expected: set[str]) -> None:
+    codes = set(verify(text, question=QUIET, sources=SOURCES, citations=citations).codes)
+    assert codes & {"UNCITED", "UNKNOWN_SOURCE"} == expected
+
+
+def test_without_sources_citation_rules_do_not_fire() -> None:
+    text = ANSWER + " See https://anything.example.com and <https://x.example.com|x>."
+    verdict = verify(text, question=QUIET, citations=(Citation("whatever"),))
+    assert verdict.passed, verdict.codes
