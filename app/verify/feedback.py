@@ -9,7 +9,8 @@ from app.verify.verdict import Dialect, Issue, Verdict
 
 MAX_FEEDBACK_LINES = 25
 _SNIPPET = 60
-_NOT_REFERENCE = re.compile(r"[^A-Za-z0-9-]")
+_REFERENCE = re.compile(r"[A-Za-z0-9-]{1,64}")
+REFERENCE_LENGTH = 12
 
 
 def feedback(verdict: Verdict) -> str:
@@ -39,8 +40,12 @@ def _line(issue: Issue, text: str) -> str:
 
 
 def failure_message(dialect: Dialect, reference: str) -> str:
-    """The graceful failure: says the answer could not be verified; holds no draft text."""
-    ref = _NOT_REFERENCE.sub("", reference)[:16] or "none"
+    """The graceful failure: says the answer could not be verified; holds no draft text.
+
+    `reference` is an id (e.g. a trace id), shortened to its first 12 characters; anything
+    that is not id-shaped is replaced by "unknown", so no other text can ride along.
+    """
+    ref = reference[:REFERENCE_LENGTH] if _REFERENCE.fullmatch(reference) else "unknown"
     headline = bold("I couldn't verify an answer to this, so I haven't posted one.", dialect)
     return (
         f":warning: {headline}\n"

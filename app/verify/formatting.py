@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.verify.dialects import bold, escape_mrkdwn, link, strike
+from app.verify.lines import LinePattern, line_start
 from app.verify.scan import MASK, Layout
 from app.verify.tables import tables
 from app.verify.verdict import Dialect
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     code: str
     start: int
     end: int
@@ -29,7 +29,10 @@ class Finding:
 Check = Callable[[Layout, Dialect], Iterator[Finding]]
 
 _BROADCASTS = frozenset({"channel", "here", "everyone"})
-_BARE_BROADCAST = re.compile(r"(?<![\w@./-])@(channel|here|everyone)\b", re.I)
+# A WORD JOINER after the @ keeps "@here" readable but makes it no mention at all. (Wrapping
+# it in backticks is not safe: an unmatched backtick on the line can pair with the new one.)
+_JOINER = "\u2060"
+_BARE_BROADCAST = re.compile(r"@(?<![\w@./-]@)(channel|here|everyone)\b", re.I)
 _HTML_TAGS = (
     "a|abbr|b|blockquote|br|center|code|dd|del|details|div|dl|dt|em|font|h[1-6]|hr|i|img|ins|"
     "kbd|li|mark|ol|p|pre|s|small|span|strike|strong|sub|summary|sup|table|tbody|td|th|thead|"
@@ -43,23 +46,30 @@ _HTML_TAG = re.compile(
     rf"</?(?:{_HTML_TAGS})(?:\s+[\w:-]+\s*=\s*(?:\"[^\"\n]*\"|'[^'\n]*'))*\s*/?>", re.I
 )
 _MD_LINK = re.compile(
-    r"(?<![\w\]])(!?)\[([^\[\]\n]*)\]\(\s*((?:[^()\s]|\([^()\s]*\))*)"
+    r"\[(?<![\w\]]\[)([^\[\]\n]*)\]\(\s*((?:[^()\s]|\([^()\s]*\))*)"
     r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
 )
-_MD_BOLD3 = re.compile(r"(?<![A-Za-z0-9_*])\*\*\*(?![\s*])((?:[^*\n]|\*(?!\*))+)(?<!\s)\*\*\*(?!\*)")
-_MD_BOLD2 = re.compile(r"(?<![A-Za-z0-9_*])\*\*(?![\s*])((?:[^*\n]|\*(?!\*))+)(?<!\s)\*\*(?!\*)")
-_MD_BOLD_UNDERSCORE = re.compile(r"(?<![\w_])__(?![\s_])([^_\n]+)(?<!\s)__(?![\w_])")
-_STAR_ITALIC = re.compile(r"(?<![\w*])\*(?![\s*])([^*\n]+)(?<!\s)\*(?![\w*])")
-_MD_STRIKE = re.compile(r"(?<!~)~~(?![\s~])([^~\n]+)(?<!\s)~~(?!~)")
-_MD_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(\S[^\n]*?)(?:[ \t]+#+)?[ \t]*$", re.M)
-_NESTED_QUOTE = re.compile(r"^([ \t]*)>[ \t]*>[ \t>]*", re.M)
-_QUOTE_MARKER = re.compile(r"^[ \t]*>", re.M)
-_UNESCAPED = re.compile(r"(?:&(?!(?:amp|lt|gt);)|[<>])+")
-_LABEL_STAR = re.compile(
-    r"^([ \t]*(?:(?:[-+*•]|\d+[.)])[ \t]+)?)\*(?![\s*])([^*\n]+)(?<![\s*])\*(?!\*)([^\n]*)$", re.M
+_MD_BOLD3 = re.compile(
+    r"\*\*\*(?<![A-Za-z0-9_*]\*\*\*)(?![\s*])((?:[^*\n]|\*(?!\*))+)(?<!\s)\*\*\*(?!\*)"
 )
-_RULE_LINE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$", re.M)
-_TASK = re.compile(r"^([ \t]*(?:[-*+]|\d+[.)])[ \t]+)\[([ xX])\](?=[ \t])", re.M)
+_MD_BOLD2 = re.compile(
+    r"\*\*(?<![A-Za-z0-9_*]\*\*)(?![\s*])((?:[^*\n]|\*(?!\*))+)(?<!\s)\*\*(?!\*)"
+)
+_MD_BOLD_UNDERSCORE = re.compile(r"__(?<![\w_]__)(?![\s_])([^_\n]+)(?<!\s)__(?![\w_])")
+_STAR_ITALIC = re.compile(r"\*(?<![\w*]\*)(?![\s*])([^*\n]+)(?<!\s)\*(?![\w*])")
+_MD_STRIKE = re.compile(r"~~(?<!~~~)(?![\s~])([^~\n]+)(?<!\s)~~(?!~)")
+_MD_HEADING = LinePattern(r"[ \t]{0,3}#{1,6}[ \t]+(\S[^\n]*?)(?:[ \t]+#+)?[ \t]*$")
+_NESTED_QUOTE = LinePattern(r"([ \t]*)>[ \t]*>[ \t>]*")
+_NESTED_HINT = re.compile(r">[ \t]*>")
+_QUOTE_MARKER = LinePattern(r"[ \t]*>")
+_SPECIAL = "&<>"
+_ENTITY_TAILS = ("amp;", "lt;", "gt;")
+_LABEL_STAR = LinePattern(
+    r"([ \t]*(?:(?:[-+*•]|\d+[.)])[ \t]+)?)\*(?![\s*])([^*\n]+)(?<![\s*])\*(?!\*)([^\n]*)$"
+)
+_RULE_LINE = LinePattern(r"[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_RULE_HINTS = ("---", "***", "___", "- -", "* *", "_ _")
+_TASK = LinePattern(r"([ \t]*(?:[-*+]|\d+[.)])[ \t]+)\[([ xX])\](?=[ \t])")
 _WORDY = re.compile(r"\w+")
 
 
@@ -84,20 +94,23 @@ def broadcast(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
     for entity in layout.entities:
         name = entity.target[1:].lower()
         if entity.kind == "special" and name in _BROADCASTS:
-            yield Finding("BROADCAST_MENTION", entity.start, entity.end, f"`@{name}`")
+            yield Finding("BROADCAST_MENTION", entity.start, entity.end, f"@{_JOINER}{name}")
+    if "@" not in layout.masked:
+        return
     for m in _BARE_BROADCAST.finditer(layout.masked):
-        yield Finding("BROADCAST_MENTION", m.start(), m.end(), f"`@{m.group(1).lower()}`")
+        yield Finding("BROADCAST_MENTION", m.start(), m.end(), f"@{_JOINER}{m.group(1)}")
 
 
 def raw_html(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
+    if "<" not in layout.masked:
+        return
     for m in _HTML_PAIR.finditer(layout.masked):
         yield Finding("RAW_HTML", m.start(), m.end(), _html_pair(m.group(1), m, layout, dialect))
     for m in _HTML_ANCHOR.finditer(layout.masked):
         url, label = _original(layout, m, 1), _original(layout, m, 2)
         yield Finding("RAW_HTML", m.start(), m.end(), link(url, label or url, dialect))
-    for m in _HTML_TAG.finditer(layout.masked):
-        tag = m.group()
-        fix = "\n" if tag[1:3].lower() == "br" else f"`{tag}`"
+    for m in _HTML_TAG.finditer(layout.masked):  # lone or block tags: markup, dropped
+        fix = "\n" if m.group()[1:3].lower() == "br" else ""
         yield Finding("RAW_HTML", m.start(), m.end(), fix)
 
 
@@ -116,53 +129,89 @@ def _html_pair(tag: str, m: re.Match[str], layout: Layout, dialect: Dialect) -> 
 
 
 def markdown_links(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
+    if "](" not in layout.masked:
+        return
     for m in _MD_LINK.finditer(layout.masked):
-        image, label_masked = m.group(1), m.group(2)
-        url = _original(layout, m, 3).strip("<>")
-        label = _original(layout, m, 2)
+        label_masked, label = m.group(1), _original(layout, m, 1)
+        url = _original(layout, m, 2).strip("<>")
+        image = m.start() > 0 and layout.masked[m.start() - 1] == "!"
+        start = m.start() - 1 if image else m.start()
         if not url:
             fix = label
         elif MASK in label_masked:  # code or an entity in the label: keep it, link after it
             fix = f"{label} ({link(url, '', dialect)})"
         else:
             fix = link(url, label.replace("**", "").replace("__", "") or url, dialect)
-        yield Finding("MARKDOWN_IMAGE" if image else "MARKDOWN_LINK", m.start(), m.end(), fix)
+        yield Finding("MARKDOWN_IMAGE" if image else "MARKDOWN_LINK", start, m.end(), fix)
 
 
 def markdown_emphasis(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
+    if "**" in layout.masked:
+        yield from _markdown_stars(layout)
+    if "__" in layout.masked:
+        for m in _MD_BOLD_UNDERSCORE.finditer(layout.masked):
+            if _WORDY.fullmatch(m.group(1)) is None:  # __init__ is a name, not bold
+                yield Finding("MARKDOWN_BOLD", m.start(), m.end(), f"*{_original(layout, m, 1)}*")
+    if "~~" in layout.masked:
+        for m in _MD_STRIKE.finditer(layout.masked):
+            yield Finding("MARKDOWN_STRIKE", m.start(), m.end(), f"~{_original(layout, m, 1)}~")
+
+
+def _markdown_stars(layout: Layout) -> Iterator[Finding]:
     for m in _MD_BOLD3.finditer(layout.masked):
         yield Finding("MARKDOWN_BOLD", m.start(), m.end(), f"*_{_original(layout, m, 1)}_*")
     for m in _MD_BOLD2.finditer(layout.masked):
         inner = _rewrite(layout, m.start(1), m.end(1), _STAR_ITALIC, lambda s: f"_{s}_")
         yield Finding("MARKDOWN_BOLD", m.start(), m.end(), f"*{inner}*")
-    for m in _MD_BOLD_UNDERSCORE.finditer(layout.masked):
-        if _WORDY.fullmatch(m.group(1)) is None:  # __init__ is a name, not bold
-            yield Finding("MARKDOWN_BOLD", m.start(), m.end(), f"*{_original(layout, m, 1)}*")
-    for m in _MD_STRIKE.finditer(layout.masked):
-        yield Finding("MARKDOWN_STRIKE", m.start(), m.end(), f"~{_original(layout, m, 1)}~")
 
 
 def markdown_headings(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
+    if "#" not in layout.masked:
+        return
     for m in _MD_HEADING.finditer(layout.masked):
         title = _rewrite(layout, m.start(1), m.end(1), _MD_BOLD2, lambda s: s)
         title = title.strip()
         if len(title) > 2 and title[0] == title[-1] == "*":
             title = title[1:-1]
-        yield Finding("MARKDOWN_HEADING", m.start(), m.end(), f"*{title}*")
+        yield Finding("MARKDOWN_HEADING", line_start(m), m.end(), f"*{title}*")
 
 
 def nested_quotes(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
+    if _NESTED_HINT.search(layout.masked) is None:
+        return
     for m in _NESTED_QUOTE.finditer(layout.masked):
-        yield Finding("MARKDOWN_QUOTE", m.start(), m.end(), f"{m.group(1)}> ")
+        yield Finding("MARKDOWN_QUOTE", line_start(m), m.end(), f"{m.group(1)}> ")
 
 
 def unescaped(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
-    markers = {m.end() - 1 for m in _QUOTE_MARKER.finditer(layout.masked)}
-    for m in _UNESCAPED.finditer(layout.masked):
-        start = m.start() + 1 if m.start() in markers else m.start()
-        if start < m.end():
-            fix = escape_mrkdwn(layout.text[start : m.end()])
-            yield Finding("UNESCAPED_CHARACTER", start, m.end(), fix)
+    masked = layout.masked
+    markers = {m.end() - 1 for m in _QUOTE_MARKER.finditer(masked)} if ">" in masked else set()
+    for run_start, run_end in _special_runs(masked):
+        start = run_start + 1 if run_start in markers else run_start
+        end = run_end
+        if masked[end - 1] == "&" and masked.startswith(_ENTITY_TAILS, end):
+            end -= 1  # the & of an &amp; &lt; or &gt; that follows
+        if start < end:
+            yield Finding("UNESCAPED_CHARACTER", start, end, escape_mrkdwn(layout.text[start:end]))
+
+
+def _special_runs(masked: str) -> list[tuple[int, int]]:
+    """Runs of consecutive &, < and > (found with str.find, far faster than a class)."""
+    positions = sorted(at for ch in _SPECIAL for at in _find_all(masked, ch))
+    runs: list[tuple[int, int]] = []
+    for at in positions:
+        if runs and runs[-1][1] == at:
+            runs[-1] = (runs[-1][0], at + 1)
+        else:
+            runs.append((at, at + 1))
+    return runs
+
+
+def _find_all(text: str, ch: str) -> Iterator[int]:
+    at = text.find(ch)
+    while at != -1:
+        yield at
+        at = text.find(ch, at + 1)
 
 
 def mrkdwn_links(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
@@ -174,6 +223,8 @@ def mrkdwn_links(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
 
 def mrkdwn_bold(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
     """`*Label:*` or a whole `*Title*` line: meant as bold, shown as italics in Markdown."""
+    if "*" not in layout.masked:
+        return
     for m in _LABEL_STAR.finditer(layout.masked):
         content, rest = m.group(2), m.group(3).strip()
         label = content.endswith(":") or rest.startswith(":")
@@ -184,17 +235,23 @@ def mrkdwn_bold(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
 
 
 def rules_lines(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
+    if not any(hint in layout.masked for hint in _RULE_HINTS):
+        return
     for m in _RULE_LINE.finditer(layout.masked):
-        yield Finding("HORIZONTAL_RULE", m.start(), m.end(), "")
+        yield Finding("HORIZONTAL_RULE", line_start(m), m.end(), "")
 
 
 def task_lists(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
+    if "[" not in layout.masked:
+        return
     for m in _TASK.finditer(layout.masked):
         box = "☐" if m.group(2) == " " else "☑"
-        yield Finding("TASK_LIST", m.start(), m.end(), f"{m.group(1)}{box}")
+        yield Finding("TASK_LIST", line_start(m), m.end(), f"{m.group(1)}{box}")
 
 
 def table_findings(layout: Layout, dialect: Dialect) -> Iterator[Finding]:
+    if "|" not in layout.masked:
+        return
     for table in tables(layout):
         yield Finding("TABLE", table.start, table.end, table.as_code_block())
 

@@ -19,22 +19,21 @@ MAX_ANSWER_CHARS = 20_000
 # never fewer than SHORT_FLOOR and never more than SHORT_CAP.
 SHORT_FLOOR, SHORT_RATIO, SHORT_CAP = 2, 10, 60
 
-_BARE_URL = re.compile(r"\bhttps?://(?:[^\s<>()\[\]|`\ue000]|\([^\s<>()]*\))+")
+_BARE_URL = re.compile(r"http(?<!\whttp)s?://(?:[^\s<>()\[\]|`\ue000]|\([^\s<>()]*\))+")
 _TRAILING = ".,;:!?'\"*_~"
-_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"))
+_VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
 
 
 def content_findings(
     layout: Layout, question: str, sources: Sequence[Source], citations: Sequence[Citation]
 ) -> Iterator[Finding]:
     text = layout.text
-    visible = _visible(text)
-    if not visible:
+    if _VISIBLE.search(text) is None:
         yield Finding("EMPTY", 0, 0)
         return
     if len(text) > MAX_ANSWER_CHARS:
         yield Finding("TOO_LONG", 0, 0, detail=f"({len(text)} characters)")
-    if visible < min(SHORT_CAP, max(SHORT_FLOOR, _visible(question) // SHORT_RATIO)):
+    if _too_short(text, question):
         yield Finding("TOO_SHORT", 0, 0)
     if layout.unclosed_fence is not None:
         yield Finding("UNCLOSED_CODE_FENCE", layout.unclosed_fence, layout.unclosed_fence + 3)
@@ -86,5 +85,18 @@ def normalise_url(url: str) -> str:
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
 
 
-def _visible(text: str) -> int:
-    return len("".join(text.translate(_INVISIBLE).split()))
+def _too_short(answer: str, question: str) -> bool:
+    needed = min(
+        SHORT_CAP, max(SHORT_FLOOR, _visible(question, SHORT_CAP * SHORT_RATIO) // SHORT_RATIO)
+    )
+    return _visible(answer, needed) < needed
+
+
+def _visible(text: str, enough: int) -> int:
+    """How many visible characters `text` has, counting no further than `enough`."""
+    count = 0
+    for _ in _VISIBLE.finditer(text):
+        count += 1
+        if count >= enough:
+            break
+    return count

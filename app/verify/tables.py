@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 
+from app.verify.lines import LinePattern, line_start
 from app.verify.scan import Layout
 
-_DELIMITER = re.compile(r"^[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?$", re.M)
+_DELIMITER = LinePattern(r"[ \t]*\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +36,11 @@ def tables(layout: Layout) -> Iterator[Table]:
     masked = layout.masked
     covered = 0  # tables do not overlap: rows of one table are not headers of another
     for m in _DELIMITER.finditer(masked):
-        if m.start() == 0 or m.start() <= covered:
+        delimiter = line_start(m)
+        if delimiter == 0 or delimiter <= covered:
             continue
-        header_start = masked.rfind("\n", 0, m.start() - 1) + 1
-        header_end = m.start() - 1
+        header_start = masked.rfind("\n", 0, delimiter - 1) + 1
+        header_end = delimiter - 1
         if "|" not in masked[header_start:header_end]:
             continue
         bounds = [(header_start, header_end)]

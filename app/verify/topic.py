@@ -1,6 +1,6 @@
 """Content words, for judging whether an answer is about the question (OFF_TOPIC).
 
-Unicode-aware: text is NFKD-folded and case-folded with combining marks dropped; scripts
+Unicode-aware: text is NFKD-folded and lower-cased with accents dropped; scripts
 written without spaces (CJK, kana, Thai, Lao, Khmer, Myanmar) become character bigrams.
 Light normalisation strips a few English suffixes and keys words by their first 5
 letters, so "deploy", "deploying" and "deployment" meet.
@@ -19,6 +19,10 @@ _SPACELESS = re.compile(
     "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
 )
 _SUFFIXES = ("ing", "ed", "es", "s")
+
+# Combining diacritical marks (the blocks Latin, Greek and Cyrillic accents decompose
+# into), dropped after NFKD so "é" folds to "e"; other scripts' marks are kept as written.
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 
 STOP_WORDS = frozenset(
     """
@@ -62,13 +66,58 @@ def off_topic(question: str, answer: str) -> bool:
     asked = content_terms(question)
     if not asked:
         return False
-    said = content_terms(answer)
-    return len(said) >= MIN_ANSWER_TERMS and not asked & said
+    folded = _fold(answer)
+    return not _mentions(folded, asked) and _has_terms(folded, MIN_ANSWER_TERMS)
+
+
+def _mentions(folded: str, asked: set[str]) -> bool:
+    """Whether any content word of `folded` has a key in `asked`.
+
+    Every key is a prefix of its word, so only the places where a key occurs as a
+    substring need a closer look; bigrams are compared directly.
+    """
+    for term in asked:
+        if _SPACELESS.match(term):
+            if term in folded:
+                return True
+            continue
+        at = folded.find(term)
+        while at != -1:
+            if _word_with_key_at(folded, at, term):
+                return True
+            at = folded.find(term, at + 1)
+    return False
+
+
+def _word_with_key_at(folded: str, at: int, key: str) -> bool:
+    if at > 0 and _is_word(folded[at - 1]):
+        return False
+    word = _WORD.match(folded, at)
+    return word is not None and _key(word.group()) == key
+
+
+def _has_terms(folded: str, enough: int) -> bool:
+    seen: set[str] = set()
+    for m in _WORD.finditer(folded):
+        word = m.group()
+        if _SPACELESS.search(word):
+            seen.update(_bigrams(word))
+        elif len(word) >= 2 and word not in STOP_WORDS:
+            seen.add(_key(word))
+        if len(seen) >= enough:
+            return True
+    return False
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 def _fold(text: str) -> str:
+    if text.isascii():
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+    return _COMBINING.sub("", decomposed).lower()
 
 
 def _key(word: str) -> str:

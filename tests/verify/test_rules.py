@@ -202,8 +202,16 @@ LUNCH = (
             "the services that read the credentials so they pick up the new values.",
             False,
         ),
-        ("How are deployments done?", "We deploy on every merge: CI builds and ships it " * 2, False),
-        ("Why is the runner failing?", "The run fails because the cache volume is full " * 2, False),
+        (
+            "How are deployments done?",
+            "We deploy on every merge: CI builds and ships it " * 2,
+            False,
+        ),
+        (
+            "Why is the runner failing?",
+            "The run fails because the cache volume is full " * 2,
+            False,
+        ),
         ("What's our PTO policy?", "The policy gives 25 vacation days a year " * 2, False),
         ("hi", LUNCH, False),
         ("👋", LUNCH, False),

@@ -1,0 +1,111 @@
+"""Time verify() on realistic answers: 1, 4 and 12 KB, both dialects, clean and needing repair.
+
+Run: make bench   (or .venv/bin/python bench/verify.py [--runs N])
+Prints median and p99 in microseconds per call, and µs per KB to show growth with size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.verify import Dialect, verify  # noqa: E402
+
+QUESTION = "How do I deploy the billing service to staging, and how do I roll it back?"
+
+PARAGRAPHS: dict[tuple[Dialect, bool], list[str]] = {
+    ("mrkdwn", True): [
+        "*Deploying billing to staging*\nMerge to `main` and the pipeline builds the image, "
+        "runs the tests and deploys billing to staging. It takes about 8 minutes &amp; posts "
+        "to <#C0123|deploys> when done.",
+        "• *Check the rollout*: open <https://ci.example.com/billing|the pipeline> and wait "
+        "for the green tick.\n• *Roll back*: press _Revert_ on the last deploy, or run the "
+        "command below.",
+        "```\n$ make deploy ENV=staging SERVICE=billing\n$ kubectl rollout undo deploy/billing\n```",
+        "> If the migration step fails, the deploy stops before traffic moves, so staging "
+        "keeps the previous version. Ask <@U0456> if the lock stays held.",
+    ],
+    ("mrkdwn", False): [
+        "## Deploying billing to staging\nMerge to `main` and the pipeline builds the image, "
+        "runs the tests and deploys billing to staging. It takes about 8 minutes & posts "
+        "to <#C0123|deploys> when done.",
+        "- **Check the rollout**: open [the pipeline](https://ci.example.com/billing) and "
+        "wait for the green tick.\n- **Roll back**: press __Revert now__ on the last deploy.",
+        "| Step | Time |\n|------|------|\n| build | 3 min |\n| deploy | 5 min |",
+        "```\n$ make deploy ENV=staging SERVICE=billing\n$ kubectl rollout undo deploy/billing\n```",
+    ],
+    ("markdown", True): [
+        "## Deploying billing to staging\nMerge to `main` and the pipeline builds the image, "
+        "runs the tests and deploys billing to staging. It takes about 8 minutes & posts "
+        "to the deploys channel when done.",
+        "- **Check the rollout**: open [the pipeline](https://ci.example.com/billing) and "
+        "wait for the green tick.\n- **Roll back**: press *Revert* on the last deploy.",
+        "```\n$ make deploy ENV=staging SERVICE=billing\n$ kubectl rollout undo deploy/billing\n```",
+        "> If the migration step fails, the deploy stops before traffic moves, so staging "
+        "keeps the previous version. Ask <@U0456> if the lock stays held.",
+    ],
+    ("markdown", False): [
+        "*Deploying billing to staging*\nMerge to `main` and the pipeline builds the image, "
+        "runs the tests and deploys billing to staging. It takes about 8 minutes.",
+        "- *Check the rollout:* open <https://ci.example.com/billing|the pipeline> and "
+        "wait for the green tick.\n- [ ] roll back with <b>Revert</b> if needed",
+        "---",
+        "| Step | Time |\n|------|------|\n| build | 3 min |\n| deploy | 5 min |",
+    ],
+}
+
+
+def answer(dialect: Dialect, clean: bool, size: int) -> str:
+    """Paragraphs of the given kind, repeated to about `size` characters."""
+    parts: list[str] = []
+    paragraphs = PARAGRAPHS[(dialect, clean)]
+    while sum(len(p) + 2 for p in parts) < size:
+        parts.append(paragraphs[len(parts) % len(paragraphs)])
+    return "\n\n".join(parts)
+
+
+def measure(text: str, dialect: Dialect, runs: int) -> list[float]:
+    verify(text, question=QUESTION, dialect=dialect)  # warm the regex caches
+    samples = []
+    gc.disable()
+    for _ in range(runs):
+        started = time.perf_counter_ns()
+        verify(text, question=QUESTION, dialect=dialect)
+        samples.append((time.perf_counter_ns() - started) / 1000)
+    gc.enable()
+    return samples
+
+
+def p99(samples: list[float]) -> float:
+    return statistics.quantiles(samples, n=100)[98]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=2000, help="calls per case (default 2000)")
+    runs = parser.parse_args().runs
+    print(f"verify() on this machine, {runs} calls per case (µs)")
+    print(f"{'dialect':9} {'kind':7} {'size':>6} {'median':>9} {'p99':>9} {'µs/KB':>7}  passed  repaired")
+    for dialect in ("mrkdwn", "markdown"):
+        for clean in (True, False):
+            for size in (1024, 4096, 12288):
+                text = answer(dialect, clean, size)  # type: ignore[arg-type]
+                verdict = verify(text, question=QUESTION, dialect=dialect)  # type: ignore[arg-type]
+                samples = measure(text, dialect, runs)  # type: ignore[arg-type]
+                median = statistics.median(samples)
+                kind = "clean" if clean else "repair"
+                assert not (clean and verdict.repaired), verdict.repaired
+                print(
+                    f"{dialect:9} {kind:7} {len(text):>6} {median:>9.1f} {p99(samples):>9.1f} "
+                    f"{median / (len(text) / 1024):>7.1f}  {verdict.passed!s:6}  {len(verdict.repaired)}"
+                )
+
+
+if __name__ == "__main__":
+    main()
