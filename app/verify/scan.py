@@ -118,7 +118,8 @@ def _at_line_start(text: str, pos: int) -> bool:
 def _entities(code_masked: str) -> list[Entity]:
     found: list[Entity] = []
     for m in _ENTITY.finditer(code_masked):
-        target = m.group("target")
-        kind = _KIND_BY_SIGIL.get(target[0], "link")
-        found.append(Entity(m.start(), m.end(), kind, target, m.group("label")))
+        target, label = m.groups()
+        found.append(
+            Entity(m.start(), m.end(), _KIND_BY_SIGIL.get(target[0], "link"), target, label)
+        )
     return found

@@ -66,6 +66,8 @@ def off_topic(question: str, answer: str) -> bool:
     asked = content_terms(question)
     if not asked:
         return False
+    if _mentions(answer, asked) or _mentions(answer.lower(), asked):  # the common cases
+        return False
     folded = _fold(answer)
     return not _mentions(folded, asked) and _has_terms(folded, MIN_ANSWER_TERMS)
 
@@ -93,7 +95,7 @@ def _word_with_key_at(folded: str, at: int, key: str) -> bool:
     if at > 0 and _is_word(folded[at - 1]):
         return False
     word = _WORD.match(folded, at)
-    return word is not None and _key(word.group()) == key
+    return word is not None and _key(word.group().lower()) == key
 
 
 def _has_terms(folded: str, enough: int) -> bool:
