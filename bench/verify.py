@@ -9,14 +9,13 @@ from __future__ import annotations
 import argparse
 import gc
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from app.verify import Dialect, verify
 
-from app.verify import Dialect, verify  # noqa: E402
-
+COMMANDS = (
+    "```\n$ make deploy ENV=staging SERVICE=billing\n$ kubectl rollout undo deploy/billing\n```"
+)
 QUESTION = "How do I deploy the billing service to staging, and how do I roll it back?"
 
 PARAGRAPHS: dict[tuple[Dialect, bool], list[str]] = {
@@ -27,7 +26,7 @@ PARAGRAPHS: dict[tuple[Dialect, bool], list[str]] = {
         "• *Check the rollout*: open <https://ci.example.com/billing|the pipeline> and wait "
         "for the green tick.\n• *Roll back*: press _Revert_ on the last deploy, or run the "
         "command below.",
-        "```\n$ make deploy ENV=staging SERVICE=billing\n$ kubectl rollout undo deploy/billing\n```",
+        COMMANDS,
         "> If the migration step fails, the deploy stops before traffic moves, so staging "
         "keeps the previous version. Ask <@U0456> if the lock stays held.",
     ],
@@ -38,7 +37,7 @@ PARAGRAPHS: dict[tuple[Dialect, bool], list[str]] = {
         "- **Check the rollout**: open [the pipeline](https://ci.example.com/billing) and "
         "wait for the green tick.\n- **Roll back**: press __Revert now__ on the last deploy.",
         "| Step | Time |\n|------|------|\n| build | 3 min |\n| deploy | 5 min |",
-        "```\n$ make deploy ENV=staging SERVICE=billing\n$ kubectl rollout undo deploy/billing\n```",
+        COMMANDS,
     ],
     ("markdown", True): [
         "## Deploying billing to staging\nMerge to `main` and the pipeline builds the image, "
@@ -46,7 +45,7 @@ PARAGRAPHS: dict[tuple[Dialect, bool], list[str]] = {
         "to the deploys channel when done.",
         "- **Check the rollout**: open [the pipeline](https://ci.example.com/billing) and "
         "wait for the green tick.\n- **Roll back**: press *Revert* on the last deploy.",
-        "```\n$ make deploy ENV=staging SERVICE=billing\n$ kubectl rollout undo deploy/billing\n```",
+        COMMANDS,
         "> If the migration step fails, the deploy stops before traffic moves, so staging "
         "keeps the previous version. Ask <@U0456> if the lock stays held.",
     ],
@@ -91,7 +90,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2000, help="calls per case (default 2000)")
     runs = parser.parse_args().runs
     print(f"verify() on this machine, {runs} calls per case (µs)")
-    print(f"{'dialect':9} {'kind':7} {'size':>6} {'median':>9} {'p99':>9} {'µs/KB':>7}  passed  repaired")
+    header = ("dialect", "kind", "size", "median", "p99", "µs/KB", "passed", "repaired")
+    print("{:9} {:7} {:>6} {:>9} {:>9} {:>7}  {:6}  {}".format(*header))
     for dialect in ("mrkdwn", "markdown"):
         for clean in (True, False):
             for size in (1024, 4096, 12288):
@@ -101,9 +101,10 @@ def main() -> None:
                 median = statistics.median(samples)
                 kind = "clean" if clean else "repair"
                 assert not (clean and verdict.repaired), verdict.repaired
+                per_kb = median / (len(text) / 1024)
                 print(
                     f"{dialect:9} {kind:7} {len(text):>6} {median:>9.1f} {p99(samples):>9.1f} "
-                    f"{median / (len(text) / 1024):>7.1f}  {verdict.passed!s:6}  {len(verdict.repaired)}"
+                    f"{per_kb:>7.1f}  {verdict.passed!s:6}  {len(verdict.repaired)}"
                 )
 
 

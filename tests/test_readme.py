@@ -1,0 +1,55 @@
+"""The README documents every rule code exactly as the code defines it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from app.verify import verify
+from app.verify.codes import RULES
+from app.verify.formatting import CHECKS
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+ROW = re.compile(
+    r"^\| `([A-Z_]+)` \| (both|mrkdwn|markdown) \| .+ \| (error|warning) \| (yes|no) \|$"
+)
+
+
+def _rows() -> dict[str, tuple[str, str, bool]]:
+    return {
+        m.group(1): (m.group(2), m.group(3), m.group(4) == "yes")
+        for m in map(ROW.match, README.splitlines())
+        if m is not None
+    }
+
+
+def test_readme_rule_table_matches_the_code() -> None:
+    rows = _rows()
+    assert set(rows) == set(RULES)
+    for code, (_, severity, fixable) in rows.items():
+        assert (severity, fixable) == (RULES[code].severity, RULES[code].fixable), code
+
+
+def test_readme_says_which_dialects_each_formatting_rule_checks() -> None:
+    """Formatting checks run per dialect; the README's Dialect column must agree."""
+    samples = {
+        "MARKDOWN_BOLD": "**x y**",
+        "MRKDWN_LINK": "<https://e.io|e>",
+        "UNESCAPED_CHARACTER": "a & b",
+        "TASK_LIST": "- [ ] x",
+        "TABLE": "| a | b |\n|---|---|\n| 1 | 2 |",
+        "BROADCAST_MENTION": "@here",
+    }
+    rows = _rows()
+    for code, text in samples.items():
+        flagged_in = {
+            dialect
+            for dialect in CHECKS
+            if code in verify(text, question="hi", dialect=dialect).repaired
+        }
+        expected = {"both": {"mrkdwn", "markdown"}}.get(rows[code][0], {rows[code][0]})
+        assert flagged_in == expected, code
+
+
+def test_readme_shows_the_test_command() -> None:
+    assert "make test" in README
