@@ -24,6 +24,8 @@ FLAGGED: list[tuple[str, Dialect, str]] = [
     ("MARKDOWN_BOLD", "mrkdwn", "C'est **très** bien"),
     ("MARKDOWN_BOLD", "mrkdwn", "日本語の**太字**です"),
     ("MARKDOWN_BOLD", "mrkdwn", "**Run `make test`** first"),
+    ("MARKDOWN_BOLD", "mrkdwn", "🚀 **Launch** day 🎉"),
+    ("MARKDOWN_LINK", "mrkdwn", "[🔗 docs](https://example.com) :link:"),
     ("MARKDOWN_LINK", "mrkdwn", "see [the docs](https://example.com/docs)"),
     ("MARKDOWN_LINK", "mrkdwn", "[Foo](https://en.wikipedia.org/wiki/Foo_(bar))"),
     ("MARKDOWN_LINK", "mrkdwn", "[`func`](https://example.com/f)"),
@@ -81,6 +83,7 @@ NOT_FLAGGED: list[tuple[str, Dialect, str]] = [
     ("MARKDOWN_BOLD", "mrkdwn", "define __init__ and __main__"),
     ("MARKDOWN_BOLD", "mrkdwn", "my_snake_case_name is fine"),
     ("MARKDOWN_BOLD", "mrkdwn", ":white_check_mark: done :heavy_check_mark:"),
+    ("MARKDOWN_BOLD", "mrkdwn", "🚀 *Launch* day :tada: 👍🏽"),
     ("MARKDOWN_BOLD", "markdown", "**bold** is right in Markdown"),
     ("MARKDOWN_LINK", "mrkdwn", "<https://example.com|docs>"),
     ("MARKDOWN_LINK", "mrkdwn", "see footnote [1] (below)"),
@@ -135,6 +138,18 @@ NOT_FLAGGED: list[tuple[str, Dialect, str]] = [
 @pytest.mark.parametrize(("code", "dialect", "text"), FLAGGED)
 def test_flags(code: str, dialect: Dialect, text: str) -> None:
     assert code in found(text, dialect)
+
+
+@pytest.mark.parametrize(("code", "dialect", "text"), FLAGGED)
+def test_code_blocks_are_exempt(code: str, dialect: Dialect, text: str) -> None:
+    assert code not in found(f"Example:\n```\n{text}\n```", dialect)
+
+
+@pytest.mark.parametrize(
+    ("code", "dialect", "text"), [case for case in FLAGGED if "\n" not in case[2]]
+)
+def test_code_spans_are_exempt(code: str, dialect: Dialect, text: str) -> None:
+    assert code not in found(f"Example: ``{text}``", dialect)
 
 
 @pytest.mark.parametrize(("code", "dialect", "text"), NOT_FLAGGED)
