@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -25,6 +25,22 @@ class Settings(BaseSettings):
 
     response_format: Literal["mrkdwn", "markdown"] = "mrkdwn"
     log_level: LogLevel = "INFO"
+
+    anthropic_api_key: SecretStr | None = None
+    anthropic_base_url: str = "https://api.anthropic.com"
+    anthropic_model: str = Field("claude-sonnet-5-5", min_length=1)
+    anthropic_max_tokens: int = Field(2048, ge=64, le=32_000)
+    anthropic_timeout: float = Field(60.0, gt=0, le=600)
+    anthropic_max_retries: int = Field(2, ge=0, le=10)
+    max_attempts: int = Field(3, ge=1, le=5)
+    message_deadline: float = Field(120.0, gt=0, le=900)
+    judge_enabled: bool = False
+    judge_model: str = Field("claude-haiku-5-5", min_length=1)
+
+    @field_validator("anthropic_api_key", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("log_level", mode="before")
     @classmethod

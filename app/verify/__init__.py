@@ -7,9 +7,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from app.verify.codes import RULES, issue
-from app.verify.feedback import failure_message, feedback
+from app.verify.feedback import busy_message, failure_message, feedback
 from app.verify.repair import repair
 from app.verify.rules import content_findings
 from app.verify.score import grade, score
@@ -22,6 +23,8 @@ __all__ = [
     "Issue",
     "Source",
     "Verdict",
+    "amend",
+    "busy_message",
     "failure_message",
     "feedback",
     "verify",
@@ -46,3 +49,14 @@ def verify(
     value = score(issues, repaired)
     passed = not any(i.severity == "error" for i in issues)
     return Verdict(passed, fixed.text, dialect, issues, repaired, value, grade(value))
+
+
+def amend(
+    verdict: Verdict, issues: Sequence[Issue] = (), judge_score: float | None = None
+) -> Verdict:
+    """The verdict with issues found outside verify() (truncation, the judge) and the
+    judge's score folded in; `passed`, `score` and `grade` are recomputed."""
+    found = (*verdict.issues, *issues)
+    value = score(found, verdict.repaired, judge_score)
+    passed = not any(i.severity == "error" for i in found)
+    return replace(verdict, passed=passed, issues=found, score=value, grade=grade(value))

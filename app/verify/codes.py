@@ -158,6 +158,13 @@ _RULES = (
         "Support the answer with the provided sources and cite them.",
     ),
     Rule(
+        "TRUNCATED",
+        "error",
+        False,
+        "The answer was cut off at the length limit.",
+        "Write a shorter, complete answer: summarise, and leave detail out.",
+    ),
+    Rule(
         "UNKNOWN_SOURCE",
         "error",
         False,

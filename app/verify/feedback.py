@@ -45,10 +45,23 @@ def failure_message(dialect: Dialect, reference: str) -> str:
     `reference` is an id (e.g. a trace id), shortened to its first 12 characters; anything
     that is not id-shaped is replaced by "unknown", so no other text can ride along.
     """
-    ref = reference[:REFERENCE_LENGTH] if _REFERENCE.fullmatch(reference) else "unknown"
+    ref = _reference(reference)
     headline = bold("I couldn't verify an answer to this, so I haven't posted one.", dialect)
     return (
         f":warning: {headline}\n"
         "Try asking again with more detail, or split the question into smaller parts. "
         f"If it keeps happening, share this reference with your admin: `{ref}`"
     )
+
+
+def busy_message(dialect: Dialect, reference: str) -> str:
+    """The model stayed unavailable: a distinct "busy, try again" reply, not a failure."""
+    headline = bold("I'm swamped right now and couldn't answer this.", dialect)
+    return (
+        f":hourglass_flowing_sand: {headline}\n"
+        f"Please ask again in a minute. Reference: `{_reference(reference)}`"
+    )
+
+
+def _reference(reference: str) -> str:
+    return reference[:REFERENCE_LENGTH] if _REFERENCE.fullmatch(reference) else "unknown"

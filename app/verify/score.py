@@ -1,7 +1,8 @@
 """Quality score and grade of a verdict.
 
 score = 1 − 0.45 × (distinct error codes) − 0.10 × (distinct warning codes)
-          − 0.03 × (distinct repaired codes), clamped to [0, 1].
+          − 0.03 × (distinct repaired codes), clamped to [0, 1],
+then × judge score / 100 when the quality judge scored the draft.
 One remaining error puts a draft below 0.60, so every failing draft is graded "failed";
 repairs cost a little, so a draft that needed none scores highest.
 """
@@ -23,7 +24,9 @@ GRADES: tuple[tuple[float, Grade], ...] = (
 )
 
 
-def score(issues: Iterable[Issue], repaired: Iterable[str]) -> float:
+def score(
+    issues: Iterable[Issue], repaired: Iterable[str], judge_score: float | None = None
+) -> float:
     issues = list(issues)
     errors = {issue.code for issue in issues if issue.severity == "error"}
     warnings = {issue.code for issue in issues if issue.severity == "warning"}
@@ -32,7 +35,10 @@ def score(issues: Iterable[Issue], repaired: Iterable[str]) -> float:
         + WARNING_PENALTY * len(warnings)
         + REPAIR_PENALTY * len(set(repaired))
     )
-    return round(min(1.0, max(0.0, 1.0 - penalty)), 4)
+    value = min(1.0, max(0.0, 1.0 - penalty))
+    if judge_score is not None:
+        value *= min(100.0, max(0.0, judge_score)) / 100
+    return round(value, 4)
 
 
 def grade(value: float) -> Grade:

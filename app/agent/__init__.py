@@ -1,0 +1,1 @@
+"""The agent loop: Claude drafts, verification checks, retries carry feedback."""

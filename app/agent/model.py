@@ -1,0 +1,134 @@
+"""One Claude call, streamed into memory: nothing of it leaves this module but a Draft."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import anthropic
+from anthropic import AsyncAnthropic
+
+from app.settings import Settings
+
+# Errors that mean "not now" rather than "never": the SDK has already retried them.
+_TRANSIENT_STATUS = frozenset({408, 409, 429})
+_TRANSIENT_STREAM_ERRORS = frozenset({"overloaded_error", "api_error"})
+
+
+class ModelUnavailable(Exception):
+    """The model could not be reached or stayed overloaded: the user should try again."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason  # a short fixed label, e.g. "overloaded"; never content
+
+
+class ModelError(Exception):
+    """The API rejected the request (4xx other than rate limits): retrying will not help."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input: int = 0  # uncached input tokens
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    model: str
+    max_tokens: int
+    system: list[dict[str, Any]]
+    messages: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    text: str
+    stop_reason: str | None
+    usage: Usage
+
+
+def make_client(settings: Settings) -> AsyncAnthropic:
+    """The Anthropic client, configured only from settings; its own spans hold no content."""
+    key = settings.anthropic_api_key
+    return AsyncAnthropic(
+        api_key=key.get_secret_value() if key is not None else None,
+        base_url=settings.anthropic_base_url,
+        timeout=settings.anthropic_timeout,
+        max_retries=settings.anthropic_max_retries,
+        open_telemetry={"traces": {"content_mode": "metadata_only"}},
+    )
+
+
+async def draft(client: AsyncAnthropic, request: Request) -> Draft:
+    """Stream one response into memory. An overloaded error inside the stream, which the
+    SDK does not retry, is retried once here; then the model counts as unavailable."""
+    try:
+        return await _stream(client, request)
+    except anthropic.APIStatusError as exc:
+        if not _transient_stream_error(exc):
+            raise _classify(exc) from None
+    try:
+        return await _stream(client, request)
+    except anthropic.APIStatusError as exc:
+        raise _classify(exc) from None
+
+
+async def _stream(client: AsyncAnthropic, request: Request) -> Draft:
+    try:
+        async with client.messages.stream(
+            model=request.model,
+            max_tokens=request.max_tokens,
+            system=request.system,  # type: ignore[arg-type]
+            messages=request.messages,  # type: ignore[arg-type]
+        ) as stream:
+            final = await stream.get_final_message()
+    except anthropic.APIConnectionError as exc:  # includes APITimeoutError
+        reason = "timeout" if isinstance(exc, anthropic.APITimeoutError) else "connection"
+        raise ModelUnavailable(reason) from None
+    text = "".join(block.text for block in final.content if block.type == "text")
+    return Draft(text, final.stop_reason, usage_of(final.usage))
+
+
+def usage_of(usage: anthropic.types.Usage) -> Usage:
+    return Usage(
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_read_input_tokens or 0,
+        usage.cache_creation_input_tokens or 0,
+    )
+
+
+def _transient_stream_error(exc: anthropic.APIStatusError) -> bool:
+    return exc.status_code == 200 and _error_type(exc) in _TRANSIENT_STREAM_ERRORS
+
+
+def _classify(exc: anthropic.APIStatusError) -> Exception:
+    status = exc.status_code
+    if status == 200:
+        return ModelUnavailable(_error_type(exc) or "stream_error")
+    if status in _TRANSIENT_STATUS or status >= 500:
+        return ModelUnavailable("overloaded" if status == 529 else f"status_{status}")
+    return ModelError(f"status_{status}")
+
+
+def _error_type(exc: anthropic.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        kind = body["error"].get("type")
+        return kind if isinstance(kind, str) and kind.isidentifier() else ""
+    return ""

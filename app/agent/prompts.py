@@ -1,0 +1,95 @@
+"""What Claude is told: a system prompt per dialect that agrees with the rules, and requests.
+
+Requests carry two cache breakpoints, on the system prompt and on the last block of the
+conversation, so a retry (the same prefix + the failed draft + feedback) reads the cache.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.agent.conversation import Conversation, Turn
+from app.verify import Dialect
+
+Message = dict[str, Any]
+CACHE = {"type": "ephemeral"}
+
+_COMMON = """You are Vouch, an assistant in a team's Slack workspace. Every answer you write is \
+checked before anyone sees it; an answer that breaks the rules below is sent back to you.
+
+Answer the latest message directly and helpfully, in the language it is written in. Use the \
+earlier messages of the thread as context. Keep answers focused: a few short paragraphs or a \
+list, with code in code blocks. Say plainly when you do not know; never invent facts, links \
+or references. Never mention @channel, @here or @everyone.
+
+Write for Slack, in {dialect}:
+"""
+
+_MRKDWN = """- Bold is *single asterisks*, italics _underscores_, strikethrough ~tildes~.
+- Links are <https://example.com|link text>; never [text](url).
+- No # headings: put a title on its own line in *bold*.
+- No tables: use a list, or aligned columns inside a ``` code block.
+- Inline code in `backticks`; blocks in ``` fences that you always close.
+- Outside code, write &amp; for &, &lt; for < and &gt; for >.
+- Quotes start a line with a single >.
+
+For example:
+*Deploying billing*
+Merge to `main` &amp; the pipeline deploys it. See <https://ci.example.com|the pipeline>.
+```
+make deploy ENV=staging
+```"""
+
+_MARKDOWN = """- Bold is **double asterisks**, italics *single asterisks*.
+- Links are [link text](https://example.com); never <url|text>.
+- # headings are fine; no tables, no horizontal rules (---), no task lists (- [ ]), no HTML.
+- Inline code in `backticks`; blocks in ``` fences that you always close.
+- Quotes start a line with a single >.
+
+For example:
+## Deploying billing
+Merge to `main` & the pipeline deploys it. See [the pipeline](https://ci.example.com).
+```
+make deploy ENV=staging
+```"""
+
+SYSTEM: dict[Dialect, str] = {
+    "mrkdwn": _COMMON.format(dialect="Slack mrkdwn") + _MRKDWN,
+    "markdown": _COMMON.format(dialect="Markdown") + _MARKDOWN,
+}
+
+
+def example(dialect: Dialect) -> str:
+    """The example answer the system prompt shows for `dialect`."""
+    return SYSTEM[dialect].split("For example:\n", 1)[1]
+
+
+def system_blocks(dialect: Dialect) -> list[Message]:
+    return [{"type": "text", "text": SYSTEM[dialect], "cache_control": CACHE}]
+
+
+def conversation_messages(conversation: Conversation) -> list[Message]:
+    """Alternating user/assistant messages ending with the new message, marked for caching."""
+    turns = [turn for turn in conversation.turns if turn.text.strip()]
+    turns.append(Turn("user", conversation.message))
+    merged: list[Turn] = []
+    for turn in turns:
+        if not merged and turn.role == "assistant":
+            continue  # a conversation starts with the user
+        if merged and merged[-1].role == turn.role:
+            merged[-1] = Turn(turn.role, f"{merged[-1].text}\n\n{turn.text}")
+        else:
+            merged.append(turn)
+    messages = [_text_message(turn.role, turn.text) for turn in merged]
+    messages[-1]["content"][-1]["cache_control"] = CACHE
+    return messages
+
+
+def retry_messages(prefix: list[Message], draft: str, feedback: str) -> list[Message]:
+    """The same prefix, the failed draft as the assistant's turn, then the feedback."""
+    shown = draft if draft.strip() else "(empty answer)"
+    return [*prefix, _text_message("assistant", shown), _text_message("user", feedback)]
+
+
+def _text_message(role: str, text: str) -> Message:
+    return {"role": role, "content": [{"type": "text", "text": text}]}
