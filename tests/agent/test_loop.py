@@ -60,7 +60,7 @@ async def test_fail_then_pass_sends_feedback_codes(
 ) -> None:
     outcome = await run(make_settings, fake_anthropic, Reply(UNCLOSED), Reply(GOOD))
     assert outcome.verified and outcome.text == GOOD
-    first, second = fake_anthropic.requests
+    _, second = fake_anthropic.requests
     assert "UNCLOSED_CODE_FENCE" in last_user_text(second)
     assert second["messages"][-2] == {
         "role": "assistant",
@@ -207,7 +207,7 @@ async def test_judge_pass(make_settings: Any, fake_anthropic: FakeAnthropic) -> 
         make_settings, fake_anthropic, Reply(GOOD), judgement(True, 90), judge_enabled=True
     )
     assert outcome.verified and outcome.text == GOOD
-    drafted, judged = fake_anthropic.requests
+    _, judged = fake_anthropic.requests
     assert judged["model"] == "claude-haiku-5-5" and not judged.get("stream")
     assert "output_config" in judged
     assert outcome.attempts[0].judge_score == 90
