@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := test
-.PHONY: test lint typecheck pytest bench clean
+.PHONY: test lint typecheck pytest bench chat clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,11 @@ pytest: $(STAMP)
 test: lint typecheck pytest
 
 bench: $(STAMP)
-	$(BIN)/python bench/verify.py
+	$(BIN)/python -m bench.verify
+	$(BIN)/python -m bench.loop
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+chat: $(STAMP)
+	$(BIN)/python -m app chat

@@ -1,6 +1,6 @@
 """Time verify() on realistic answers: 1, 4 and 12 KB, both dialects, clean and needing repair.
 
-Run: make bench   (or .venv/bin/python bench/verify.py [--runs N])
+Run: make bench   (or .venv/bin/python -m bench.verify [--runs N])
 Prints median and p99 in microseconds per call, and µs per KB to show growth with size.
 """
 

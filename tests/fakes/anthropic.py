@@ -3,8 +3,8 @@
 `POST /v1/messages` pops the next scripted item: a `Reply` (an SSE stream when the request
 asks to stream, a JSON message otherwise), a `Fail` (an HTTP error body), a `StreamError`
 (a 200 stream that breaks with an `error` event) or a `Hang`. Every request body is kept.
-Prompt-cache usage is simulated: the prefix up to the last `cache_control` block is a cache
-write the first time it is seen and a cache read afterwards.
+Prompt-cache usage is simulated per breakpoint: a prefix up to a `cache_control` block is a
+cache write the first time it is seen and a cache read afterwards.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ class FakeAnthropic:
     requests: list[dict[str, Any]] = field(default_factory=list)
     raw: list[bytes] = field(default_factory=list)  # every request body as sent
     default: Item | None = None  # served when the script is empty
+    min_cache_tokens: int = 0  # the real API caches prefixes of 1,024+ tokens (Sonnet)
     _seen_prefixes: set[str] = field(default_factory=set)
     _loop: asyncio.AbstractEventLoop | None = None
     _runner: web.AppRunner | None = None
@@ -145,12 +146,13 @@ class FakeAnthropic:
         return response
 
     def _usage(self, body: dict[str, Any], text: str) -> dict[str, int]:
-        prefix = _cached_prefix(body)
+        """Each breakpoint's prefix is cached once it is long enough; a request reads the
+        longest prefix seen before and writes the rest up to its last breakpoint."""
         total = len(json.dumps([body.get("system"), body.get("messages")])) // 4
-        cached = len(prefix) // 4 if prefix else 0
-        read = cached if prefix and prefix in self._seen_prefixes else 0
-        if prefix:
-            self._seen_prefixes.add(prefix)
+        prefixes = [p for p in _breakpoint_prefixes(body) if len(p) // 4 >= self.min_cache_tokens]
+        read = max((len(p) // 4 for p in prefixes if p in self._seen_prefixes), default=0)
+        cached = len(prefixes[-1]) // 4 if prefixes else 0
+        self._seen_prefixes.update(prefixes)
         return {
             "input_tokens": total - cached,
             "output_tokens": max(1, len(text) // 4),
@@ -159,21 +161,21 @@ class FakeAnthropic:
         }
 
 
-def _cached_prefix(body: dict[str, Any]) -> str:
-    """The JSON of everything up to the last block marked with cache_control."""
+def _breakpoint_prefixes(body: dict[str, Any]) -> list[str]:
+    """The JSON of everything up to each block marked with cache_control, shortest first."""
     parts: list[Any] = []
-    last = 0
+    prefixes: list[str] = []
     for block in body.get("system") or []:
         parts.append(block)
         if isinstance(block, dict) and "cache_control" in block:
-            last = len(parts)
+            prefixes.append(json.dumps(parts))
     for message in body.get("messages", []):
         content = message["content"]
         for block in content if isinstance(content, list) else [content]:
             parts.append([message["role"], block])
             if isinstance(block, dict) and "cache_control" in block:
-                last = len(parts)
-    return json.dumps(parts[:last]) if last else ""
+                prefixes.append(json.dumps(parts))
+    return prefixes
 
 
 def _message(

@@ -1,0 +1,64 @@
+"""`python -m app chat`: the agent loop in a terminal, for trying Vouch without Slack."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import uuid
+from typing import TextIO
+
+from app.agent.conversation import Conversation, Turn
+from app.agent.loop import Attempt, Deps, LoopConfig, answer
+from app.agent.model import make_client
+from app.settings import Settings
+
+NO_KEY = (
+    "ANTHROPIC_API_KEY is not set: add it to .env (see .env.example) or the environment "
+    "to chat with Vouch."
+)
+
+
+async def chat(settings: Settings, out: TextIO = sys.stdout) -> int:
+    """Read messages from stdin until EOF; print each answer and one line per attempt."""
+    if settings.anthropic_api_key is None:
+        print(NO_KEY, file=sys.stderr)
+        return 2
+    config = LoopConfig.from_settings(settings)
+    deps = Deps(make_client(settings), config)
+    turns: list[Turn] = []
+    while (message := await _read("you> ")) is not None:
+        if not message.strip():
+            continue
+        conversation = Conversation(tuple(turns), message, settings.response_format)
+        outcome = await answer(conversation, deps, reference=uuid.uuid4().hex[:12])
+        print(f"vouch> {outcome.text}", file=out)
+        for attempt in outcome.attempts:
+            print(describe(attempt, config.max_attempts), file=out)
+        turns.append(Turn("user", message))
+        if outcome.verified:
+            turns.append(Turn("assistant", outcome.text))
+    return 0
+
+
+def describe(attempt: Attempt, total: int) -> str:
+    """One line about an attempt: its result, repairs and tokens; never its text."""
+    if attempt.error is not None:
+        result = f"error {attempt.error}"
+    else:
+        result = "passed" if attempt.passed else "failed " + ", ".join(attempt.codes)
+    repaired = f" · repaired {', '.join(attempt.repaired)}" if attempt.repaired else ""
+    usage = attempt.usage + attempt.judge_usage
+    tokens = (
+        f"tokens in {usage.input} out {usage.output} "
+        f"(cache read {usage.cache_read}, write {usage.cache_write})"
+    )
+    judge = f" · judge {attempt.judge_score}" if attempt.judge_score is not None else ""
+    duration = f"{attempt.duration_ms:.0f} ms"
+    return f"  attempt {attempt.number}/{total}: {result}{repaired}{judge} · {tokens} · {duration}"
+
+
+async def _read(prompt: str) -> str | None:
+    try:
+        return await asyncio.to_thread(input, prompt)
+    except EOFError:
+        return None

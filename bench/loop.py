@@ -1,0 +1,141 @@
+"""Agent-loop costs: overhead per message beyond model time, and spend per verified message.
+
+Run: .venv/bin/python -m bench.loop [--runs N] [--messages M]   (from the repository root)
+
+1. Overhead: answer() against a zero-latency in-process model (drafts handed back at once),
+   so every microsecond measured is the loop's own: prompts, verify, feedback, bookkeeping.
+2. Spend: a scripted mixed workload through the real AsyncAnthropic client and the loopback
+   fake API, which simulates prompt caching per breakpoint with the real 1,024-token minimum
+   (tokens there are estimated as characters / 4). Each message is a different thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import time
+from typing import Any
+
+import app.agent.loop as loop_module
+from app.agent.conversation import Conversation, Turn
+from app.agent.loop import Deps, LoopConfig, Outcome, answer
+from app.agent.model import Draft, Request, Usage, make_client
+from app.settings import load_settings
+from tests.fakes.anthropic import FakeAnthropic, Reply
+
+QUESTION = "How do I deploy the billing service to staging, and how do I roll it back?"
+GOOD = (
+    "*Deploying billing to staging*\nMerge to `main`: the pipeline builds, tests and deploys "
+    "billing to staging in about 8 minutes, then posts to <#C0123|deploys>.\n\n"
+    "• *Roll back*: press _Revert_ on the last deploy, or run:\n"
+    "```\nkubectl rollout undo deploy/billing\n```\n"
+) * 3
+REPAIRABLE = GOOD.replace("*Deploying billing to staging*", "## Deploying billing to staging")
+UNCLOSED = GOOD + "\n```\nmake deploy ENV=staging"
+OFF_TOPIC = "Lunch is lasagne with salad, garlic bread and tiramisu, from noon upstairs. " * 4
+HISTORY = (
+    Turn("user", "How is billing deployed to production?"),
+    Turn("assistant", GOOD),
+    Turn("user", "And who approves a production deploy?"),
+    Turn("assistant", GOOD.replace("staging", "production")),
+)
+CONFIG = LoopConfig("claude-sonnet-5-5", 2048, 3, 120.0, None)
+
+
+def overhead(drafts: list[str], runs: int) -> list[float]:
+    """Milliseconds per message with a model that answers instantly."""
+    queue: list[str] = []
+
+    async def instant(client: Any, request: Request) -> Draft:
+        return Draft(queue.pop(0), "end_turn", Usage(100, 50))
+
+    deps = Deps(client=None, config=CONFIG)  # type: ignore[arg-type]
+
+    async def measure() -> list[float]:
+        samples = []
+        for _ in range(runs):
+            queue[:] = drafts
+            started = time.perf_counter()
+            await answer(Conversation(HISTORY, QUESTION), deps, "bench")
+            samples.append((time.perf_counter() - started) * 1000)
+        return samples
+
+    real = loop_module.draft
+    loop_module.draft = instant  # type: ignore[assignment]
+    try:
+        return asyncio.run(measure())
+    finally:
+        loop_module.draft = real
+
+
+def spend(messages: int, history: tuple[Turn, ...]) -> list[Outcome]:
+    """A mixed workload through the loopback API: 70% clean, 15% repairable, 10% one
+    failure then a pass, 5% failing every attempt."""
+    fake = FakeAnthropic(min_cache_tokens=1024)
+    fake.start()
+    settings = load_settings(_env_file=None, anthropic_api_key="k", anthropic_base_url=fake.url)
+    deps = Deps(make_client(settings), LoopConfig.from_settings(settings))
+    rng = random.Random(7)
+    plans = {
+        "clean": [GOOD],
+        "repairable": [REPAIRABLE],
+        "retry": [UNCLOSED, GOOD],
+        "failing": [UNCLOSED, OFF_TOPIC, UNCLOSED],
+    }
+    kinds = rng.choices(list(plans), weights=[70, 15, 10, 5], k=messages)
+
+    async def run_all() -> list[Outcome]:
+        outcomes = []
+        for n, kind in enumerate(kinds):
+            fake.push(*(Reply(text) for text in plans[kind]))
+            thread = (Turn("user", f"thread {n}"), Turn("assistant", "Noted."), *history)
+            outcomes.append(await answer(Conversation(thread, QUESTION), deps, "bench"))
+        return outcomes
+
+    try:
+        return asyncio.run(run_all())
+    finally:
+        fake.stop()
+
+
+def p99(samples: list[float]) -> float:
+    return statistics.quantiles(samples, n=100)[98]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--messages", type=int, default=400)
+    args = parser.parse_args()
+    print(f"Loop overhead beyond model time, {args.runs} messages each (ms)")
+    for name, drafts in (
+        ("1 attempt (clean)", [GOOD]),
+        ("1 attempt (repaired)", [REPAIRABLE]),
+        ("3 attempts (fail, fail, pass)", [UNCLOSED, OFF_TOPIC, GOOD]),
+    ):
+        samples = overhead(drafts, args.runs)
+        print(f"  {name:32} median {statistics.median(samples):6.3f}  p99 {p99(samples):6.3f}")
+
+    for name, history in (("short thread", HISTORY[:2]), ("longer thread", HISTORY * 2)):
+        report(name, spend(args.messages, history))
+
+
+def report(name: str, outcomes: list[Outcome]) -> None:
+    verified = [o for o in outcomes if o.verified]
+    total = Usage()
+    for outcome in outcomes:
+        total = total + outcome.usage
+    requests = sum(len(o.attempts) for o in outcomes)
+    per = max(1, len(verified))
+    print(f"\nMixed workload, {name}: {len(outcomes)} messages, {len(verified)} verified")
+    print(f"  requests per verified message      {requests / per:8.2f}")
+    print(f"  uncached input tokens per verified {total.input / per:8.0f}")
+    print(f"  cache-write tokens per verified    {total.cache_write / per:8.0f}")
+    print(f"  cache-read tokens per verified     {total.cache_read / per:8.0f}")
+    print(f"  output tokens per verified         {total.output / per:8.0f}")
+
+
+if __name__ == "__main__":
+    main()
