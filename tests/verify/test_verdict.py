@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.verify import Dialect, Source, failure_message, feedback, verify
+from app.verify import Dialect, Source, amend, busy_message, failure_message, feedback, verify
 from app.verify.codes import RULES
 from app.verify.score import grade, score
 from app.verify.verdict import Issue
@@ -116,3 +116,21 @@ def test_failure_message_cannot_smuggle_text_through_the_reference() -> None:
     assert "<!here>" not in message
     assert "`unknown`" in message
     assert "`0123456789ab`" in failure_message("mrkdwn", "0123456789abcdef0123")
+
+
+@pytest.mark.parametrize("dialect", ["mrkdwn", "markdown"])
+def test_busy_message_is_distinct_and_verified(dialect: Dialect) -> None:
+    message = busy_message(dialect, "ref-1")
+    assert message != failure_message(dialect, "ref-1")
+    assert "`ref-1`" in message
+    verdict = verify(message, question="hi", dialect=dialect)
+    assert verdict.passed and verdict.text == message
+
+
+def test_amend_adds_issues_and_folds_in_the_judge_score() -> None:
+    verdict = verify("A fine answer about deploys.", question="hi")
+    judged = amend(verdict, judge_score=80)
+    assert judged.passed and judged.score == pytest.approx(0.8) and judged.grade == "poor"
+    failed = amend(verdict, (Issue("JUDGE_OTHER", "error", "m", "f"),), judge_score=80)
+    assert not failed.passed and failed.grade == "failed"
+    assert failed.codes == ("JUDGE_OTHER",)

@@ -1,0 +1,69 @@
+"""The system prompt agrees with the rules; requests are well formed for the Messages API."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.agent.conversation import Conversation, Turn
+from app.agent.prompts import SYSTEM, conversation_messages, example, retry_messages
+from app.verify import Dialect, verify
+
+
+@pytest.mark.parametrize("dialect", ["mrkdwn", "markdown"])
+def test_the_prompt_example_passes_its_dialect_untouched(dialect: Dialect) -> None:
+    verdict = verify(example(dialect), question="How do I deploy billing?", dialect=dialect)
+    assert verdict.passed and verdict.repaired == ()
+
+
+@pytest.mark.parametrize("dialect", ["mrkdwn", "markdown"])
+def test_the_prompt_example_breaks_the_other_dialect(dialect: Dialect) -> None:
+    other: Dialect = "markdown" if dialect == "mrkdwn" else "mrkdwn"
+    verdict = verify(example(dialect), question="How do I deploy billing?", dialect=other)
+    assert verdict.repaired != ()
+
+
+def test_prompts_forbid_broadcasts_and_name_their_link_syntax() -> None:
+    for text in SYSTEM.values():
+        assert "@here" in text and "@channel" in text
+    assert "<https://example.com|link text>" in SYSTEM["mrkdwn"]
+    assert "[link text](https://example.com)" in SYSTEM["markdown"]
+
+
+def test_turns_alternate_start_with_the_user_and_end_cached() -> None:
+    conversation = Conversation(
+        (
+            Turn("assistant", "Welcome!"),
+            Turn("user", "first"),
+            Turn("user", "second"),
+            Turn("assistant", "   "),
+            Turn("assistant", "reply"),
+        ),
+        "new question",
+    )
+    messages = conversation_messages(conversation)
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[0]["content"][0]["text"] == "first\n\nsecond"
+    assert messages[-1]["content"][0] == {
+        "type": "text",
+        "text": "new question",
+        "cache_control": {"type": "ephemeral"},
+    }
+    assert sum("cache_control" in b for m in messages for b in m["content"]) == 1
+
+
+def test_a_follow_up_after_user_turns_is_merged_into_one_user_message() -> None:
+    messages = conversation_messages(Conversation((Turn("user", "earlier"),), "now"))
+    assert len(messages) == 1 and messages[0]["content"][0]["text"] == "earlier\n\nnow"
+
+
+def test_retry_keeps_the_prefix_and_never_sends_an_empty_turn() -> None:
+    prefix = conversation_messages(Conversation((), "q"))
+    retry = retry_messages(prefix, "", "- EMPTY: The answer is empty.")
+    assert retry[: len(prefix)] == prefix
+    assert retry[-2]["content"][0]["text"] == "(empty answer)"
+    assert retry[-1]["role"] == "user"
+
+
+def test_an_empty_message_is_refused() -> None:
+    with pytest.raises(ValueError, match="non-empty"):
+        Conversation((), "  ")
