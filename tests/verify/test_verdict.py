@@ -130,7 +130,7 @@ def test_busy_message_is_distinct_and_verified(dialect: Dialect) -> None:
 def test_amend_adds_issues_and_folds_in_the_judge_score() -> None:
     verdict = verify("A fine answer about deploys.", question="hi")
     judged = amend(verdict, judge_score=80)
-    assert judged.passed and judged.score == pytest.approx(0.8) and judged.grade == "poor"
+    assert judged.passed and judged.score == pytest.approx(0.8) and judged.grade == "acceptable"
     failed = amend(verdict, (Issue("JUDGE_OTHER", "error", "m", "f"),), judge_score=80)
     assert not failed.passed and failed.grade == "failed"
     assert failed.codes == ("JUDGE_OTHER",)
