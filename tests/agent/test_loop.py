@@ -85,6 +85,15 @@ async def test_retries_reuse_a_byte_identical_cached_prefix(
         assert json.dumps(retry["messages"][: len(prefix)]) == json.dumps(prefix)
         assert len(retry["messages"]) == len(prefix) + 2
     assert [a.usage.cache_read > 0 for a in outcome.attempts] == [False, True, True]
+    # on the wire: the first request's messages array, minus its closing bracket, opens
+    # every retry's messages array byte for byte, and the system blocks are the same bytes
+    raw_first, *raw_retries = fake_anthropic.raw
+    messages_start = raw_first.index(b'"messages":[')
+    first_messages = raw_first[messages_start : raw_first.index(b']}],"model"') + 3]
+    system = raw_first[raw_first.index(b'"system":') :]
+    for raw in raw_retries:
+        assert raw[messages_start:].startswith(first_messages[:-1] + b",")
+        assert system.split(b',"stream"')[0] in raw
 
 
 async def test_fail_on_every_attempt_ends_in_the_graceful_failure(
