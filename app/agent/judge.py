@@ -12,7 +12,7 @@ import pydantic
 from anthropic import AsyncAnthropic
 from pydantic import BaseModel, Field
 
-from app.agent.model import Usage, usage_of
+from app.agent.model import CallFailed, Usage, usage_of
 from app.verify import Issue
 
 JUDGE_MAX_TOKENS = 1024
@@ -42,12 +42,8 @@ class Judgement(BaseModel):
     required_fixes: list[str]
 
 
-class JudgeUnavailable(Exception):
+class JudgeUnavailable(CallFailed):
     """The judge could not be reached or gave no valid judgement."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,20 +15,20 @@ _TRANSIENT_STATUS = frozenset({408, 409, 429})
 _TRANSIENT_STREAM_ERRORS = frozenset({"overloaded_error", "api_error"})
 
 
-class ModelUnavailable(Exception):
-    """The model could not be reached or stayed overloaded: the user should try again."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason  # a short fixed label, e.g. "overloaded"; never content
-
-
-class ModelError(Exception):
-    """The API rejected the request (4xx other than rate limits): retrying will not help."""
+class CallFailed(Exception):
+    """A model call failed; `reason` is a short fixed label (e.g. "overloaded"), never content."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class ModelUnavailable(CallFailed):
+    """The model could not be reached or stayed overloaded: the user should try again."""
+
+
+class ModelError(CallFailed):
+    """The API rejected the request (4xx other than rate limits): retrying will not help."""
 
 
 @dataclass(frozen=True, slots=True)
