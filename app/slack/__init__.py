@@ -1,0 +1,1 @@
+"""The Slack side: events in, verified answers out."""
