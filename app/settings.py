@@ -37,7 +37,23 @@ class Settings(BaseSettings):
     judge_enabled: bool = False
     judge_model: str = Field("claude-haiku-5-5", min_length=1)
 
-    @field_validator("anthropic_api_key", mode="before")
+    slack_bot_token: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_api_url: str = "https://slack.com/api/"
+    port: int = Field(3000, ge=1, le=65535)
+    follow_ups: bool = True
+    thread_max_messages: int = Field(50, ge=1, le=1000)
+    thread_max_chars: int = Field(30_000, ge=1_000, le=200_000)
+    dedupe_ttl: float = Field(900.0, ge=60, le=86_400)
+
+    @field_validator(
+        "anthropic_api_key",
+        "slack_bot_token",
+        "slack_app_token",
+        "slack_signing_secret",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value

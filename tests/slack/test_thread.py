@@ -1,0 +1,75 @@
+"""Thread history → conversation; dedupe and per-thread order."""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.slack.dedupe import SeenMessages, ThreadOrder, message_key
+from app.slack.thread import Bot, strip_mention, to_conversation
+
+BOT = Bot("UVOUCH", "BVOUCH")
+
+
+def convert(replies: list[dict[str, str]], **kw: int) -> tuple[list[tuple[str, str]], str]:
+    limits = {"max_messages": 50, "max_chars": 10_000, **kw}
+    conversation = to_conversation(
+        replies, current_ts="9", text="now?", bot=BOT, dialect="mrkdwn", **limits
+    )
+    return [(t.role, t.text) for t in conversation.turns], conversation.message
+
+
+def test_own_messages_are_assistant_turns_and_the_mention_is_stripped() -> None:
+    replies = [
+        {"ts": "1", "user": "U1", "text": "<@UVOUCH> how do I deploy?"},
+        {"ts": "2", "user": "UVOUCH", "bot_id": "BVOUCH", "text": "Merge to main."},
+        {"ts": "3", "user": "U2", "text": "and <@U1> asked too"},
+        {"ts": "4", "bot_id": "BOTHER", "subtype": "bot_message", "text": "CI passed"},
+        {"ts": "5", "user": "U3", "subtype": "channel_join", "text": "<@U3> joined"},
+        {"ts": "9", "user": "U1", "text": "<@UVOUCH> now?"},
+        {"ts": "10", "user": "U1", "text": "later message"},
+    ]
+    turns, message = convert(replies)
+    assert turns == [
+        ("user", "how do I deploy?"),
+        ("assistant", "Merge to main."),
+        ("user", "and <@U1> asked too"),
+    ]
+    assert message == "now?"
+
+
+def test_history_is_bounded_by_count_and_characters_newest_kept() -> None:
+    replies = [{"ts": str(i), "user": "U1", "text": f"m{i} " + "x" * 96} for i in range(1, 9)]
+    turns, _ = convert(replies, max_messages=3)
+    assert [t[1][:2] for t in turns] == ["m6", "m7", "m8"]
+    turns, _ = convert(replies, max_chars=350)
+    assert [t[1][:2] for t in turns] == ["m6", "m7", "m8"]
+
+
+def test_strip_mention_handles_labels() -> None:
+    assert strip_mention("<@UVOUCH|vouch>  hi <@UVOUCH>", BOT) == "hi"
+
+
+def test_seen_messages_expire_after_the_ttl() -> None:
+    now = [0.0]
+    seen = SeenMessages(ttl=10, clock=lambda: now[0])
+    key = message_key("T1", "C1", "1.1")
+    assert seen.first(key) and not seen.first(key)
+    now[0] = 10.5
+    assert seen.first(key)
+    assert len(seen) == 1
+
+
+async def test_one_thread_runs_in_order_different_threads_run_together() -> None:
+    order = ThreadOrder()
+    log: list[str] = []
+
+    async def work(thread: str, name: str, delay: float) -> None:
+        async with order.turn(thread):
+            log.append(f"start {name}")
+            await asyncio.sleep(delay)
+            log.append(f"end {name}")
+
+    await asyncio.gather(work("a", "a1", 0.05), work("a", "a2", 0.0), work("b", "b1", 0.01))
+    assert log.index("end a1") < log.index("start a2")
+    assert log.index("start b1") < log.index("end a1")
+    assert len(order) == 0
