@@ -9,6 +9,7 @@ import pytest
 
 from app.settings import Settings, load_settings
 from tests.fakes.anthropic import FakeAnthropic
+from tests.fakes.slack import FakeSlack
 
 
 @pytest.fixture(scope="session")
@@ -34,8 +35,24 @@ def make_settings(anthropic_server: FakeAnthropic) -> Any:
             "anthropic_base_url": anthropic_server.url,
             "anthropic_timeout": 5.0,
             "anthropic_max_retries": 2,
+            "slack_bot_token": "xoxb-test",
             **overrides,
         }
         return load_settings(_env_file=None, **values)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def slack_server() -> Iterator[FakeSlack]:
+    server = FakeSlack()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fake_slack(slack_server: FakeSlack) -> Iterator[FakeSlack]:
+    slack_server.reset()
+    yield slack_server
+    slack_server.reset()

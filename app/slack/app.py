@@ -1,0 +1,49 @@
+"""create_app(): the Bolt AsyncApp, with every listener wired and one Web API client."""
+
+from __future__ import annotations
+
+import re
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from app.agent.loop import Deps
+from app.settings import Settings
+from app.slack.dedupe import SeenMessages, ThreadOrder
+from app.slack.deliver import FEEDBACK_ACTION
+from app.slack.listeners import Listeners
+
+
+def make_web_client(settings: Settings) -> AsyncWebClient:
+    """A Web API client at SLACK_API_URL that honours Retry-After on 429 and retries 5xx
+    and connection errors a bounded number of times."""
+    token = settings.slack_bot_token
+    return AsyncWebClient(
+        token=token.get_secret_value() if token is not None else None,
+        base_url=settings.slack_api_url,
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+            AsyncServerErrorRetryHandler(max_retry_count=2),
+        ],
+    )
+
+
+def create_app(settings: Settings, agent: Deps) -> AsyncApp:
+    secret = settings.slack_signing_secret
+    app = AsyncApp(
+        client=make_web_client(settings),
+        signing_secret=secret.get_secret_value() if secret is not None else "",
+        request_verification_enabled=secret is not None,
+    )
+    listeners = Listeners(settings, agent, SeenMessages(settings.dedupe_ttl), ThreadOrder())
+    app.event("app_mention")(listeners.on_mention)
+    app.event("message")(listeners.on_message)
+    app.event("app_home_opened")(listeners.on_home_opened)
+    app.action(re.compile(f"^{FEEDBACK_ACTION}_(up|down)$"))(listeners.on_feedback)
+    return app

@@ -1,0 +1,152 @@
+"""Put an Outcome's text into Slack: only that text, only once.
+
+mrkdwn: chat.postMessage in the thread, revealed in two large steps with chat.update;
+longer answers continue in new messages. markdown: Slack's chat streaming with a few large
+appends, a new message before the streamed-message cap, and chat.update when a stream has
+expired. The last message carries 👍/👎 feedback buttons.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from app.slack.split import split
+from app.verify import Dialect
+
+MRKDWN_PIECE = 3000  # one section block (3,000 max); under Slack's ~3,500 safe text size
+STREAM_PIECE = 9000  # roll over well before a streamed message fails at ~11-12k
+REVEAL_FROM = 600  # shorter answers are posted in one step
+FEEDBACK_ACTION = "vouch_feedback"
+_FENCE = re.compile(r"^[ \t]*```", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where an answer goes: the thread of the user's message."""
+
+    team: str
+    channel: str
+    thread_ts: str
+    user: str
+
+    @property
+    def is_dm(self) -> bool:
+        return self.channel.startswith("D")
+
+
+async def deliver(
+    client: AsyncWebClient, target: Target, text: str, dialect: Dialect, reference: str
+) -> list[str]:
+    """Post `text` (already verified) and return the ts of each message posted."""
+    if dialect == "mrkdwn":
+        return await _post(client, target, text, reference)
+    return await _stream(client, target, text, reference)
+
+
+async def _post(client: AsyncWebClient, target: Target, text: str, reference: str) -> list[str]:
+    posted: list[str] = []
+    pieces = split(text, MRKDWN_PIECE)
+    for index, piece in enumerate(pieces):
+        last = index == len(pieces) - 1
+        steps = steps_of(piece, 2) if len(piece) >= REVEAL_FROM else [piece]
+        first = "".join(steps[:-1]) if len(steps) > 1 else piece
+        blocks = feedback_blocks(piece, reference) if last and len(steps) == 1 else None
+        response = await client.chat_postMessage(
+            channel=target.channel, thread_ts=target.thread_ts, text=first, blocks=blocks
+        )
+        ts = str(response["ts"])
+        if len(steps) > 1 or (last and blocks is None):
+            await client.chat_update(
+                channel=target.channel,
+                ts=ts,
+                text=piece,
+                blocks=feedback_blocks(piece, reference) if last else None,
+            )
+        posted.append(ts)
+    return posted
+
+
+async def _stream(client: AsyncWebClient, target: Target, text: str, reference: str) -> list[str]:
+    posted: list[str] = []
+    # recipients are required in channels, not in DMs
+    team = None if target.is_dm else target.team
+    user = None if target.is_dm else target.user
+    pieces = split(text, STREAM_PIECE)
+    for index, piece in enumerate(pieces):
+        chunks = steps_of(piece, 3)
+        started = await client.chat_startStream(
+            channel=target.channel,
+            thread_ts=target.thread_ts,
+            markdown_text=chunks[0],
+            recipient_team_id=team,
+            recipient_user_id=user,
+        )
+        ts = str(started["ts"])
+        posted.append(ts)
+        last = index == len(pieces) - 1
+        try:
+            for chunk in chunks[1:]:
+                await client.chat_appendStream(channel=target.channel, ts=ts, markdown_text=chunk)
+            blocks = _buttons(reference) if last else None
+            await client.chat_stopStream(channel=target.channel, ts=ts, blocks=blocks)
+        except SlackApiError as exc:
+            if exc.response.get("error") != "message_not_in_streaming_state":
+                raise
+            await client.chat_update(channel=target.channel, ts=ts, markdown_text=piece)
+    return posted
+
+
+def steps_of(text: str, parts: int) -> list[str]:
+    """`text` cut into at most `parts` chunks at blank lines outside code blocks; the chunks
+    join back to exactly `text`."""
+    cuts = _blank_line_cuts(text)
+    chosen: list[int] = []
+    for k in range(1, parts):
+        goal = len(text) * k // parts
+        best = min(cuts, key=lambda at: abs(at - goal), default=None)
+        if best is not None and best not in chosen and (not chosen or best > chosen[-1]):
+            chosen.append(best)
+    edges = [0, *chosen, len(text)]
+    return [text[a:b] for a, b in pairwise(edges) if text[a:b]]
+
+
+def _blank_line_cuts(text: str) -> list[int]:
+    cuts: list[int] = []
+    in_code = False
+    at = 0
+    for line in text.split("\n"):
+        if _FENCE.match(line) and line.count("```") % 2 == 1:
+            in_code = not in_code
+        at += len(line) + 1
+        if not in_code and not line.strip() and 0 < at < len(text):
+            cuts.append(at)
+    return cuts
+
+
+def feedback_blocks(text: str, reference: str) -> list[dict[str, Any]]:
+    section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+    return [section, *_buttons(reference)]
+
+
+def _buttons(reference: str) -> list[dict[str, Any]]:
+    def button(emoji: str, label: str, value: str) -> dict[str, Any]:
+        return {
+            "type": "button",
+            "text": {"type": "plain_text", "text": f"{emoji} {label}", "emoji": True},
+            "action_id": f"{FEEDBACK_ACTION}_{value}",
+            "value": value,
+        }
+
+    return [
+        {
+            "type": "actions",
+            "block_id": f"feedback:{reference}",
+            "elements": [button("👍", "Helpful", "up"), button("👎", "Not helpful", "down")],
+        }
+    ]

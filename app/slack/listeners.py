@@ -1,0 +1,178 @@
+"""Slack events → answers: mentions, DMs, thread follow-ups, the DM opening, feedback."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import traceback
+from dataclasses import dataclass, replace
+from typing import Any
+
+from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.async_context import AsyncBoltContext
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from app.agent.loop import Deps, answer
+from app.settings import Settings
+from app.slack.dedupe import SeenMessages, ThreadOrder, message_key
+from app.slack.deliver import Target, deliver
+from app.slack.status import Status, status_text
+from app.slack.thread import Bot, is_own, strip_mention, to_conversation
+from app.verify import failure_message
+
+log = logging.getLogger("vouch.slack")
+ASK = "What would you like to know? Ask me anything in this thread."
+PROMPTS = [
+    {"title": "What can you do?", "message": "What can you help me with?"},
+    {"title": "Summarise a thread", "message": "How do I ask you about a thread?"},
+    {"title": "Check an answer", "message": "How do you check your answers?"},
+]
+_ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
+
+
+@dataclass
+class Listeners:
+    settings: Settings
+    agent: Deps
+    seen: SeenMessages
+    order: ThreadOrder
+
+    async def on_mention(
+        self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
+    ) -> None:
+        await self.handle(event, context, client)
+
+    async def on_message(
+        self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
+    ) -> None:
+        if event.get("bot_id") or event.get("subtype") not in _ANSWERED_SUBTYPES:
+            return  # bots, edits, deletions, joins: no model call
+        if event.get("channel_type") == "im":
+            await self.handle(event, context, client)
+        elif (
+            self.settings.follow_ups
+            and event.get("thread_ts")
+            and f"<@{context.bot_user_id}" not in event.get("text", "")  # app_mention has it
+        ):
+            await self.handle(event, context, client, follow_up=True)
+
+    async def on_home_opened(self, event: dict[str, Any], client: AsyncWebClient) -> None:
+        if event.get("tab") == "messages" and event.get("channel"):
+            try:
+                await client.assistant_threads_setSuggestedPrompts(
+                    channel_id=event["channel"], prompts=PROMPTS, title="Try asking"
+                )
+            except SlackApiError as exc:
+                log.warning("suggested prompts not set: %s", exc.response.get("error"))
+
+    async def on_feedback(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        action = (body.get("actions") or [{}])[0]
+        reference = str(action.get("block_id", "")).removeprefix("feedback:")
+        log.info("feedback %s on %s", action.get("value"), reference)
+
+    async def handle(
+        self,
+        event: dict[str, Any],
+        context: AsyncBoltContext,
+        client: AsyncWebClient,
+        follow_up: bool = False,
+    ) -> None:
+        """Answer one user message exactly once; any failure ends in a plain reply."""
+        team = context.team_id or event.get("team") or ""
+        target = Target(
+            team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
+        )
+        key = message_key(team, target.channel, event["ts"])
+        reference = hashlib.sha256(key.encode()).hexdigest()[:32]
+        delivered = False
+        try:
+            async with self.order.turn(f"{team}:{target.channel}:{target.thread_ts}"):
+                delivered = await self.respond(
+                    event,
+                    context,
+                    client,
+                    target=target,
+                    key=key,
+                    reference=reference,
+                    follow_up=follow_up,
+                )
+        except Exception as exc:  # the one place: log without content, tell the user
+            frames = traceback.extract_tb(exc.__traceback__)
+            where = "; ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in frames[-4:])
+            log.error("answer failed: %s at %s (ref %s)", type(exc).__name__, where, reference)
+            if not delivered:
+                await self.post_plain(client, target, failure_message(self.dialect, reference))
+
+    async def respond(
+        self,
+        event: dict[str, Any],
+        context: AsyncBoltContext,
+        client: AsyncWebClient,
+        *,
+        target: Target,
+        key: str,
+        reference: str,
+        follow_up: bool,
+    ) -> bool:
+        bot = Bot(context.bot_user_id or "", context.bot_id or "")
+        text = strip_mention(event.get("text", ""), bot)
+        replies = await self.history(client, target, event)
+        if follow_up and not any(is_own(m, bot) for m in replies):
+            return False  # a thread Vouch is not part of
+        if not self.seen.first(key):
+            log.info("duplicate delivery ignored (ref %s)", reference)
+            return False
+        if not text:
+            await self.post_plain(client, target, ASK)
+            return True
+        conversation = to_conversation(
+            replies,
+            current_ts=event["ts"],
+            text=text,
+            bot=bot,
+            dialect=self.dialect,
+            max_messages=self.settings.thread_max_messages,
+            max_chars=self.settings.thread_max_chars,
+        )
+        status = Status(client, target.channel, target.thread_ts)
+
+        async def progress(stage: str, attempt: int, total: int) -> None:
+            await status.show(status_text(stage, attempt, total))
+
+        try:
+            outcome = await answer(conversation, replace(self.agent, progress=progress), reference)
+        finally:
+            await status.close()
+        try:
+            await deliver(client, target, outcome.text, self.dialect, reference)
+        except SlackApiError as exc:  # after the client's own retries; never post it twice
+            log.error("delivery failed: %s (ref %s)", exc.response.get("error"), reference)
+            await status.close(clear=True)
+        return True
+
+    async def history(
+        self, client: AsyncWebClient, target: Target, event: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        if target.thread_ts == event["ts"]:
+            return []  # a new thread has no history
+        response = await client.conversations_replies(
+            channel=target.channel,
+            ts=target.thread_ts,
+            limit=min(1000, self.settings.thread_max_messages + 1),
+        )
+        messages = response.get("messages") or []
+        return [m for m in messages if isinstance(m, dict)]
+
+    async def post_plain(self, client: AsyncWebClient, target: Target, text: str) -> None:
+        try:
+            await client.chat_postMessage(
+                channel=target.channel, thread_ts=target.thread_ts, text=text
+            )
+        except SlackApiError as exc:
+            log.error("reply failed: %s", exc.response.get("error"))
+
+    @property
+    def dialect(self) -> Any:
+        return self.settings.response_format

@@ -1,0 +1,68 @@
+"""The thread's "is thinking…" status, kept alive: Slack clears it after 2 minutes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+REFRESH_SECONDS = 90.0
+log = logging.getLogger("vouch.slack")
+
+
+class Status:
+    """Shows a status line in a thread and re-sends it every `refresh` seconds until
+    closed. Failing to show a status never stops an answer."""
+
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        channel: str,
+        thread_ts: str,
+        refresh: float = REFRESH_SECONDS,
+    ) -> None:
+        self._client, self._channel, self._thread_ts = client, channel, thread_ts
+        self._refresh = refresh
+        self._text = ""
+        self._keeper: asyncio.Task[None] | None = None
+
+    async def show(self, text: str) -> None:
+        self._text = text
+        await self._send()
+        if self._keeper is None:
+            self._keeper = asyncio.create_task(self._keep())
+
+    async def close(self, clear: bool = False) -> None:
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._keeper
+            self._keeper = None
+        if clear:
+            self._text = ""
+            await self._send()
+
+    async def _keep(self) -> None:
+        while True:
+            await asyncio.sleep(self._refresh)
+            await self._send()
+
+    async def _send(self) -> None:
+        try:
+            await self._client.assistant_threads_setStatus(
+                channel_id=self._channel, thread_ts=self._thread_ts, status=self._text
+            )
+        except SlackApiError as exc:
+            log.warning("status not set: %s", exc.response.get("error"))
+
+
+def status_text(stage: str, attempt: int, total: int) -> str:
+    """What Vouch is doing, for the status line."""
+    if stage == "checking":
+        return "is checking the answer…"
+    if attempt == 1:
+        return "is thinking…"
+    return f"is revising, attempt {attempt} of {total}…"

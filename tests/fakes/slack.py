@@ -1,0 +1,144 @@
+"""A loopback Slack Web API, scripted per test: records every call, keeps threads (so a
+follow-up sees Vouch's earlier answer), and serves scripted faults per method."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import threading
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+TEAM, BOT_USER, BOT_ID = "T0001", "UVOUCH", "BVOUCH"
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Fault:
+    status: int = 200
+    error: str = "internal_error"  # the `error` of an ok:false body
+    retry_after: int | None = None
+
+
+@dataclass
+class FakeSlack:
+    calls: list[Call] = field(default_factory=list)
+    threads: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    faults: dict[str, deque[Fault]] = field(default_factory=lambda: defaultdict(deque))
+    url: str = ""
+    _clock: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _loop: asyncio.AbstractEventLoop | None = None
+    _runner: web.AppRunner | None = None
+
+    def fail(self, method: str, *faults: Fault) -> None:
+        self.faults[method].extend(faults)
+
+    def reset(self) -> None:
+        self.calls.clear()
+        self.threads.clear()
+        self.faults.clear()
+
+    def of(self, method: str) -> list[dict[str, Any]]:
+        return [call.params for call in self.calls if call.method == method]
+
+    def text_sent(self) -> str:
+        """Every byte of text any call carried, for "never shown" assertions."""
+        return "\n".join(json.dumps(call.params, ensure_ascii=False) for call in self.calls)
+
+    def start(self) -> str:
+        ready = threading.Event()
+        threading.Thread(target=self._serve, args=(ready,), daemon=True).start()
+        ready.wait(10)
+        return self.url
+
+    def stop(self) -> None:
+        if self._loop is not None and self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+
+    def _serve(self, ready: threading.Event) -> None:
+        self._loop = asyncio.new_event_loop()
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._handle)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.1)
+        self._loop.run_until_complete(self._runner.setup())
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        self._loop.run_until_complete(site.start())
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}/api/"
+        ready.set()
+        self._loop.run_forever()
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params: dict[str, Any] = dict(request.query)
+        if request.content_type == "application/json":
+            params.update(await request.json())
+        elif request.method == "POST":
+            params.update(await request.post())
+        self.calls.append(Call(method, params))
+        if self.faults[method]:
+            fault = self.faults[method].popleft()
+            headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after else {}
+            body = {"ok": False, "error": fault.error}
+            return web.json_response(body, status=fault.status, headers=headers)
+        handler = getattr(self, "_" + method.replace(".", "_"), None)
+        if handler is None:
+            return web.json_response({"ok": False, "error": "unknown_method"})
+        return web.json_response({"ok": True, **handler(params)})
+
+    def _ts(self) -> str:
+        return f"1700000000.{next(self._clock):06d}"
+
+    def _auth_test(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"user_id": BOT_USER, "bot_id": BOT_ID, "team_id": TEAM, "user": "vouch"}
+
+    def _conversations_replies(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"messages": self.threads.get((params["channel"], params["ts"]), [])}
+
+    def _chat_postMessage(self, params: dict[str, Any]) -> dict[str, Any]:
+        ts = self._ts()
+        message = {"ts": ts, "user": BOT_USER, "bot_id": BOT_ID, "text": params.get("text", "")}
+        thread = params.get("thread_ts") or ts
+        self.threads.setdefault((params["channel"], thread), []).append(message)
+        return {"channel": params["channel"], "ts": ts, "message": message}
+
+    def _chat_update(self, params: dict[str, Any]) -> dict[str, Any]:
+        for messages in self.threads.values():
+            for message in messages:
+                if message["ts"] == params["ts"]:
+                    message["text"] = params.get("text") or params.get("markdown_text", "")
+        return {"channel": params["channel"], "ts": params["ts"]}
+
+    def _chat_startStream(self, params: dict[str, Any]) -> dict[str, Any]:
+        posted = self._chat_postMessage({**params, "text": params.get("markdown_text", "")})
+        return {"channel": params["channel"], "ts": posted["ts"]}
+
+    def _chat_appendStream(self, params: dict[str, Any]) -> dict[str, Any]:
+        self._extend(params)
+        return {"channel": params["channel"], "ts": params["ts"]}
+
+    def _chat_stopStream(self, params: dict[str, Any]) -> dict[str, Any]:
+        self._extend(params)
+        return {"channel": params["channel"], "ts": params["ts"]}
+
+    def _extend(self, params: dict[str, Any]) -> None:
+        for messages in self.threads.values():
+            for message in messages:
+                if message["ts"] == params["ts"]:
+                    message["text"] += params.get("markdown_text") or ""
+
+    def _assistant_threads_setStatus(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def _assistant_threads_setSuggestedPrompts(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {}

@@ -1,0 +1,70 @@
+"""Drive the real Bolt app with raw Events API payloads and wait for its replies."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
+
+from app.agent.loop import Deps, LoopConfig
+from app.agent.model import make_client
+from app.settings import Settings
+from app.slack.app import create_app
+from tests.fakes.slack import BOT_USER, TEAM, FakeSlack
+
+_ids = itertools.count(1)
+
+
+def make_app(settings: Settings) -> AsyncApp:
+    return create_app(settings, Deps(make_client(settings), LoopConfig.from_settings(settings)))
+
+
+def envelope(event: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "token": "legacy",
+        "team_id": TEAM,
+        "api_app_id": "A0001",
+        "type": "event_callback",
+        "event_id": f"Ev{next(_ids):06d}",
+        "event_time": 1700000000,
+        "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
+        "event": {"team": TEAM, **event},
+    }
+
+
+def mention(text: str, ts: str, channel: str = "C0001", **extra: Any) -> dict[str, Any]:
+    event = {"type": "app_mention", "user": "U0001", "text": f"<@{BOT_USER}> {text}"}
+    return {**event, "channel": channel, "ts": ts, "event_ts": ts, **extra}
+
+
+def message(text: str, ts: str, channel: str = "C0001", **extra: Any) -> dict[str, Any]:
+    event = {"type": "message", "user": "U0001", "text": text, "channel_type": "channel"}
+    return {**event, "channel": channel, "ts": ts, "event_ts": ts, **extra}
+
+
+async def dispatch(app: AsyncApp, event: dict[str, Any], retry: int = 0) -> int:
+    headers = {"x-slack-retry-num": [str(retry)]} if retry else {}
+    request = AsyncBoltRequest(body=envelope(event), headers=headers, mode="socket_mode")
+    response = await app.async_dispatch(request)
+    return response.status
+
+
+async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Wait until `check()` holds (Bolt runs listeners after the ack)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not check():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("timed out waiting for the app")
+        await asyncio.sleep(0.01)
+
+
+async def settle(slack: FakeSlack, quiet: float = 0.3) -> None:
+    """Wait until no Slack call has arrived for `quiet` seconds."""
+    seen = -1
+    while seen != len(slack.calls):
+        seen = len(slack.calls)
+        await asyncio.sleep(quiet)
