@@ -1,0 +1,171 @@
+"""Delivery in both formats: splits, streaming, buttons, fallbacks, rate limits."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from slack_bolt.request.async_request import AsyncBoltRequest
+
+from app.slack.deliver import FEEDBACK_ACTION, MRKDWN_PIECE, STREAM_PIECE
+from app.verify.scan import scan
+from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.fakes.slack import TEAM, FakeSlack, Fault
+from tests.slack.bolt import dispatch, make_app, mention, message, settle, until
+
+PARAGRAPH = "Deploys go through the pipeline; each stage is checked before it runs. " * 6
+CODE = "```\n" + "\n".join(f"step_{i} = deploy({i})" for i in range(60)) + "\n```"
+
+
+def long_answer(size: int) -> str:
+    parts: list[str] = []
+    while sum(len(p) + 2 for p in parts) < size:
+        parts.append(CODE if len(parts) % 4 == 3 else PARAGRAPH)
+    return "\n\n".join(parts)
+
+
+def final_texts(slack: FakeSlack) -> dict[str, str]:
+    """The text each message ends with, by ts, after posts and updates."""
+    texts = {}
+    for thread in slack.threads.values():
+        for msg in thread:
+            texts[msg["ts"]] = msg["text"]
+    return texts
+
+
+async def test_long_mrkdwn_answer_is_split_into_continuations(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    text = long_answer(12_000)
+    fake_anthropic.push(Reply(text))
+    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    await dispatch(app, mention("how do deploys work?", "200.000001"))
+    await until(lambda: len(fake_slack.of("chat.postMessage")) >= 4)
+    await settle(fake_slack)
+    posts = fake_slack.of("chat.postMessage")
+    assert all(p["thread_ts"] == "200.000001" for p in posts)
+    finals = [final_texts(fake_slack)[ts] for ts in sorted(final_texts(fake_slack))]
+    assert len(finals) == len(posts) >= 4
+    for piece in finals:
+        assert len(piece) <= MRKDWN_PIECE
+        assert scan(piece).unclosed_fence is None
+    assert "".join(finals).replace("\n", "") == text.replace("\n", "")
+    with_buttons = [c.params for c in fake_slack.calls if FEEDBACK_ACTION in str(c.params)]
+    assert len(with_buttons) == 1  # on the last message only
+    last_ts = max(final_texts(fake_slack))
+    assert with_buttons[0].get("ts", last_ts) == last_ts
+
+
+async def test_markdown_answer_streams_with_recipients_and_rolls_over(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    text = long_answer(17_000).replace("Deploys go", "**Deploys** go")
+    fake_anthropic.push(Reply(text))
+    app = make_app(make_settings(slack_api_url=fake_slack.url, response_format="markdown"))
+    await dispatch(app, mention("how do deploys work?", "201.000001"))
+    await until(lambda: len(fake_slack.of("chat.stopStream")) >= 2)
+    await settle(fake_slack)
+    starts = fake_slack.of("chat.startStream")
+    assert len(starts) >= 2
+    for start in starts:
+        assert (start["recipient_team_id"], start["recipient_user_id"]) == (TEAM, "U0001")
+        assert start["thread_ts"] == "201.000001"
+    appends = fake_slack.of("chat.appendStream")
+    assert len(appends) <= 2 * len(starts)  # a few large appends, never per token
+    per_message = final_texts(fake_slack)
+    assert all(len(t) <= STREAM_PIECE for t in per_message.values())
+    assert "".join(per_message[ts] for ts in sorted(per_message)).replace("\n", "") == (
+        text.replace("\n", "")
+    )
+    stops = fake_slack.of("chat.stopStream")
+    assert [FEEDBACK_ACTION in str(s.get("blocks")) for s in stops] == [False] * (
+        len(stops) - 1
+    ) + [True]
+    assert fake_slack.of("chat.postMessage") == []
+
+
+async def test_dm_streams_without_recipients(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_anthropic.push(Reply("Use **make deploy** from `main`."))
+    app = make_app(make_settings(slack_api_url=fake_slack.url, response_format="markdown"))
+    await dispatch(app, message("how do I deploy?", "202.000001", "D0001", channel_type="im"))
+    await until(lambda: bool(fake_slack.of("chat.stopStream")))
+    [start] = fake_slack.of("chat.startStream")
+    assert "recipient_team_id" not in start and "recipient_user_id" not in start
+    assert start["markdown_text"] == "Use **make deploy** from `main`."
+
+
+async def test_expired_stream_falls_back_to_chat_update(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    text = long_answer(3_000)
+    fake_anthropic.push(Reply(text))
+    fake_slack.fail("chat.appendStream", Fault(error="message_not_in_streaming_state"))
+    app = make_app(make_settings(slack_api_url=fake_slack.url, response_format="markdown"))
+    await dispatch(app, mention("how do deploys work?", "203.000001"))
+    await until(lambda: bool(fake_slack.of("chat.update")))
+    await settle(fake_slack)
+    [update] = fake_slack.of("chat.update")
+    assert update["markdown_text"] == text
+    assert len(fake_slack.of("chat.startStream")) == 1
+
+
+async def test_429_on_post_message_is_retried_after_retry_after(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_anthropic.push(Reply("Merge to `main` and the pipeline deploys billing."))
+    fake_slack.fail("chat.postMessage", Fault(status=429, error="ratelimited", retry_after=1))
+    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    started = time.monotonic()
+    await dispatch(app, mention("how do I deploy billing?", "204.000001"))
+    await until(lambda: len(fake_slack.of("chat.postMessage")) == 2)
+    assert time.monotonic() - started >= 1.0
+    await settle(fake_slack)
+    assert len(final_texts(fake_slack)) == 1  # one copy of the answer
+
+
+async def test_delivery_that_finally_fails_is_not_posted_twice(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_anthropic.push(Reply("Merge to `main` and the pipeline deploys billing."))
+    fake_slack.fail("chat.postMessage", Fault(error="channel_not_found"))
+    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    await dispatch(app, mention("how do I deploy billing?", "205.000001"))
+    await until(lambda: bool(fake_slack.of("chat.postMessage")))
+    await settle(fake_slack)
+    assert len(fake_slack.of("chat.postMessage")) == 1
+
+
+async def test_feedback_buttons_are_acked(make_settings: Any, fake_slack: FakeSlack) -> None:
+    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    body = {
+        "type": "block_actions",
+        "team": {"id": TEAM},
+        "user": {"id": "U0001"},
+        "api_app_id": "A0001",
+        "container": {"type": "message", "channel_id": "C0001", "message_ts": "1.1"},
+        "channel": {"id": "C0001"},
+        "actions": [
+            {
+                "type": "button",
+                "action_id": f"{FEEDBACK_ACTION}_up",
+                "block_id": "feedback:abc123",
+                "value": "up",
+            }
+        ],
+    }
+    response = await app.async_dispatch(AsyncBoltRequest(body=body, mode="socket_mode"))
+    assert response.status == 200
+
+
+async def test_opening_the_dm_suggests_prompts(make_settings: Any, fake_slack: FakeSlack) -> None:
+    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    event = {"type": "app_home_opened", "user": "U0001", "channel": "D0001", "tab": "messages"}
+    await dispatch(app, event)
+    await until(lambda: bool(fake_slack.of("assistant.threads.setSuggestedPrompts")))
+    [call] = fake_slack.of("assistant.threads.setSuggestedPrompts")
+    assert call["channel_id"] == "D0001"
+    await dispatch(app, {**event, "tab": "home"})
+    await settle(fake_slack)
+    assert len(fake_slack.of("assistant.threads.setSuggestedPrompts")) == 1
