@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := test
-.PHONY: test lint typecheck pytest bench chat clean
+.PHONY: test lint typecheck pytest bench run chat clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+run: $(STAMP)
+	$(BIN)/python -m app
 
 chat: $(STAMP)
 	$(BIN)/python -m app chat

@@ -1,18 +1,26 @@
-"""Command line: `python -m app chat` talks to the agent loop in a terminal."""
+"""Command line: `python -m app` runs the bot; `python -m app chat` talks to the agent loop
+in a terminal."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 
 from app.chat import chat
-from app.settings import SettingsError, load_settings
+from app.server import SETUP_HINT, credential_problems, serve
+from app.settings import Settings, SettingsError, load_settings
+
+# Third-party loggers can print request bodies (message text) at DEBUG, and Bolt prints an
+# unhandled request whole as a warning: keep them to errors.
+_QUIET = ("slack_bolt", "slack_sdk", "anthropic", "httpx", "httpx2", "aiohttp.access")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m app", description="Vouch")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("run", help="run the Slack bot (the default)")
     commands.add_parser("chat", help="chat with the agent loop in this terminal")
     args = parser.parse_args(argv)
     try:
@@ -20,13 +28,31 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"{exc}. See .env.example.", file=sys.stderr)
         return 2
+    _configure_logging(settings)
     try:
         if args.command == "chat":
             return asyncio.run(chat(settings))
+        return _run(settings)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
-    return 2
+
+
+def _run(settings: Settings) -> int:
+    problems = credential_problems(settings)
+    if problems:
+        print(f"Cannot start Vouch: set {'; '.join(problems)}. {SETUP_HINT}", file=sys.stderr)
+        return 2
+    asyncio.run(serve(settings))
+    return 0
+
+
+def _configure_logging(settings: Settings) -> None:
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+    for name in _QUIET:
+        logging.getLogger(name).setLevel(logging.ERROR)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
     slack_api_url: str = "https://slack.com/api/"
+    host: str = "0.0.0.0"
     port: int = Field(3000, ge=1, le=65535)
     follow_ups: bool = True
     thread_max_messages: int = Field(50, ge=1, le=1000)

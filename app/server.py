@@ -1,0 +1,62 @@
+"""Start the bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP on HOST:PORT with
+POST /slack/events (signature-verified by Bolt) and GET /healthz."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from aiohttp import web
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+from app.agent.loop import Deps, LoopConfig
+from app.agent.model import make_client
+from app.settings import Settings
+from app.slack.app import create_app
+
+log = logging.getLogger("vouch")
+
+SETUP_HINT = (
+    "Create the Slack app from manifest.yml, then copy .env.example to .env and fill it in."
+)
+
+
+def credential_problems(settings: Settings) -> list[str]:
+    """What is missing or malformed for running the bot, one phrase each."""
+    problems = []
+    bot = settings.slack_bot_token
+    if bot is None or not bot.get_secret_value().startswith("xoxb-"):
+        problems.append("SLACK_BOT_TOKEN (a bot token starting with xoxb-)")
+    app_token = settings.slack_app_token
+    if app_token is not None and not app_token.get_secret_value().startswith("xapp-"):
+        problems.append("SLACK_APP_TOKEN (an app-level token starting with xapp-)")
+    if app_token is None and settings.slack_signing_secret is None:
+        problems.append("SLACK_APP_TOKEN for Socket Mode, or SLACK_SIGNING_SECRET for HTTP mode")
+    if settings.anthropic_api_key is None:
+        problems.append("ANTHROPIC_API_KEY")
+    return problems
+
+
+async def serve(settings: Settings) -> None:
+    """Run until cancelled."""
+    agent = Deps(make_client(settings), LoopConfig.from_settings(settings))
+    app = create_app(settings, agent)
+    if settings.slack_app_token is not None:
+        log.info("starting in Socket Mode")
+        handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())
+        await handler.start_async()  # type: ignore[no-untyped-call]
+        return
+    web_app = app.web_app(path="/slack/events", port=settings.port)
+    web_app.router.add_get("/healthz", _healthz)
+    runner = web.AppRunner(web_app)
+    await runner.setup()
+    await web.TCPSite(runner, settings.host, settings.port).start()
+    log.info("listening for HTTP events on %s:%s", settings.host, settings.port)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    return web.json_response({"ok": True})

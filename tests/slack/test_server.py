@@ -1,0 +1,136 @@
+"""HTTP mode as a real server: signed requests, forged and stale signatures, health, and
+the command line's clear refusal to start without credentials."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from app.server import serve
+from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.fakes.slack import FakeSlack
+from tests.slack.bolt import envelope, mention, until
+
+SECRET = "signing-secret-for-tests"
+GOOD = "Merge to `main` and the pipeline deploys billing to staging."
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def signed(body: bytes, secret: str = SECRET, age: float = 0) -> dict[str, str]:
+    timestamp = str(int(time.time() - age))
+    base = f"v0:{timestamp}:".encode() + body
+    signature = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+    return {
+        "X-Slack-Request-Timestamp": timestamp,
+        "X-Slack-Signature": signature,
+        "Content-Type": "application/json",
+    }
+
+
+@pytest.fixture
+async def server(
+    make_settings: Any, fake_slack: FakeSlack, fake_anthropic: FakeAnthropic
+) -> AsyncIterator[str]:
+    port = free_port()
+    settings = make_settings(
+        slack_api_url=fake_slack.url, slack_signing_secret=SECRET, host="127.0.0.1", port=port
+    )
+    task = asyncio.create_task(serve(settings))
+    url = f"http://127.0.0.1:{port}"
+    async with aiohttp.ClientSession() as session:
+        for _ in range(200):
+            try:
+                async with session.get(f"{url}/healthz") as response:
+                    if response.status == 200:
+                        break
+            except aiohttp.ClientConnectionError:
+                await asyncio.sleep(0.02)
+    yield url
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(f"{url}/slack/events", data=body, headers=headers) as response,
+    ):
+        return response.status, await response.text()
+
+
+async def test_health(server: str) -> None:
+    async with aiohttp.ClientSession() as session, session.get(f"{server}/healthz") as response:
+        assert response.status == 200 and await response.json() == {"ok": True}
+
+
+async def test_signed_event_is_answered(
+    server: str, fake_slack: FakeSlack, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.push(Reply(GOOD))
+    body = json.dumps(envelope(mention("how do I deploy billing?", "300.000001"))).encode()
+    status, _ = await post(server, body, signed(body))
+    assert status == 200
+    await until(lambda: bool(fake_slack.of("chat.postMessage")))
+    assert fake_slack.of("chat.postMessage")[0]["text"] == GOOD
+
+
+async def test_url_verification_challenge(server: str) -> None:
+    body = json.dumps({"type": "url_verification", "challenge": "c-123", "token": "t"}).encode()
+    status, text = await post(server, body, signed(body))
+    assert status == 200 and "c-123" in text
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        pytest.param(lambda b: signed(b, secret="wrong-secret"), id="forged"),
+        pytest.param(lambda b: signed(b, age=6 * 60), id="stale"),
+        pytest.param(lambda b: {"Content-Type": "application/json"}, id="unsigned"),
+        pytest.param(lambda b: signed(b + b" "), id="tampered-body"),
+    ],
+)
+async def test_bad_signatures_are_rejected(
+    server: str, fake_slack: FakeSlack, fake_anthropic: FakeAnthropic, headers: Any
+) -> None:
+    fake_anthropic.default = Reply(GOOD)
+    body = json.dumps(envelope(mention("how do I deploy?", "301.000001"))).encode()
+    status, _ = await post(server, body, headers(body))
+    assert status == 401
+    await asyncio.sleep(0.2)
+    assert fake_anthropic.requests == [] and fake_slack.of("chat.postMessage") == []
+
+
+def test_missing_credentials_is_one_clear_message(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ANTHROPIC_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "app"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "SLACK_BOT_TOKEN": "not-a-bot-token"},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+    for needle in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "manifest.yml", ".env.example"):
+        assert needle in done.stderr
