@@ -1,0 +1,91 @@
+"""manifest.yml grants exactly the scopes of the Web API methods and events the app uses."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.fakes.slack import FakeSlack
+from tests.slack.bolt import dispatch, make_app, mention, message, settle, until
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = yaml.safe_load((ROOT / "manifest.yml").read_text())
+HISTORY = {"channels:history", "groups:history", "im:history"}
+METHOD_SCOPES: dict[str, set[str]] = {
+    "auth.test": set(),
+    "chat.postMessage": {"chat:write"},
+    "chat.update": {"chat:write"},
+    "chat.startStream": {"chat:write"},
+    "chat.appendStream": {"chat:write"},
+    "chat.stopStream": {"chat:write"},
+    "assistant.threads.setStatus": {"chat:write"},
+    "assistant.threads.setSuggestedPrompts": {"assistant:write"},
+    "conversations.replies": HISTORY,
+}
+REPLIES = ("chat.postMessage", "chat.stopStream")
+EVENT_SCOPES = {
+    "app_mention": {"app_mentions:read"},
+    "message.channels": {"channels:history"},
+    "message.groups": {"groups:history"},
+    "message.im": {"im:history"},
+    "app_home_opened": set(),
+}
+
+
+def methods_in_source() -> set[str]:
+    """Every Web API method the app's code calls on a client."""
+    calls = re.compile(r"client\.([a-z]+(?:_[a-zA-Z]+)+)\(")
+    found: set[str] = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        found.update(name.replace("_", ".") for name in calls.findall(path.read_text()))
+    return found
+
+
+async def methods_called(
+    make_settings: Any, slack: FakeSlack, anthropic: FakeAnthropic
+) -> set[str]:
+    """Every Web API method called while serving each kind of event, in both formats."""
+    anthropic.default = Reply("Merge to `main` and the pipeline deploys billing to staging.")
+    for fmt in ("mrkdwn", "markdown"):
+        app = make_app(make_settings(slack_api_url=slack.url, response_format=fmt))
+        root = f"40{len(fmt)}.000001"
+        before = len(slack.calls)
+        await dispatch(app, mention("how do I deploy billing?", root))
+        await until(lambda before=before: any(c.method in REPLIES for c in slack.calls[before:]))
+        await settle(slack)
+        slack.threads.setdefault(("C0001", root), []).insert(0, {"ts": root, "user": "U0001"})
+        await dispatch(app, message("and rollback?", f"40{len(fmt)}.000002", thread_ts=root))
+        await dispatch(app, message("deploy?", f"41{len(fmt)}.1", "D0001", channel_type="im"))
+        opened = {"type": "app_home_opened", "user": "U0001", "channel": "D0001"}
+        await dispatch(app, {**opened, "tab": "messages"})
+        await settle(slack)
+    return {call.method for call in slack.calls}
+
+
+async def test_manifest_grants_exactly_the_scopes_the_app_needs(
+    make_settings: Any, fake_slack: FakeSlack, fake_anthropic: FakeAnthropic
+) -> None:
+    called = await methods_called(make_settings, fake_slack, fake_anthropic)
+    source = methods_in_source()
+    assert called - {"auth.test"} <= source, "a method is called that the scan missed"
+    assert source <= set(METHOD_SCOPES), f"no scope known for {source - set(METHOD_SCOPES)}"
+    events = set(MANIFEST["settings"]["event_subscriptions"]["bot_events"])
+    needed = set().union(*(METHOD_SCOPES[m] for m in source | called))
+    needed |= set().union(*(EVENT_SCOPES[e] for e in events))
+    assert set(MANIFEST["oauth_config"]["scopes"]["bot"]) == needed
+    assert {"conversations.replies", "chat.startStream", "chat.postMessage"} <= called
+
+
+def test_manifest_subscribes_to_the_events_the_app_handles() -> None:
+    events = set(MANIFEST["settings"]["event_subscriptions"]["bot_events"])
+    assert events == set(EVENT_SCOPES)
+    settings = MANIFEST["settings"]
+    assert settings["interactivity"]["is_enabled"] is True
+    assert settings["socket_mode_enabled"] is True
+    view = MANIFEST["features"]["agent_view"]
+    assert view["agent_description"] and len(view["suggested_prompts"]) >= 1
+    assert "assistant_view" not in MANIFEST["features"]  # the legacy form
