@@ -1,0 +1,44 @@
+"""The thread status is re-sent on a timer (Slack clears it after 2 minutes) until closed."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from app.slack.app import make_web_client
+from app.slack.status import REFRESH_SECONDS, Status, status_text
+from tests.fakes.slack import FakeSlack, Fault
+
+
+async def test_status_is_refreshed_until_closed(make_settings: Any, fake_slack: FakeSlack) -> None:
+    client = make_web_client(make_settings(slack_api_url=fake_slack.url))
+    status = Status(client, "C0001", "1.1", refresh=0.05)
+    await status.show("is thinking…")
+    await asyncio.sleep(0.28)
+    await status.close()
+    sent = len(fake_slack.of("assistant.threads.setStatus"))
+    assert sent >= 4
+    await asyncio.sleep(0.15)
+    assert len(fake_slack.of("assistant.threads.setStatus")) == sent  # stopped
+    assert {p["status"] for p in fake_slack.of("assistant.threads.setStatus")} == {"is thinking…"}
+
+
+async def test_status_failure_never_stops_an_answer(
+    make_settings: Any, fake_slack: FakeSlack
+) -> None:
+    client = make_web_client(make_settings(slack_api_url=fake_slack.url))
+    fake_slack.fail("assistant.threads.setStatus", Fault(error="missing_scope"))
+    status = Status(client, "C0001", "1.1")
+    await status.show("is thinking…")  # must not raise
+    await status.close(clear=True)
+    assert [p["status"] for p in fake_slack.of("assistant.threads.setStatus")] == [
+        "is thinking…",
+        "",
+    ]
+
+
+def test_refresh_is_well_inside_slacks_two_minutes() -> None:
+    assert REFRESH_SECONDS <= 90
+    assert status_text("drafting", 1, 3) == "is thinking…"
+    assert status_text("drafting", 3, 3) == "is revising, attempt 3 of 3…"
+    assert status_text("checking", 2, 3) == "is checking the answer…"
