@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
@@ -38,9 +39,14 @@ def credential_problems(settings: Settings) -> list[str]:
 
 
 async def serve(settings: Settings) -> None:
-    """Run until cancelled."""
+    """Run until cancelled; Slack Web API calls share one connection pool."""
+    async with aiohttp.ClientSession() as session:
+        await _serve(settings, session)
+
+
+async def _serve(settings: Settings, session: aiohttp.ClientSession) -> None:
     agent = Deps(make_client(settings), LoopConfig.from_settings(settings))
-    app = create_app(settings, agent)
+    app = create_app(settings, agent, session)
     if settings.slack_app_token is not None:
         log.info("starting in Socket Mode")
         handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())

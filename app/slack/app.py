@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
+import aiohttp
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -19,13 +21,17 @@ from app.slack.deliver import FEEDBACK_ACTION
 from app.slack.listeners import Listeners
 
 
-def make_web_client(settings: Settings) -> AsyncWebClient:
+def make_web_client(
+    settings: Settings, session: aiohttp.ClientSession | None = None
+) -> AsyncWebClient:
     """A Web API client at SLACK_API_URL that honours Retry-After on 429 and retries 5xx
-    and connection errors a bounded number of times."""
+    and connection errors a bounded number of times. Pass a session to reuse connections
+    (without one, the SDK opens a new connection for every call)."""
     token = settings.slack_bot_token
     return AsyncWebClient(
         token=token.get_secret_value() if token is not None else None,
         base_url=settings.slack_api_url,
+        session=session,
         retry_handlers=[
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
             AsyncRateLimitErrorRetryHandler(max_retry_count=3),
@@ -34,10 +40,21 @@ def make_web_client(settings: Settings) -> AsyncWebClient:
     )
 
 
-def create_app(settings: Settings, agent: Deps) -> AsyncApp:
+def bolt_logger() -> logging.Logger:
+    """Bolt's framework logger, kept to errors: its warnings can print a whole request body
+    (message text), e.g. for an unhandled event."""
+    logger = logging.getLogger("vouch.bolt")
+    logger.setLevel(logging.ERROR)
+    return logger
+
+
+def create_app(
+    settings: Settings, agent: Deps, session: aiohttp.ClientSession | None = None
+) -> AsyncApp:
     secret = settings.slack_signing_secret
     app = AsyncApp(
-        client=make_web_client(settings),
+        logger=bolt_logger(),
+        client=make_web_client(settings, session),
         signing_secret=secret.get_secret_value() if secret is not None else "",
         request_verification_enabled=secret is not None,
     )

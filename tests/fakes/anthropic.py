@@ -13,6 +13,7 @@ import asyncio
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,7 @@ class FakeAnthropic:
     requests: list[dict[str, Any]] = field(default_factory=list)
     raw: list[bytes] = field(default_factory=list)  # every request body as sent
     default: Item | None = None  # served when the script is empty
+    responder: Callable[[dict[str, Any]], Item] | None = None  # picks an item per request
     min_cache_tokens: int = 0  # the real API caches prefixes of 1,024+ tokens (Sonnet)
     _seen_prefixes: set[str] = field(default_factory=set)
     _loop: asyncio.AbstractEventLoop | None = None
@@ -99,7 +101,12 @@ class FakeAnthropic:
         body = json.loads(raw)
         self.raw.append(raw)
         self.requests.append(body)
-        item = self.script.popleft() if self.script else self.default
+        if self.script:
+            item: Item | None = self.script.popleft()
+        elif self.responder is not None:
+            item = self.responder(body)
+        else:
+            item = self.default
         if item is None:
             return _error(400, "invalid_request_error", "fake: nothing scripted", 0)
         if isinstance(item, Fail):

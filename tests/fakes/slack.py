@@ -7,6 +7,7 @@ import asyncio
 import itertools
 import json
 import threading
+import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ TEAM, BOT_USER, BOT_ID = "T0001", "UVOUCH", "BVOUCH"
 class Call:
     method: str
     params: dict[str, Any]
+    at: float = field(default_factory=time.monotonic)  # arrival, for latency measurements
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,234 @@
+"""Load: N concurrent conversations against the bot running as a process in HTTP mode.
+
+Run: .venv/bin/python -m bench.load [--conversations 200] [--rounds 3]   (from the repo root)
+
+The bot (`python -m app`) runs as its own process against the loopback fakes; the model
+streams each answer after a latency of 1-3 s (seeded). This script sends every event at
+once, signed as Slack signs them, and reports: every message answered exactly once; the
+time to acknowledge an event (p50/p99, while all answers are in flight), for events sent
+all at once (burst) and spread over one second (ramp); the overhead per
+message beyond model time (reply arrival − event sent − model latency); the bot's peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import hmac
+import json
+import os
+import random
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from typing import Any
+
+import aiohttp
+
+from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.fakes.slack import BOT_USER, TEAM, FakeSlack
+
+SECRET = "bench-signing-secret"
+RAMP = 1.0  # seconds over which a ramp round spreads its events; answers take 1-3 s
+ANSWER = (
+    "*Deploying billing*\nMerge to `main`: the pipeline builds, tests and deploys billing to "
+    "staging in about 8 minutes.\n\n• *Roll back*: press _Revert_ on the last deploy.\n"
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_bot(slack: FakeSlack, model: FakeAnthropic, port: int) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ANTHROPIC_"))}
+    env.update(
+        SLACK_BOT_TOKEN="xoxb-bench",
+        SLACK_SIGNING_SECRET=SECRET,
+        SLACK_API_URL=slack.url,
+        ANTHROPIC_API_KEY="bench",
+        ANTHROPIC_BASE_URL=model.url,
+        HOST="127.0.0.1",
+        PORT=str(port),
+        LOG_LEVEL="WARNING",
+    )
+    cwd = tempfile.mkdtemp()  # no .env
+    return subprocess.Popen([sys.executable, "-m", "app"], env=env, cwd=cwd)
+
+
+def body_for(n: int, round_: int) -> bytes:
+    ts = f"{1800000000 + round_}.{n:06d}"
+    event = {
+        "type": "app_mention",
+        "user": f"U{n:05d}",
+        "text": f"<@{BOT_USER}> question {n} about deploying billing?",
+        "channel": f"C{n % 20:04d}",
+        "ts": ts,
+        "event_ts": ts,
+        "team": TEAM,
+    }
+    envelope = {
+        "token": "legacy",
+        "team_id": TEAM,
+        "api_app_id": "A0001",
+        "type": "event_callback",
+        "event_id": f"Ev{round_}{n:06d}",
+        "event_time": int(time.time()),
+        "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
+        "event": event,
+    }
+    return json.dumps(envelope).encode()
+
+
+def signed(body: bytes) -> dict[str, str]:
+    timestamp = str(int(time.time()))
+    digest = hmac.new(SECRET.encode(), f"v0:{timestamp}:".encode() + body, hashlib.sha256)
+    return {
+        "X-Slack-Request-Timestamp": timestamp,
+        "X-Slack-Signature": "v0=" + digest.hexdigest(),
+        "Content-Type": "application/json",
+    }
+
+
+async def wait_healthy(url: str) -> None:
+    async with aiohttp.ClientSession() as session:
+        for _ in range(500):
+            try:
+                async with session.get(f"{url}/healthz") as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientConnectionError:
+                pass
+            await asyncio.sleep(0.05)
+    raise RuntimeError("the bot did not become healthy")
+
+
+async def one_round(
+    url: str, slack: FakeSlack, delays: dict[str, float], n: int, r: int, ramp: float
+) -> dict[str, Any]:
+    sent: dict[str, float] = {}
+    acks: list[float] = []
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def send(i: int) -> None:
+            await asyncio.sleep(ramp * i / n)
+            body = body_for(i, r)
+            ts = json.loads(body)["event"]["ts"]
+            started = time.monotonic()
+            sent[ts] = started
+            async with session.post(f"{url}/slack/events", data=body, headers=signed(body)) as resp:
+                await resp.read()
+                assert resp.status == 200, resp.status
+            acks.append((time.monotonic() - started) * 1000)
+
+        await asyncio.gather(*(send(i) for i in range(n)))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        posted = [c for c in slack.calls if c.method == "chat.postMessage"]
+        if len({c.params.get("thread_ts") for c in posted} & set(sent)) == n:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(1.0)  # let any duplicate show itself
+    posted = [
+        c
+        for c in slack.calls
+        if c.method == "chat.postMessage" and c.params.get("thread_ts") in sent
+    ]
+    per_thread = Counter(c.params["thread_ts"] for c in posted)
+    overhead = [
+        (c.at - sent[c.params["thread_ts"]] - delays[c.params["thread_ts"]]) * 1000 for c in posted
+    ]
+    return {"acks": acks, "answered": per_thread, "overhead": overhead}
+
+
+async def warm_up(url: str, slack: FakeSlack) -> None:
+    """One uncounted message, so the first auth.test and connection setup are not measured."""
+    body = body_for(0, 99)
+    async with aiohttp.ClientSession() as session:
+        await session.post(f"{url}/slack/events", data=body, headers=signed(body))
+    while not any(c.method == "chat.postMessage" for c in slack.calls):
+        await asyncio.sleep(0.05)
+
+
+def peak_rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def p99(samples: list[float]) -> float:
+    return statistics.quantiles(samples, n=100)[98]
+
+
+def spread(samples: list[float]) -> str:
+    return f"p50 {statistics.median(samples):7.1f} ms   p99 {p99(samples):7.1f} ms"
+
+
+async def main_async(conversations: int, rounds: int) -> None:
+    rng = random.Random(42)
+    delays: dict[str, float] = {}
+
+    def respond(body: dict[str, Any]) -> Reply:
+        question = body["messages"][-1]["content"][-1]["text"]
+        n = int(re.search(r"question (\d+)", question).group(1))  # type: ignore[union-attr]
+        return Reply(ANSWER, delay=delays_by_n[n])
+
+    delays_by_n = {n: rng.uniform(1.0, 3.0) for n in range(conversations)}
+    slack, model = FakeSlack(), FakeAnthropic(responder=respond)
+    slack.start()
+    model.start()
+    port = free_port()
+    bot = start_bot(slack, model, port)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        await wait_healthy(url)
+        await warm_up(url, slack)
+        acks_by: dict[str, list[float]] = {}
+        overhead: list[float] = []
+        for r in range(rounds):
+            for n, delay in delays_by_n.items():
+                delays[json.loads(body_for(n, r))["event"]["ts"]] = delay
+            ramp = 0.0 if r % 2 == 0 else RAMP
+            result = await one_round(url, slack, delays, conversations, r, ramp)
+            answered = result["answered"]
+            once = sum(1 for count in answered.values() if count == 1)
+            kind = "burst" if ramp == 0 else f"ramp {ramp:.0f} s"
+            print(
+                f"round {r + 1} ({kind}): {len(answered)}/{conversations} answered, "
+                f"{once} exactly once; ack {spread(result['acks'])}"
+            )
+            acks_by[kind] = acks_by.get(kind, []) + result["acks"]
+            overhead += result["overhead"]
+        print(f"\n{conversations} concurrent conversations × {rounds} rounds")
+        for kind, acks in acks_by.items():
+            print(f"  ack latency, {kind:9} {spread(acks)}")
+        print(f"  overhead/message       {spread(overhead)}")
+        print(f"  bot peak RSS           {peak_rss_mb(bot.pid):.0f} MB")
+    finally:
+        bot.terminate()
+        bot.wait(10)
+        slack.stop()
+        model.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--conversations", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=4, help="alternating burst and ramp")
+    args = parser.parse_args()
+    asyncio.run(main_async(args.conversations, args.rounds))
+
+
+if __name__ == "__main__":
+    main()
