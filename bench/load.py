@@ -112,7 +112,7 @@ async def wait_healthy(url: str) -> None:
 
 
 async def one_round(
-    url: str, slack: FakeSlack, delays: dict[str, float], n: int, r: int, ramp: float
+    url: str, slack: FakeSlack, delays: dict[str, float], *, n: int, r: int, ramp: float
 ) -> dict[str, Any]:
     sent: dict[str, float] = {}
     acks: list[float] = []
@@ -200,7 +200,7 @@ async def main_async(conversations: int, rounds: int) -> None:
             for n, delay in delays_by_n.items():
                 delays[json.loads(body_for(n, r))["event"]["ts"]] = delay
             ramp = 0.0 if r % 2 == 0 else RAMP
-            result = await one_round(url, slack, delays, conversations, r, ramp)
+            result = await one_round(url, slack, delays, n=conversations, r=r, ramp=ramp)
             answered = result["answered"]
             once = sum(1 for count in answered.values() if count == 1)
             kind = "burst" if ramp == 0 else f"ramp {ramp:.0f} s"
