@@ -30,6 +30,7 @@ test: lint typecheck pytest
 bench: $(STAMP)
 	$(BIN)/python -m bench.verify
 	$(BIN)/python -m bench.loop
+	$(BIN)/python -m bench.load
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -53,3 +53,9 @@ def test_readme_says_which_dialects_each_formatting_rule_checks() -> None:
 
 def test_readme_shows_the_test_command() -> None:
     assert "make test" in README
+
+
+def test_quickstart_has_exactly_two_commands() -> None:
+    quickstart = README.split("## Quickstart", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#")[0].strip() for line in quickstart.splitlines() if line.strip()]
+    assert commands == ["make run", "make test"]
