@@ -169,3 +169,22 @@ async def test_opening_the_dm_suggests_prompts(make_settings: Any, fake_slack: F
     await dispatch(app, {**event, "tab": "home"})
     await settle(fake_slack)
     assert len(fake_slack.of("assistant.threads.setSuggestedPrompts")) == 1
+
+
+async def test_5xx_on_post_message_is_retried_a_bounded_number_of_times(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_anthropic.push(Reply("Merge to `main` and the pipeline deploys billing."))
+    fake_slack.fail("chat.postMessage", Fault(status=503, error="service_unavailable"))
+    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    await dispatch(app, mention("how do I deploy billing?", "206.000001"))
+    await until(lambda: len(fake_slack.of("chat.postMessage")) == 2)
+    await settle(fake_slack)
+    assert len(final_texts(fake_slack)) == 1
+
+    fake_anthropic.push(Reply("Merge to `main` and the pipeline deploys billing."))
+    fake_slack.fail("chat.postMessage", *[Fault(status=500)] * 10)
+    await dispatch(app, mention("how do I deploy billing?", "207.000001"))
+    await until(lambda: len(fake_slack.of("chat.postMessage")) >= 5)
+    await settle(fake_slack, quiet=1.5)
+    assert len(fake_slack.of("chat.postMessage")) == 2 + 3  # one try + 2 retries, then given up
