@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
-import hmac
 import json
 import os
 import random
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,7 +29,8 @@ from typing import Any
 import aiohttp
 
 from tests.fakes.anthropic import FakeAnthropic, Reply
-from tests.fakes.slack import BOT_USER, TEAM, FakeSlack
+from tests.fakes.server import free_port, wait_healthy
+from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, signed_headers
 
 SECRET = "bench-signing-secret"
 RAMP = 1.0  # seconds over which a ramp round spreads its events; answers take 1-3 s
@@ -40,12 +38,6 @@ ANSWER = (
     "*Deploying billing*\nMerge to `main`: the pipeline builds, tests and deploys billing to "
     "staging in about 8 minutes.\n\n• *Roll back*: press _Revert_ on the last deploy.\n"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def start_bot(slack: FakeSlack, model: FakeAnthropic, port: int) -> subprocess.Popen[bytes]:
@@ -89,26 +81,7 @@ def body_for(n: int, round_: int) -> bytes:
 
 
 def signed(body: bytes) -> dict[str, str]:
-    timestamp = str(int(time.time()))
-    digest = hmac.new(SECRET.encode(), f"v0:{timestamp}:".encode() + body, hashlib.sha256)
-    return {
-        "X-Slack-Request-Timestamp": timestamp,
-        "X-Slack-Signature": "v0=" + digest.hexdigest(),
-        "Content-Type": "application/json",
-    }
-
-
-async def wait_healthy(url: str) -> None:
-    async with aiohttp.ClientSession() as session:
-        for _ in range(500):
-            try:
-                async with session.get(f"{url}/healthz") as response:
-                    if response.status == 200:
-                        return
-            except aiohttp.ClientConnectionError:
-                pass
-            await asyncio.sleep(0.05)
-    raise RuntimeError("the bot did not become healthy")
+    return signed_headers(body, SECRET)
 
 
 async def one_round(

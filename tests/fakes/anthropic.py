@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.server import LoopbackServer
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,8 @@ class Hang:
 Item = Reply | Fail | StreamError | Hang
 
 
-@dataclass
-class FakeAnthropic:
+@dataclass(eq=False)
+class FakeAnthropic(LoopbackServer):
     script: deque[Item] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
     raw: list[bytes] = field(default_factory=list)  # every request body as sent
@@ -58,9 +59,6 @@ class FakeAnthropic:
     responder: Callable[[dict[str, Any]], Item] | None = None  # picks an item per request
     min_cache_tokens: int = 0  # the real API caches prefixes of 1,024+ tokens (Sonnet)
     _seen_prefixes: set[str] = field(default_factory=set)
-    _loop: asyncio.AbstractEventLoop | None = None
-    _runner: web.AppRunner | None = None
-    url: str = ""
 
     def push(self, *items: Item) -> None:
         self.script.extend(items)
@@ -72,29 +70,8 @@ class FakeAnthropic:
         self._seen_prefixes.clear()
         self.default = None
 
-    def start(self) -> str:
-        ready = threading.Event()
-        threading.Thread(target=self._serve, args=(ready,), daemon=True).start()
-        ready.wait(10)
-        return self.url
-
-    def stop(self) -> None:
-        if self._loop is not None and self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-            self._loop.call_soon_threadsafe(self._loop.stop)
-
-    def _serve(self, ready: threading.Event) -> None:
-        self._loop = asyncio.new_event_loop()
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.1)
-        self._loop.run_until_complete(self._runner.setup())
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        self._loop.run_until_complete(site.start())
-        host, port = self._runner.addresses[0][:2]
-        self.url = f"http://{host}:{port}"
-        ready.set()
-        self._loop.run_forever()
 
     async def _messages(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()

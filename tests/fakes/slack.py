@@ -3,16 +3,18 @@ follow-up sees Vouch's earlier answer), and serves scripted faults per method.""
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
+import hmac
 import itertools
 import json
-import threading
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.server import LoopbackServer
 
 TEAM, BOT_USER, BOT_ID = "T0001", "UVOUCH", "BVOUCH"
 
@@ -31,15 +33,24 @@ class Fault:
     retry_after: int | None = None
 
 
-@dataclass
-class FakeSlack:
+def signed_headers(body: bytes, secret: str, age: float = 0) -> dict[str, str]:
+    """Headers Slack sends with an Events API request: v0 HMAC-SHA256 over the timestamp
+    and the raw body. `age` backdates the timestamp (a replay)."""
+    timestamp = str(int(time.time() - age))
+    digest = hmac.new(secret.encode(), f"v0:{timestamp}:".encode() + body, hashlib.sha256)
+    return {
+        "X-Slack-Request-Timestamp": timestamp,
+        "X-Slack-Signature": "v0=" + digest.hexdigest(),
+        "Content-Type": "application/json",
+    }
+
+
+@dataclass(eq=False)
+class FakeSlack(LoopbackServer):
     calls: list[Call] = field(default_factory=list)
     threads: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     faults: dict[str, deque[Fault]] = field(default_factory=lambda: defaultdict(deque))
-    url: str = ""
     _clock: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
-    _loop: asyncio.AbstractEventLoop | None = None
-    _runner: web.AppRunner | None = None
 
     def fail(self, method: str, *faults: Fault) -> None:
         self.faults[method].extend(faults)
@@ -57,28 +68,12 @@ class FakeSlack:
         return "\n".join(json.dumps(call.params, ensure_ascii=False) for call in self.calls)
 
     def start(self) -> str:
-        ready = threading.Event()
-        threading.Thread(target=self._serve, args=(ready,), daemon=True).start()
-        ready.wait(10)
+        super().start()
+        self.url += "/api/"
         return self.url
 
-    def stop(self) -> None:
-        if self._loop is not None and self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-            self._loop.call_soon_threadsafe(self._loop.stop)
-
-    def _serve(self, ready: threading.Event) -> None:
-        self._loop = asyncio.new_event_loop()
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/api/{method}", self._handle)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.1)
-        self._loop.run_until_complete(self._runner.setup())
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        self._loop.run_until_complete(site.start())
-        host, port = self._runner.addresses[0][:2]
-        self.url = f"http://{host}:{port}/api/"
-        ready.set()
-        self._loop.run_forever()
 
     async def _handle(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]

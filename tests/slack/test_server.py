@@ -4,14 +4,10 @@ the command line's clear refusal to start without credentials."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -21,28 +17,16 @@ import pytest
 
 from app.server import serve
 from tests.fakes.anthropic import FakeAnthropic, Reply
-from tests.fakes.slack import FakeSlack
+from tests.fakes.server import free_port, wait_healthy
+from tests.fakes.slack import FakeSlack, signed_headers
 from tests.slack.bolt import envelope, mention, until
 
 SECRET = "signing-secret-for-tests"
 GOOD = "Merge to `main` and the pipeline deploys billing to staging."
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def signed(body: bytes, secret: str = SECRET, age: float = 0) -> dict[str, str]:
-    timestamp = str(int(time.time() - age))
-    base = f"v0:{timestamp}:".encode() + body
-    signature = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
-    return {
-        "X-Slack-Request-Timestamp": timestamp,
-        "X-Slack-Signature": signature,
-        "Content-Type": "application/json",
-    }
+    return signed_headers(body, secret, age)
 
 
 @pytest.fixture
@@ -55,14 +39,7 @@ async def server(
     )
     task = asyncio.create_task(serve(settings))
     url = f"http://127.0.0.1:{port}"
-    async with aiohttp.ClientSession() as session:
-        for _ in range(200):
-            try:
-                async with session.get(f"{url}/healthz") as response:
-                    if response.status == 200:
-                        break
-            except aiohttp.ClientConnectionError:
-                await asyncio.sleep(0.02)
+    await wait_healthy(url)
     yield url
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)

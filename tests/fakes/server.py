@@ -1,0 +1,67 @@
+"""What every loopback fake shares: an aiohttp app served on 127.0.0.1 from its own thread,
+so any event loop (a test's, a hypothesis example's, a benchmark's) can talk to it."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from abc import ABC, abstractmethod
+
+import aiohttp
+from aiohttp import web
+
+
+class LoopbackServer(ABC):
+    """Subclasses add their routes in `routes()`; `start()` returns the base URL."""
+
+    url: str = ""
+
+    @abstractmethod
+    def routes(self, app: web.Application) -> None:
+        """Add the fake's routes to `app`."""
+
+    def start(self) -> str:
+        ready = threading.Event()
+        self._runner: web.AppRunner | None = None
+        self._loop = asyncio.new_event_loop()
+        threading.Thread(target=self._serve, args=(ready,), daemon=True).start()
+        ready.wait(10)
+        return self.url
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+
+    def _serve(self, ready: threading.Event) -> None:
+        app = web.Application()
+        self.routes(app)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.1)
+        self._loop.run_until_complete(self._runner.setup())
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        self._loop.run_until_complete(site.start())
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}"
+        ready.set()
+        self._loop.run_forever()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def wait_healthy(url: str, attempts: int = 500) -> None:
+    """Wait until GET {url}/healthz answers 200."""
+    async with aiohttp.ClientSession() as session:
+        for _ in range(attempts):
+            try:
+                async with session.get(f"{url}/healthz") as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientConnectionError:
+                pass
+            await asyncio.sleep(0.02)
+    raise AssertionError(f"{url} did not become healthy")
