@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import traceback
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,6 +30,7 @@ PROMPTS = [
     {"title": "Check an answer", "message": "How do you check your answers?"},
 ]
 _ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
+_REFERENCE = re.compile(r"[0-9a-f]{1,64}")
 
 
 @dataclass
@@ -69,8 +71,11 @@ class Listeners:
     async def on_feedback(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
         action = (body.get("actions") or [{}])[0]
+        value = action.get("value") if action.get("value") in ("up", "down") else "other"
         reference = str(action.get("block_id", "")).removeprefix("feedback:")
-        log.info("feedback %s on %s", action.get("value"), reference)
+        if _REFERENCE.fullmatch(reference) is None:  # forged actions carry anything
+            reference = "unknown"
+        log.info("feedback %s on %s", value, reference)
 
     async def handle(
         self,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
+import pytest
 from slack_bolt.request.async_request import AsyncBoltRequest
 
 from app.slack.deliver import FEEDBACK_ACTION, MRKDWN_PIECE, STREAM_PIECE
@@ -137,7 +139,10 @@ async def test_delivery_that_finally_fails_is_not_posted_twice(
     assert len(fake_slack.of("chat.postMessage")) == 1
 
 
-async def test_feedback_buttons_are_acked(make_settings: Any, fake_slack: FakeSlack) -> None:
+async def test_feedback_buttons_are_acked_and_logged_without_content(
+    make_settings: Any, fake_slack: FakeSlack, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="vouch.slack")
     app = make_app(make_settings(slack_api_url=fake_slack.url))
     body = {
         "type": "block_actions",
@@ -152,11 +157,23 @@ async def test_feedback_buttons_are_acked(make_settings: Any, fake_slack: FakeSl
                 "action_id": f"{FEEDBACK_ACTION}_up",
                 "block_id": "feedback:abc123",
                 "value": "up",
-            }
+            },
+            {
+                "type": "button",
+                "action_id": f"{FEEDBACK_ACTION}_down",
+                "block_id": "feedback:secret words from a forged action",
+                "value": "forged secret value",
+            },
         ],
     }
     response = await app.async_dispatch(AsyncBoltRequest(body=body, mode="socket_mode"))
     assert response.status == 200
+    assert "feedback up on abc123" in caplog.text
+    forged = {**body, "actions": body["actions"][1:]}
+    response = await app.async_dispatch(AsyncBoltRequest(body=forged, mode="socket_mode"))
+    assert response.status == 200
+    assert "feedback other on unknown" in caplog.text
+    assert "secret" not in caplog.text
 
 
 async def test_opening_the_dm_suggests_prompts(make_settings: Any, fake_slack: FakeSlack) -> None:
