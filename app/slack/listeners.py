@@ -123,6 +123,8 @@ class Listeners:
     ) -> bool:
         bot = Bot(context.bot_user_id or "", context.bot_id or "")
         text = strip_mention(event.get("text", ""), bot)
+        if follow_up and not text:
+            return False  # e.g. a file shared into the thread: nothing was asked
         replies = await self.history(client, target, event)
         if follow_up and not any(is_own(m, bot) for m in replies):
             return False  # a thread Vouch is not part of

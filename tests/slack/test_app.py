@@ -141,6 +141,11 @@ async def test_follow_ups_are_answered_only_in_threads_vouch_is_part_of(
     assert [m["role"] for m in second] == ["user", "assistant", "user"]
     assert second[1]["content"][0]["text"] == GOOD
 
+    before = len(fake_slack.calls)
+    await dispatch(app, message("", "107.000010", thread_ts=root, subtype="file_share"))
+    await settle(fake_slack)
+    assert len(fake_slack.calls) == before  # a file with no text asks nothing
+
     other = "108.000001"
     fake_slack.threads[("C0001", other)] = [{"ts": other, "user": "U0002", "text": "lunch?"}]
     await dispatch(app, message("pizza", "108.000002", thread_ts=other))
