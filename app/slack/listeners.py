@@ -20,7 +20,7 @@ from app.slack.dedupe import SeenMessages, ThreadOrder, message_key
 from app.slack.deliver import Target, deliver
 from app.slack.status import Status, status_text
 from app.slack.thread import Bot, is_own, strip_mention, to_conversation
-from app.verify import failure_message
+from app.verify import Dialect, failure_message
 
 log = logging.getLogger("vouch.slack")
 ASK = "What would you like to know? Ask me anything in this thread."
@@ -31,6 +31,14 @@ PROMPTS = [
 ]
 _ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
 _REFERENCE = re.compile(r"[0-9a-f]{1,64}")
+
+
+@dataclass
+class _Progress:
+    """How far one message got, so a failure is told to the user only when it should be."""
+
+    accepted: bool = False  # Vouch took the message on (it is now Vouch's to answer)
+    delivering: bool = False  # a reply has started to go out: never post a second one
 
 
 @dataclass
@@ -91,10 +99,10 @@ class Listeners:
         )
         key = message_key(team, target.channel, event["ts"])
         reference = hashlib.sha256(key.encode()).hexdigest()[:32]
-        delivered = False
+        progress = _Progress()
         try:
-            async with self.order.turn(f"{team}:{target.channel}:{target.thread_ts}"):
-                delivered = await self.respond(
+            async with self.order.turn(message_key(team, target.channel, target.thread_ts)):
+                await self.respond(
                     event,
                     context,
                     client,
@@ -102,12 +110,15 @@ class Listeners:
                     key=key,
                     reference=reference,
                     follow_up=follow_up,
+                    progress=progress,
                 )
         except Exception as exc:  # the one place: log without content, tell the user
             frames = traceback.extract_tb(exc.__traceback__)
             where = "; ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in frames[-4:])
             log.error("answer failed: %s at %s (ref %s)", type(exc).__name__, where, reference)
-            if not delivered:
+            # a follow-up not yet taken on may be in a thread Vouch is not part of
+            asked = progress.accepted or not follow_up
+            if asked and not progress.delivering:
                 await self.post_plain(client, target, failure_message(self.dialect, reference))
 
     async def respond(
@@ -120,20 +131,23 @@ class Listeners:
         key: str,
         reference: str,
         follow_up: bool,
-    ) -> bool:
+        progress: _Progress,
+    ) -> None:
         bot = Bot(context.bot_user_id or "", context.bot_id or "")
         text = strip_mention(event.get("text", ""), bot)
         if follow_up and not text:
-            return False  # e.g. a file shared into the thread: nothing was asked
+            return  # e.g. a file shared into the thread: nothing was asked
         replies = await self.history(client, target, event)
         if follow_up and not any(is_own(m, bot) for m in replies):
-            return False  # a thread Vouch is not part of
+            return  # a thread Vouch is not part of
         if not self.seen.first(key):
             log.info("duplicate delivery ignored (ref %s)", reference)
-            return False
+            return
+        progress.accepted = True
         if not text:
+            progress.delivering = True
             await self.post_plain(client, target, ASK)
-            return True
+            return
         conversation = to_conversation(
             replies,
             current_ts=event["ts"],
@@ -145,19 +159,19 @@ class Listeners:
         )
         status = Status(client, target.channel, target.thread_ts)
 
-        async def progress(stage: str, attempt: int, total: int) -> None:
+        async def show(stage: str, attempt: int, total: int) -> None:
             await status.show(status_text(stage, attempt, total))
 
         try:
-            outcome = await answer(conversation, replace(self.agent, progress=progress), reference)
+            outcome = await answer(conversation, replace(self.agent, progress=show), reference)
         finally:
             await status.close()
+        progress.delivering = True
         try:
             await deliver(client, target, outcome.text, self.dialect, reference)
         except SlackApiError as exc:  # after the client's own retries; never post it twice
             log.error("delivery failed: %s (ref %s)", exc.response.get("error"), reference)
             await status.close(clear=True)
-        return True
 
     async def history(
         self, client: AsyncWebClient, target: Target, event: dict[str, Any]
@@ -181,5 +195,5 @@ class Listeners:
             log.error("reply failed: %s", exc.response.get("error"))
 
     @property
-    def dialect(self) -> Any:
+    def dialect(self) -> Dialect:
         return self.settings.response_format

@@ -31,6 +31,7 @@ class Fault:
     status: int = 200
     error: str = "internal_error"  # the `error` of an ok:false body
     retry_after: int | None = None
+    drop: bool = False  # close the connection without answering (a connection reset)
 
 
 def signed_headers(body: bytes, secret: str, age: float = 0) -> dict[str, str]:
@@ -85,6 +86,9 @@ class FakeSlack(LoopbackServer):
         self.calls.append(Call(method, params))
         if self.faults[method]:
             fault = self.faults[method].popleft()
+            if fault.drop and request.transport is not None:
+                request.transport.close()
+                return web.Response(status=500)
             headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after else {}
             body = {"ok": False, "error": fault.error}
             return web.json_response(body, status=fault.status, headers=headers)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.fakes.anthropic import FakeAnthropic, Reply
-from tests.fakes.slack import BOT_ID, BOT_USER, FakeSlack
+from tests.fakes.slack import BOT_ID, BOT_USER, FakeSlack, Fault
 from tests.slack.bolt import dispatch, make_app, mention, message, settle, until
 
 GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
@@ -163,3 +163,44 @@ async def test_follow_ups_can_be_turned_off(
     await settle(fake_slack)
     assert fake_slack.calls == [] or fake_slack.of("conversations.replies") == []
     assert fake_anthropic.requests == []
+
+
+DROPPED = [Fault(drop=True)] * 3  # one try and the client's two connection retries
+
+
+async def test_failure_after_delivery_started_posts_no_second_reply(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    answer = "\n\n".join(["The pipeline builds, tests and deploys billing. " * 5] * 3)
+    fake_anthropic.push(Reply(answer))
+    fake_slack.fail("chat.update", *DROPPED)  # the reveal's second step never arrives
+    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    await dispatch(app, mention("how does the billing pipeline work?", "110.000001"))
+    await until(lambda: len(fake_slack.of("chat.update")) == 3)
+    await settle(fake_slack)
+    assert len(fake_slack.of("chat.postMessage")) == 1
+    assert "couldn't verify" not in fake_slack.text_sent()
+
+
+async def test_unreadable_history_of_a_follow_up_posts_nothing(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_slack.fail("conversations.replies", *DROPPED)
+    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    await dispatch(app, message("pizza?", "111.000002", thread_ts="111.000001"))
+    await until(lambda: len(fake_slack.of("conversations.replies")) == 3)
+    await settle(fake_slack)
+    assert fake_slack.of("chat.postMessage") == []  # maybe not Vouch's thread at all
+    assert fake_anthropic.requests == []
+
+
+async def test_unreadable_history_of_a_mention_gets_the_failure_message(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_slack.fail("conversations.replies", *DROPPED)
+    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    await dispatch(app, mention("and rollback?", "112.000002", thread_ts="112.000001"))
+    await until(lambda: bool(fake_slack.of("chat.postMessage")))
+    await settle(fake_slack)
+    [posted] = fake_slack.of("chat.postMessage")
+    assert "couldn't verify" in posted["text"] and posted["thread_ts"] == "112.000001"
