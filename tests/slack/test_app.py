@@ -165,7 +165,7 @@ async def test_follow_ups_can_be_turned_off(
     assert fake_anthropic.requests == []
 
 
-DROPPED = [Fault(drop=True)] * 3  # one try and the client's two connection retries
+DROPPED = [Fault(drop=True)] * 10  # more than the client's retries: the call fails
 
 
 async def test_failure_after_delivery_started_posts_no_second_reply(
@@ -176,8 +176,8 @@ async def test_failure_after_delivery_started_posts_no_second_reply(
     fake_slack.fail("chat.update", *DROPPED)  # the reveal's second step never arrives
     app = make_app(make_settings(slack_api_url=fake_slack.url))
     await dispatch(app, mention("how does the billing pipeline work?", "110.000001"))
-    await until(lambda: len(fake_slack.of("chat.update")) == 3)
-    await settle(fake_slack)
+    await until(lambda: len(fake_slack.of("chat.update")) >= 3)
+    await settle(fake_slack, quiet=1.0)
     assert len(fake_slack.of("chat.postMessage")) == 1
     assert "couldn't verify" not in fake_slack.text_sent()
 
@@ -188,7 +188,8 @@ async def test_unreadable_history_of_a_follow_up_posts_nothing(
     fake_slack.fail("conversations.replies", *DROPPED)
     app = make_app(make_settings(slack_api_url=fake_slack.url))
     await dispatch(app, message("pizza?", "111.000002", thread_ts="111.000001"))
-    await until(lambda: len(fake_slack.of("conversations.replies")) == 3)
+    await until(lambda: len(fake_slack.of("conversations.replies")) >= 3)
+    await settle(fake_slack, quiet=1.0)
     await settle(fake_slack)
     assert fake_slack.of("chat.postMessage") == []  # maybe not Vouch's thread at all
     assert fake_anthropic.requests == []
