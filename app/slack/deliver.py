@@ -8,22 +8,19 @@ expired. The last message carries 👍/👎 feedback buttons.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from app.slack.split import split
+from app.slack.split import split, steps_of
 from app.verify import Dialect
 
 MRKDWN_PIECE = 3000  # one section block (3,000 max); under Slack's ~3,500 safe text size
 STREAM_PIECE = 9000  # roll over well before a streamed message fails at ~11-12k
 REVEAL_FROM = 600  # shorter answers are posted in one step
 FEEDBACK_ACTION = "vouch_feedback"
-_FENCE = re.compile(r"^[ \t]*```", re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,22 +50,20 @@ async def _post(client: AsyncWebClient, target: Target, text: str, reference: st
     posted: list[str] = []
     pieces = split(text, MRKDWN_PIECE)
     for index, piece in enumerate(pieces):
-        last = index == len(pieces) - 1
+        buttons = feedback_blocks(piece, reference) if index == len(pieces) - 1 else None
         steps = steps_of(piece, 2) if len(piece) >= REVEAL_FROM else [piece]
-        first = "".join(steps[:-1]) if len(steps) > 1 else piece
-        blocks = feedback_blocks(piece, reference) if last and len(steps) == 1 else None
-        response = await client.chat_postMessage(
-            channel=target.channel, thread_ts=target.thread_ts, text=first, blocks=blocks
-        )
-        ts = str(response["ts"])
-        if len(steps) > 1 or (last and blocks is None):
-            await client.chat_update(
-                channel=target.channel,
-                ts=ts,
-                text=piece,
-                blocks=feedback_blocks(piece, reference) if last else None,
+        if len(steps) == 1:
+            response = await client.chat_postMessage(
+                channel=target.channel, thread_ts=target.thread_ts, text=piece, blocks=buttons
             )
-        posted.append(ts)
+        else:  # show the first half, then the whole
+            response = await client.chat_postMessage(
+                channel=target.channel, thread_ts=target.thread_ts, text=steps[0]
+            )
+            await client.chat_update(
+                channel=target.channel, ts=response["ts"], text=piece, blocks=buttons
+            )
+        posted.append(str(response["ts"]))
     return posted
 
 
@@ -100,33 +95,6 @@ async def _stream(client: AsyncWebClient, target: Target, text: str, reference: 
                 raise
             await client.chat_update(channel=target.channel, ts=ts, markdown_text=piece)
     return posted
-
-
-def steps_of(text: str, parts: int) -> list[str]:
-    """`text` cut into at most `parts` chunks at blank lines outside code blocks; the chunks
-    join back to exactly `text`."""
-    cuts = _blank_line_cuts(text)
-    chosen: list[int] = []
-    for k in range(1, parts):
-        goal = len(text) * k // parts
-        best = min(cuts, key=lambda at: abs(at - goal), default=None)
-        if best is not None and best not in chosen and (not chosen or best > chosen[-1]):
-            chosen.append(best)
-    edges = [0, *chosen, len(text)]
-    return [text[a:b] for a, b in pairwise(edges) if text[a:b]]
-
-
-def _blank_line_cuts(text: str) -> list[int]:
-    cuts: list[int] = []
-    in_code = False
-    at = 0
-    for line in text.split("\n"):
-        if _FENCE.match(line) and line.count("```") % 2 == 1:
-            in_code = not in_code
-        at += len(line) + 1
-        if not in_code and not line.strip() and 0 < at < len(text):
-            cuts.append(at)
-    return cuts
 
 
 def feedback_blocks(text: str, reference: str) -> list[dict[str, Any]]:

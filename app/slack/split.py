@@ -8,7 +8,11 @@ cut at line ends, then at spaces, then anywhere.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import pairwise
+from typing import Literal
 
+Kind = Literal["open", "code", "close", "prose"]
 _FENCE = re.compile(r"[ \t]*(```+)(.*)$")
 
 
@@ -29,29 +33,68 @@ def split(text: str, limit: int) -> list[str]:
     return pieces
 
 
+def steps_of(text: str, parts: int) -> list[str]:
+    """`text` cut into at most `parts` chunks at blank lines outside code blocks, near equal
+    in size; the chunks join back to exactly `text` (for revealing or streaming it)."""
+    cuts = _paragraph_breaks(text)
+    chosen: list[int] = []
+    for k in range(1, parts):
+        goal = len(text) * k // parts
+        best = min(cuts, key=lambda at: abs(at - goal), default=None)
+        if best is not None and (not chosen or best > chosen[-1]):
+            chosen.append(best)
+    edges = [0, *chosen, len(text)]
+    return [text[a:b] for a, b in pairwise(edges) if text[a:b]]
+
+
+def _kinds(lines: list[str]) -> Iterator[Kind]:
+    """Each line's place: a fence that opens a block, inside it, its closing fence, or prose.
+    The one fence rule for everything here: a line of 3+ backticks opens a block (unless the
+    same line closes it again), and a line of exactly that fence closes it."""
+    fence: str | None = None
+    for line in lines:
+        opened = _FENCE.match(line)
+        if fence is None and opened and "```" not in opened.group(2):
+            fence = opened.group(1)
+            yield "open"
+        elif fence is not None and line.strip() == fence:
+            fence = None
+            yield "close"
+        else:
+            yield "prose" if fence is None else "code"
+
+
+def _paragraph_breaks(text: str) -> list[int]:
+    """Offsets just after each blank line outside code blocks."""
+    lines = text.split("\n")
+    breaks: list[int] = []
+    at = 0
+    for line, kind in zip(lines, _kinds(lines), strict=True):
+        at += len(line) + 1
+        if kind == "prose" and not line.strip() and 0 < at < len(text):
+            breaks.append(at)
+    return breaks
+
+
 def _blocks(text: str) -> list[str]:
     """Paragraphs and whole code blocks, in order; blank lines between them are dropped."""
     blocks: list[str] = []
-    lines: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        opened = _FENCE.match(line)
-        if fence is None and opened and "```" not in opened.group(2):
-            if lines:
-                blocks.append("\n".join(lines))
-            lines, fence = [line], opened.group(1)
-        elif fence is not None:
-            lines.append(line)
-            if line.strip() == fence:
-                blocks.append("\n".join(lines))
-                lines, fence = [], None
-        elif line.strip():
-            lines.append(line)
-        elif lines:
-            blocks.append("\n".join(lines))
-            lines = []
-    if lines:
-        blocks.append("\n".join(lines))
+    current: list[str] = []
+
+    def flush() -> None:
+        if current:
+            blocks.append("\n".join(current))
+            current.clear()
+
+    lines = text.split("\n")
+    for line, kind in zip(lines, _kinds(lines), strict=True):
+        if kind == "open":
+            flush()
+        if kind != "prose" or line.strip():
+            current.append(line)
+        if kind == "close" or (kind == "prose" and not line.strip()):
+            flush()
+    flush()
     return blocks
 
 

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.slack.split import split
+from app.slack.split import split, steps_of
 from app.verify.scan import scan
 
 
@@ -72,3 +72,21 @@ def test_pieces_fit_keep_every_character_and_close_every_fence(
     assert all(scan(piece).unclosed_fence is None for piece in pieces)
     squash = re.compile(r"\s+|```")
     assert squash.sub("", "".join(pieces)) == squash.sub("", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(BLOCK, min_size=1, max_size=12), st.integers(1, 4))
+def test_steps_join_back_exactly_and_never_cut_a_code_block(blocks: list[str], parts: int) -> None:
+    text = "\n\n".join(blocks)
+    steps = steps_of(text, parts)
+    assert "".join(steps) == text
+    assert 1 <= len(steps) <= parts
+    assert all(scan(step).unclosed_fence is None for step in steps)
+
+
+def test_steps_and_split_agree_on_a_four_backtick_fence() -> None:
+    code = "````markdown\n```python\n\nstill inside the outer block\n````"
+    text = f"intro paragraph\n\n{code}\n\nafter"
+    assert code in split(text, len(code) + 2)
+    for parts in (2, 3, 4):  # the blank line after ```python is code, never a cut
+        assert any(code in step for step in steps_of(text, parts)), parts
