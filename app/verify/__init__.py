@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from app.verify.codes import RULES, issue
 from app.verify.feedback import busy_message, failure_message, feedback
@@ -46,9 +45,7 @@ def verify(
     findings = [*fixed.findings, *content_findings(fixed.layout, question, sources, citations)]
     issues = tuple(issue(f.code, f.start, f.end, f.detail) for f in findings)
     repaired = tuple(sorted(fixed.applied - {i.code for i in issues}))
-    value = score(issues, repaired)
-    passed = not any(i.severity == "error" for i in issues)
-    return Verdict(passed, fixed.text, dialect, issues, repaired, value, grade(value))
+    return _verdict(fixed.text, dialect, issues, repaired)
 
 
 def amend(
@@ -57,6 +54,17 @@ def amend(
     """The verdict with issues found outside verify() (truncation, the judge) and the
     judge's score folded in; `passed`, `score` and `grade` are recomputed."""
     found = (*verdict.issues, *issues)
-    value = score(found, verdict.repaired, judge_score)
-    passed = not any(i.severity == "error" for i in found)
-    return replace(verdict, passed=passed, issues=found, score=value, grade=grade(value))
+    return _verdict(verdict.text, verdict.dialect, found, verdict.repaired, judge_score)
+
+
+def _verdict(
+    text: str,
+    dialect: Dialect,
+    issues: tuple[Issue, ...],
+    repaired: tuple[str, ...],
+    judge_score: float | None = None,
+) -> Verdict:
+    """The one place that decides a verdict: it fails on any remaining error."""
+    value = score(issues, repaired, judge_score)
+    passed = not any(i.severity == "error" for i in issues)
+    return Verdict(passed, text, dialect, issues, repaired, value, grade(value))
