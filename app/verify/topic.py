@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 MIN_ANSWER_TERMS = 8  # shorter answers are too small to judge by word overlap
 
@@ -18,6 +19,7 @@ _ENTITY = re.compile(r"<[@#!][^<>]*>")
 _SPACELESS = re.compile(
     "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
 )
+_SPACELESS_RUNS = re.compile(f"({_SPACELESS.pattern})")
 _SUFFIXES = ("ing", "ed", "es", "s")
 
 # Combining diacritical marks (the blocks Latin, Greek and Cyrillic accents decompose
@@ -52,13 +54,7 @@ STOP_WORDS = frozenset(
 def content_terms(text: str) -> set[str]:
     """The normalised content words of `text` (Slack entities and stop words removed)."""
     folded = _fold(_ENTITY.sub(" ", text))
-    terms: set[str] = set()
-    for word in _WORD.findall(folded):
-        if _SPACELESS.search(word):
-            terms.update(_bigrams(word))
-        elif len(word) >= 2 and word not in STOP_WORDS:
-            terms.add(_key(word))
-    return terms
+    return {term for word in _WORD.findall(folded) for term in _word_terms(word)}
 
 
 def off_topic(question: str, answer: str) -> bool:
@@ -101,11 +97,7 @@ def _word_with_key_at(folded: str, at: int, key: str) -> bool:
 def _has_terms(folded: str, enough: int) -> bool:
     seen: set[str] = set()
     for m in _WORD.finditer(folded):
-        word = m.group()
-        if _SPACELESS.search(word):
-            seen.update(_bigrams(word))
-        elif len(word) >= 2 and word not in STOP_WORDS:
-            seen.add(_key(word))
+        seen.update(_word_terms(m.group()))
         if len(seen) >= enough:
             return True
     return False
@@ -132,13 +124,15 @@ def _key(word: str) -> str:
     return word[:5]
 
 
-def _bigrams(word: str) -> set[str]:
-    grams: set[str] = set()
-    for part in re.split(r"(" + _SPACELESS.pattern + r")", word):
-        if not part:
-            continue
+def _word_terms(word: str) -> Iterator[str]:
+    """The terms one word gives: its key, unless it is short or a stop word; runs of a
+    script written without spaces give their character bigrams instead."""
+    if not _SPACELESS.search(word):
+        if len(word) >= 2 and word not in STOP_WORDS:
+            yield _key(word)
+        return
+    for part in _SPACELESS_RUNS.split(word):
         if _SPACELESS.fullmatch(part):
-            grams.update(part[i : i + 2] for i in range(max(1, len(part) - 1)))
-        elif len(part) >= 2 and part not in STOP_WORDS:
-            grams.add(_key(part))
-    return grams
+            yield from (part[i : i + 2] for i in range(max(1, len(part) - 1)))
+        elif part:
+            yield from _word_terms(part)
