@@ -8,8 +8,7 @@ import uuid
 from typing import TextIO
 
 from app.agent.conversation import Conversation, Turn
-from app.agent.loop import Attempt, Deps, LoopConfig, answer
-from app.agent.model import make_client
+from app.agent.loop import Attempt, Deps, answer
 from app.settings import Settings
 
 NO_KEY = (
@@ -23,8 +22,8 @@ async def chat(settings: Settings, out: TextIO = sys.stdout) -> int:
     if settings.anthropic_api_key is None:
         print(NO_KEY, file=sys.stderr)
         return 2
-    config = LoopConfig.from_settings(settings)
-    deps = Deps(make_client(settings), config)
+    deps = Deps.from_settings(settings)
+    config = deps.config
     turns: list[Turn] = []
     while (message := await _read("you> ")) is not None:
         if not message.strip():

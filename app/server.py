@@ -10,8 +10,7 @@ import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
-from app.agent.loop import Deps, LoopConfig
-from app.agent.model import make_client
+from app.agent.loop import Deps
 from app.settings import Settings
 from app.slack.app import create_app
 
@@ -45,7 +44,7 @@ async def serve(settings: Settings) -> None:
 
 
 async def _serve(settings: Settings, session: aiohttp.ClientSession) -> None:
-    agent = Deps(make_client(settings), LoopConfig.from_settings(settings))
+    agent = Deps.from_settings(settings)
     app = create_app(settings, agent, session)
     if settings.slack_app_token is not None:
         log.info("starting in Socket Mode")

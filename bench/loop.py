@@ -21,7 +21,7 @@ from typing import Any
 import app.agent.loop as loop_module
 from app.agent.conversation import Conversation, Turn
 from app.agent.loop import Deps, LoopConfig, Outcome, answer
-from app.agent.model import Draft, Request, Usage, make_client
+from app.agent.model import Draft, Request, Usage
 from app.settings import load_settings
 from tests.fakes.anthropic import FakeAnthropic, Reply
 
@@ -76,7 +76,7 @@ def spend(messages: int, history: tuple[Turn, ...]) -> list[Outcome]:
     fake = FakeAnthropic(min_cache_tokens=1024)
     fake.start()
     settings = load_settings(_env_file=None, anthropic_api_key="k", anthropic_base_url=fake.url)
-    deps = Deps(make_client(settings), LoopConfig.from_settings(settings))
+    deps = Deps.from_settings(settings)
     rng = random.Random(7)
     plans = {
         "clean": [GOOD],

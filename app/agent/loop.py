@@ -16,7 +16,15 @@ from anthropic import AsyncAnthropic
 
 from app.agent.conversation import Conversation
 from app.agent.judge import Judged, JudgeUnavailable, judge
-from app.agent.model import Draft, ModelError, ModelUnavailable, Request, Usage, draft
+from app.agent.model import (
+    Draft,
+    ModelError,
+    ModelUnavailable,
+    Request,
+    Usage,
+    draft,
+    make_client,
+)
 from app.agent.prompts import conversation_messages, retry_messages, system_blocks
 from app.settings import Settings
 from app.verify import Dialect, Verdict, amend, busy_message, failure_message, feedback, verify
@@ -51,6 +59,10 @@ class Deps:
     client: AsyncAnthropic
     config: LoopConfig
     progress: Progress | None = None  # told when each attempt drafts and is judged
+
+    @classmethod
+    def from_settings(cls, settings: Settings, progress: Progress | None = None) -> Deps:
+        return cls(make_client(settings), LoopConfig.from_settings(settings), progress)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from app.agent.conversation import Conversation, Turn
-from app.agent.loop import Deps, LoopConfig, Outcome, answer
+from app.agent.loop import Deps, Outcome, answer
 from app.agent.model import make_client
 from app.verify import busy_message, failure_message, verify
 from tests.fakes.anthropic import Fail, FakeAnthropic, Hang, Reply, StreamError
@@ -27,7 +27,7 @@ REF = "ref0123456789abc"
 async def run(make_settings: Any, fake: FakeAnthropic, *items: Any, **overrides: Any) -> Outcome:
     fake.push(*items)
     settings = make_settings(**overrides)
-    deps = Deps(make_client(settings), LoopConfig.from_settings(settings))
+    deps = Deps.from_settings(settings)
     conversation = Conversation((Turn("user", "hi"), Turn("assistant", "Hello!")), QUESTION)
     return await answer(conversation, deps, reference=REF)
 
@@ -264,7 +264,7 @@ async def test_progress_is_told_each_stage(
     async def progress(stage: str, number: int, total: int) -> None:
         seen.append((stage, number, total))
 
-    deps = Deps(make_client(settings), LoopConfig.from_settings(settings), progress)
+    deps = Deps.from_settings(settings, progress)
     await answer(Conversation((), QUESTION), deps)
     assert seen == [("drafting", 1, 3), ("drafting", 2, 3), ("checking", 2, 3)]
 

@@ -11,8 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.agent.conversation import Conversation
-from app.agent.loop import Deps, LoopConfig, answer
-from app.agent.model import make_client
+from app.agent.loop import Deps, answer
 from app.verify import busy_message, failure_message, verify
 from tests.fakes.anthropic import Fail, FakeAnthropic, Reply, StreamError
 
@@ -62,7 +61,7 @@ def test_outcome_text_is_verified_or_canned(
     anthropic_server.push(*(item for item, _ in items))
     anthropic_server.default = Fail(400)
     config = make_settings(max_attempts=max_attempts, anthropic_max_retries=0)
-    deps = Deps(make_client(config), LoopConfig.from_settings(config))
+    deps = Deps.from_settings(config)
     outcome = asyncio.run(answer(Conversation((), QUESTION), deps, REF))
 
     canned = {failure_message("mrkdwn", REF), busy_message("mrkdwn", REF)}

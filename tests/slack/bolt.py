@@ -10,8 +10,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from app.agent.loop import Deps, LoopConfig
-from app.agent.model import make_client
+from app.agent.loop import Deps
 from app.settings import Settings
 from app.slack.app import create_app
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack
@@ -20,7 +19,7 @@ _ids = itertools.count(1)
 
 
 def make_app(settings: Settings) -> AsyncApp:
-    return create_app(settings, Deps(make_client(settings), LoopConfig.from_settings(settings)))
+    return create_app(settings, Deps.from_settings(settings))
 
 
 def envelope(event: dict[str, Any]) -> dict[str, Any]:
