@@ -9,26 +9,34 @@ import pytest
 
 from app.settings import Settings, load_settings
 from tests.fakes.anthropic import FakeAnthropic
+from tests.fakes.server import cleaned, serving
 from tests.fakes.slack import FakeSlack
 
 
 @pytest.fixture(scope="session")
 def anthropic_server() -> Iterator[FakeAnthropic]:
-    server = FakeAnthropic()
-    server.start()
-    yield server
-    server.stop()
+    yield from serving(FakeAnthropic())
+
+
+@pytest.fixture(scope="session")
+def slack_server() -> Iterator[FakeSlack]:
+    yield from serving(FakeSlack())
 
 
 @pytest.fixture
 def fake_anthropic(anthropic_server: FakeAnthropic) -> Iterator[FakeAnthropic]:
-    anthropic_server.reset()
-    yield anthropic_server
-    anthropic_server.reset()
+    yield from cleaned(anthropic_server)
 
 
 @pytest.fixture
-def make_settings(anthropic_server: FakeAnthropic) -> Any:
+def fake_slack(slack_server: FakeSlack) -> Iterator[FakeSlack]:
+    yield from cleaned(slack_server)
+
+
+@pytest.fixture
+def make_settings(anthropic_server: FakeAnthropic, slack_server: FakeSlack) -> Any:
+    """Settings pointing at the loopback fakes; `overrides` (field names) win."""
+
     def make(**overrides: Any) -> Settings:
         values: dict[str, Any] = {
             "anthropic_api_key": "test-key",
@@ -36,23 +44,9 @@ def make_settings(anthropic_server: FakeAnthropic) -> Any:
             "anthropic_timeout": 5.0,
             "anthropic_max_retries": 2,
             "slack_bot_token": "xoxb-test",
+            "slack_api_url": slack_server.url,
             **overrides,
         }
         return load_settings(_env_file=None, **values)
 
     return make
-
-
-@pytest.fixture(scope="session")
-def slack_server() -> Iterator[FakeSlack]:
-    server = FakeSlack()
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def fake_slack(slack_server: FakeSlack) -> Iterator[FakeSlack]:
-    slack_server.reset()
-    yield slack_server
-    slack_server.reset()

@@ -7,6 +7,8 @@ import asyncio
 import socket
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from typing import TypeVar
 
 import aiohttp
 from aiohttp import web
@@ -20,6 +22,10 @@ class LoopbackServer(ABC):
     @abstractmethod
     def routes(self, app: web.Application) -> None:
         """Add the fake's routes to `app`."""
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Forget every request and script, as if new."""
 
     def start(self) -> str:
         ready = threading.Event()
@@ -45,6 +51,23 @@ class LoopbackServer(ABC):
         self.url = f"http://{host}:{port}"
         ready.set()
         self._loop.run_forever()
+
+
+Server = TypeVar("Server", bound=LoopbackServer)
+
+
+def serving(server: Server) -> Iterator[Server]:
+    """For a session fixture: the server, started, and stopped afterwards."""
+    server.start()
+    yield server
+    server.stop()
+
+
+def cleaned(server: Server) -> Iterator[Server]:
+    """For a test fixture: the shared server, reset before and after the test."""
+    server.reset()
+    yield server
+    server.reset()
 
 
 def free_port() -> int:

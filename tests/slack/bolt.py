@@ -67,3 +67,9 @@ async def settle(slack: FakeSlack, quiet: float = 0.3) -> None:
     while seen != len(slack.calls):
         seen = len(slack.calls)
         await asyncio.sleep(quiet)
+
+
+async def replied(slack: FakeSlack, method: str = "chat.postMessage", count: int = 1) -> None:
+    """Wait for `count` calls of `method` (the reply), then until Slack calls stop."""
+    await until(lambda: len(slack.of(method)) >= count)
+    await settle(slack)

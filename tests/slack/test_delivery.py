@@ -13,7 +13,7 @@ from app.slack.deliver import FEEDBACK_ACTION, MRKDWN_PIECE, STREAM_PIECE
 from app.verify.scan import scan
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.slack import TEAM, FakeSlack, Fault
-from tests.slack.bolt import dispatch, make_app, mention, message, settle, until
+from tests.slack.bolt import dispatch, make_app, mention, message, replied, settle, until
 
 PARAGRAPH = "Deploys go through the pipeline; each stage is checked before it runs. " * 6
 CODE = "```\n" + "\n".join(f"step_{i} = deploy({i})" for i in range(60)) + "\n```"
@@ -40,7 +40,7 @@ async def test_long_mrkdwn_answer_is_split_into_continuations(
 ) -> None:
     text = long_answer(12_000)
     fake_anthropic.push(Reply(text))
-    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    app = make_app(make_settings())
     await dispatch(app, mention("how do deploys work?", "200.000001"))
     await until(lambda: len(fake_slack.of("chat.postMessage")) >= 4)
     await settle(fake_slack)
@@ -63,7 +63,7 @@ async def test_markdown_answer_streams_with_recipients_and_rolls_over(
 ) -> None:
     text = long_answer(17_000).replace("Deploys go", "**Deploys** go")
     fake_anthropic.push(Reply(text))
-    app = make_app(make_settings(slack_api_url=fake_slack.url, response_format="markdown"))
+    app = make_app(make_settings(response_format="markdown"))
     await dispatch(app, mention("how do deploys work?", "201.000001"))
     await until(lambda: len(fake_slack.of("chat.stopStream")) >= 2)
     await settle(fake_slack)
@@ -90,7 +90,7 @@ async def test_dm_streams_without_recipients(
     make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
 ) -> None:
     fake_anthropic.push(Reply("Use **make deploy** from `main`."))
-    app = make_app(make_settings(slack_api_url=fake_slack.url, response_format="markdown"))
+    app = make_app(make_settings(response_format="markdown"))
     await dispatch(app, message("how do I deploy?", "202.000001", "D0001", channel_type="im"))
     await until(lambda: bool(fake_slack.of("chat.stopStream")))
     [start] = fake_slack.of("chat.startStream")
@@ -104,10 +104,9 @@ async def test_expired_stream_falls_back_to_chat_update(
     text = long_answer(3_000)
     fake_anthropic.push(Reply(text))
     fake_slack.fail("chat.appendStream", Fault(error="message_not_in_streaming_state"))
-    app = make_app(make_settings(slack_api_url=fake_slack.url, response_format="markdown"))
+    app = make_app(make_settings(response_format="markdown"))
     await dispatch(app, mention("how do deploys work?", "203.000001"))
-    await until(lambda: bool(fake_slack.of("chat.update")))
-    await settle(fake_slack)
+    await replied(fake_slack, "chat.update")
     [update] = fake_slack.of("chat.update")
     assert update["markdown_text"] == text
     assert len(fake_slack.of("chat.startStream")) == 1
@@ -118,7 +117,7 @@ async def test_429_on_post_message_is_retried_after_retry_after(
 ) -> None:
     fake_anthropic.push(Reply("Merge to `main` and the pipeline deploys billing."))
     fake_slack.fail("chat.postMessage", Fault(status=429, error="ratelimited", retry_after=1))
-    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    app = make_app(make_settings())
     started = time.monotonic()
     await dispatch(app, mention("how do I deploy billing?", "204.000001"))
     await until(lambda: len(fake_slack.of("chat.postMessage")) == 2)
@@ -132,10 +131,9 @@ async def test_delivery_that_finally_fails_is_not_posted_twice(
 ) -> None:
     fake_anthropic.push(Reply("Merge to `main` and the pipeline deploys billing."))
     fake_slack.fail("chat.postMessage", Fault(error="channel_not_found"))
-    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    app = make_app(make_settings())
     await dispatch(app, mention("how do I deploy billing?", "205.000001"))
-    await until(lambda: bool(fake_slack.of("chat.postMessage")))
-    await settle(fake_slack)
+    await replied(fake_slack)
     assert len(fake_slack.of("chat.postMessage")) == 1
 
 
@@ -143,7 +141,7 @@ async def test_feedback_buttons_are_acked_and_logged_without_content(
     make_settings: Any, fake_slack: FakeSlack, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="vouch.slack")
-    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    app = make_app(make_settings())
     body = {
         "type": "block_actions",
         "team": {"id": TEAM},
@@ -177,7 +175,7 @@ async def test_feedback_buttons_are_acked_and_logged_without_content(
 
 
 async def test_opening_the_dm_suggests_prompts(make_settings: Any, fake_slack: FakeSlack) -> None:
-    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    app = make_app(make_settings())
     event = {"type": "app_home_opened", "user": "U0001", "channel": "D0001", "tab": "messages"}
     await dispatch(app, event)
     await until(lambda: bool(fake_slack.of("assistant.threads.setSuggestedPrompts")))
@@ -193,7 +191,7 @@ async def test_5xx_on_post_message_is_retried_a_bounded_number_of_times(
 ) -> None:
     fake_anthropic.push(Reply("Merge to `main` and the pipeline deploys billing."))
     fake_slack.fail("chat.postMessage", Fault(status=503, error="service_unavailable"))
-    app = make_app(make_settings(slack_api_url=fake_slack.url))
+    app = make_app(make_settings())
     await dispatch(app, mention("how do I deploy billing?", "206.000001"))
     await until(lambda: len(fake_slack.of("chat.postMessage")) == 2)
     await settle(fake_slack)

@@ -51,7 +51,7 @@ async def methods_called(
     """Every Web API method called while serving each kind of event, in both formats."""
     anthropic.default = Reply("Merge to `main` and the pipeline deploys billing to staging.")
     for fmt in ("mrkdwn", "markdown"):
-        app = make_app(make_settings(slack_api_url=slack.url, response_format=fmt))
+        app = make_app(make_settings(response_format=fmt))
         root = f"40{len(fmt)}.000001"
         before = len(slack.calls)
         await dispatch(app, mention("how do I deploy billing?", root))

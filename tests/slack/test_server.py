@@ -34,9 +34,7 @@ async def server(
     make_settings: Any, fake_slack: FakeSlack, fake_anthropic: FakeAnthropic
 ) -> AsyncIterator[str]:
     port = free_port()
-    settings = make_settings(
-        slack_api_url=fake_slack.url, slack_signing_secret=SECRET, host="127.0.0.1", port=port
-    )
+    settings = make_settings(slack_signing_secret=SECRET, host="127.0.0.1", port=port)
     task = asyncio.create_task(serve(settings))
     url = f"http://127.0.0.1:{port}"
     await wait_healthy(url)

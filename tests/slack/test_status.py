@@ -11,7 +11,7 @@ from tests.fakes.slack import FakeSlack, Fault
 
 
 async def test_status_is_refreshed_until_closed(make_settings: Any, fake_slack: FakeSlack) -> None:
-    client = make_web_client(make_settings(slack_api_url=fake_slack.url))
+    client = make_web_client(make_settings())
     status = Status(client, "C0001", "1.1", refresh=0.05)
     await status.show("is thinking…")
     await asyncio.sleep(0.28)
@@ -26,7 +26,7 @@ async def test_status_is_refreshed_until_closed(make_settings: Any, fake_slack: 
 async def test_status_failure_never_stops_an_answer(
     make_settings: Any, fake_slack: FakeSlack
 ) -> None:
-    client = make_web_client(make_settings(slack_api_url=fake_slack.url))
+    client = make_web_client(make_settings())
     fake_slack.fail("assistant.threads.setStatus", Fault(error="missing_scope"))
     status = Status(client, "C0001", "1.1")
     await status.show("is thinking…")  # must not raise
