@@ -8,7 +8,8 @@ import uuid
 from typing import TextIO
 
 from app.agent.conversation import Conversation, Turn
-from app.agent.loop import Attempt, Deps, answer
+from app.agent.loop import Deps, answer
+from app.agent.outcome import Attempt
 from app.settings import Settings
 
 NO_KEY = (

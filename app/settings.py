@@ -48,16 +48,34 @@ class Settings(BaseSettings):
     thread_max_chars: int = Field(30_000, ge=1_000, le=200_000)
     dedupe_ttl: float = Field(900.0, ge=60, le=86_400)
 
+    langfuse_public_key: str | None = None
+    langfuse_secret_key: SecretStr | None = None
+    langfuse_base_url: str = "https://cloud.langfuse.com"
+    langfuse_environment: str = Field("production", pattern=r"^[a-z0-9_-]{1,40}$")
+    langfuse_timeout: int = Field(5, ge=1, le=60)
+    langfuse_flush_timeout: float = Field(5.0, gt=0, le=60)
+    telemetry_salt: SecretStr | None = None
+
     @field_validator(
         "anthropic_api_key",
         "slack_bot_token",
         "slack_app_token",
         "slack_signing_secret",
+        "langfuse_public_key",
+        "langfuse_secret_key",
+        "telemetry_salt",
         mode="before",
     )
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("langfuse_environment")
+    @classmethod
+    def _not_reserved(cls, value: str) -> str:
+        if value.startswith("langfuse"):
+            raise ValueError("must not start with 'langfuse' (reserved by Langfuse)")
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -20,8 +20,9 @@ from typing import Any
 
 import app.agent.loop as loop_module
 from app.agent.conversation import Conversation, Turn
-from app.agent.loop import Deps, LoopConfig, Outcome, answer
+from app.agent.loop import Deps, LoopConfig, answer
 from app.agent.model import Draft, Request, Usage
+from app.agent.outcome import Outcome
 from app.settings import load_settings
 from tests.fakes.anthropic import FakeAnthropic, Reply
 

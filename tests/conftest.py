@@ -9,6 +9,7 @@ import pytest
 
 from app.settings import Settings, load_settings
 from tests.fakes.anthropic import FakeAnthropic
+from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.server import cleaned, serving
 from tests.fakes.slack import FakeSlack
 
@@ -21,6 +22,16 @@ def anthropic_server() -> Iterator[FakeAnthropic]:
 @pytest.fixture(scope="session")
 def slack_server() -> Iterator[FakeSlack]:
     yield from serving(FakeSlack())
+
+
+@pytest.fixture(scope="session")
+def langfuse_server() -> Iterator[FakeLangfuse]:
+    yield from serving(FakeLangfuse())
+
+
+@pytest.fixture
+def fake_langfuse(langfuse_server: FakeLangfuse) -> Iterator[FakeLangfuse]:
+    yield from cleaned(langfuse_server)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from anthropic import AsyncAnthropic
@@ -25,12 +25,13 @@ from app.agent.model import (
     draft,
     make_client,
 )
+from app.agent.outcome import Attempt, Outcome, Reason
 from app.agent.prompts import conversation_messages, retry_messages, system_blocks
 from app.settings import Settings
+from app.telemetry import NO_TRACE, Span, Trace
 from app.verify import Dialect, Verdict, amend, busy_message, failure_message, feedback, verify
 from app.verify.codes import issue
 
-Reason = Literal["verified", "exhausted", "refused", "deadline", "unavailable", "rejected"]
 Stage = Literal["drafting", "checking"]
 Progress = Callable[[Stage, int, int], Awaitable[None]]
 
@@ -59,45 +60,11 @@ class Deps:
     client: AsyncAnthropic
     config: LoopConfig
     progress: Progress | None = None  # told when each attempt drafts and is judged
+    trace: Trace = NO_TRACE  # the message's telemetry: told of every call, check and the end
 
     @classmethod
     def from_settings(cls, settings: Settings, progress: Progress | None = None) -> Deps:
         return cls(make_client(settings), LoopConfig.from_settings(settings), progress)
-
-
-@dataclass(frozen=True, slots=True)
-class Attempt:
-    """What one attempt did, without its text: ids, codes, counts and timings only."""
-
-    number: int
-    passed: bool
-    codes: tuple[str, ...]
-    repaired: tuple[str, ...]
-    draft_length: int
-    question_length: int
-    duration_ms: float
-    usage: Usage
-    stop_reason: str | None
-    judge_score: int | None = None
-    judge_usage: Usage = field(default_factory=Usage)
-    error: str | None = None  # a fixed label (e.g. "overloaded", "deadline"), never content
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    text: str  # the verified text, or a canned reply
-    verified: bool
-    reason: Reason
-    attempts: tuple[Attempt, ...]
-    score: float | None = None
-    grade: str | None = None
-
-    @property
-    def usage(self) -> Usage:
-        total = Usage()
-        for attempt in self.attempts:
-            total = total + attempt.usage + attempt.judge_usage
-        return total
 
 
 async def answer(conversation: Conversation, deps: Deps, reference: str = "") -> Outcome:
@@ -105,9 +72,11 @@ async def answer(conversation: Conversation, deps: Deps, reference: str = "") ->
     run = _Run(conversation, deps, reference)
     try:
         async with asyncio.timeout(deps.config.deadline):
-            return await run.loop()
+            outcome = await run.loop()
     except TimeoutError:
-        return run.give_up("deadline", error="deadline")
+        outcome = run.give_up("deadline", error="deadline")
+    deps.trace.conclude(outcome, deps.config.max_attempts)
+    return outcome
 
 
 class _Run:
@@ -134,14 +103,23 @@ class _Run:
         """One draft, verified (and judged): an Outcome when the loop ends, else the verdict."""
         self.number, self.started = number, time.perf_counter()
         await self.tell("drafting")
+        model = self.deps.config.model
         try:
-            drafted = await draft(self.deps.client, self.request(messages))
+            with self.trace.observe(
+                "claude.draft", "generation", model=model, attempt=number
+            ) as call:
+                drafted = await draft(self.deps.client, self.request(messages))
+                call.usage(drafted.usage, drafted.stop_reason)
         except ModelUnavailable as exc:
             return self.give_up("unavailable", error=exc.reason)
         except ModelError as exc:
             return self.give_up("rejected", error=exc.reason)
         if drafted.stop_reason == "refusal":
             return self.give_up("refused", drafted, error="refusal")
+        with self.trace.observe("agent.verify", "guardrail", attempt=number) as check:
+            return await self.check(drafted, check)
+
+    async def check(self, drafted: Draft, check: Span) -> Verdict | Outcome:
         verdict = verify(drafted.text, question=self.conversation.message, dialect=self.dialect)
         if drafted.stop_reason == "max_tokens":
             verdict = amend(verdict, (issue("TRUNCATED"),))
@@ -149,23 +127,30 @@ class _Run:
         judge_model = self.deps.config.judge_model
         if verdict.passed and judge_model is not None:
             try:
-                judged = await self.judge(judge_model, verdict.text)
+                judged = await self.judge(judge_model, verdict.text, check)
             except JudgeUnavailable as exc:
-                return self.give_up("unavailable", drafted, error=f"judge_{exc.reason}")
+                return self.give_up(
+                    "unavailable", drafted, error=f"judge_{exc.reason}", check=check
+                )
             verdict = amend(
                 verdict,
                 () if judged.judgement.passed else judged.issues(),
                 judge_score=judged.judgement.score,
             )
-        self.record(drafted, verdict, judged)
+        self.record(drafted, verdict, judged, check=check)
         if not verdict.passed:
             return verdict
         attempts = tuple(self.attempts)
         return Outcome(verdict.text, True, "verified", attempts, verdict.score, verdict.grade)
 
-    async def judge(self, model: str, text: str) -> Judged:
+    async def judge(self, model: str, text: str, check: Span) -> Judged:
         await self.tell("checking")
-        return await judge(self.deps.client, model, self.conversation.message, text)
+        with self.trace.observe(
+            "claude.judge", "generation", parent=check, model=model, attempt=self.number
+        ) as call:
+            judged = await judge(self.deps.client, model, self.conversation.message, text)
+            call.usage(judged.usage, None)
+            return judged
 
     def request(self, messages: list[dict[str, Any]]) -> Request:
         config = self.deps.config
@@ -181,33 +166,44 @@ class _Run:
         verdict: Verdict | None,
         judged: Judged | None = None,
         error: str | None = None,
+        check: Span | None = None,
     ) -> None:
-        self.attempts.append(
-            Attempt(
-                number=self.number,
-                passed=verdict.passed if verdict is not None else False,
-                codes=verdict.codes if verdict is not None else (),
-                repaired=verdict.repaired if verdict is not None else (),
-                draft_length=len(drafted.text) if drafted is not None else 0,
-                question_length=len(self.conversation.message),
-                duration_ms=round((time.perf_counter() - self.started) * 1000, 3),
-                usage=drafted.usage if drafted is not None else Usage(),
-                stop_reason=drafted.stop_reason if drafted is not None else None,
-                judge_score=judged.judgement.score if judged is not None else None,
-                judge_usage=judged.usage if judged is not None else Usage(),
-                error=error,
-            )
+        """Keep the attempt's record; one that reached verification goes to the trace too."""
+        attempt = Attempt(
+            number=self.number,
+            passed=verdict.passed if verdict is not None else False,
+            codes=verdict.codes if verdict is not None else (),
+            repaired=verdict.repaired if verdict is not None else (),
+            draft_length=len(drafted.text) if drafted is not None else 0,
+            question_length=len(self.conversation.message),
+            duration_ms=round((time.perf_counter() - self.started) * 1000, 3),
+            usage=drafted.usage if drafted is not None else Usage(),
+            stop_reason=drafted.stop_reason if drafted is not None else None,
+            judge_score=judged.judgement.score if judged is not None else None,
+            judge_usage=judged.usage if judged is not None else Usage(),
+            error=error,
         )
+        self.attempts.append(attempt)
+        if check is not None:
+            self.trace.checked(check, attempt)
 
     def give_up(
-        self, reason: Reason, drafted: Draft | None = None, error: str | None = None
+        self,
+        reason: Reason,
+        drafted: Draft | None = None,
+        error: str | None = None,
+        check: Span | None = None,
     ) -> Outcome:
         """End without a verified answer: the canned reply carries nothing from any draft."""
         if error is not None and self.number > len(self.attempts):
-            self.record(drafted, None, error=error)
+            self.record(drafted, None, error=error, check=check)
         reply = busy_message if reason == "unavailable" else failure_message
         return Outcome(reply(self.dialect, self.reference), False, reason, tuple(self.attempts))
 
     @property
     def dialect(self) -> Dialect:
         return self.conversation.dialect
+
+    @property
+    def trace(self) -> Trace:
+        return self.deps.trace

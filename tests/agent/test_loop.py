@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from app.agent.conversation import Conversation, Turn
-from app.agent.loop import Deps, Outcome, answer
+from app.agent.loop import Deps, answer
 from app.agent.model import make_client
+from app.agent.outcome import Outcome
 from app.verify import busy_message, failure_message, verify
 from tests.fakes.anthropic import Fail, FakeAnthropic, Hang, Reply, StreamError
 

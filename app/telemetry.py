@@ -1,0 +1,540 @@
+"""Langfuse telemetry: one trace per answered message, an observation per model call and per
+verification, events and scores. They hold ids, codes, counts and timings, never content.
+
+Three layers keep content out: nothing here is given text (no input or output is ever set);
+metadata keys come from one list, METADATA_KEYS; and an export-stage allowlist
+(`allow_listed`) drops any span attribute that is not a known key with an id-like value.
+
+Telemetry can neither break nor delay an answer: observations end in memory and the SDK's
+background threads export them; every call into the SDK is guarded; flushing and shutdown run
+in a worker thread with a time bound.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Literal, TypeVar
+
+from langfuse import Langfuse, propagate_attributes
+from langfuse._client.span import LangfuseObservationWrapper
+from langfuse.span_filter import is_langfuse_span
+from langfuse.types import MaskOtelSpansParams, MaskOtelSpansResult, OtelSpanPatch
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+
+from app.agent.model import CallFailed, Usage
+from app.agent.outcome import Attempt, Outcome
+from app.settings import Settings
+
+log = logging.getLogger("vouch.telemetry")
+
+TRACE_NAME = "vouch.answer"
+Kind = Literal["span", "generation", "guardrail"]
+Fate = Literal["repaired", "retried", "failed", "accepted"]
+Value = str | int | float | bool | None | Sequence[str]
+T = TypeVar("T")
+
+# Every metadata key that may leave the process. The export allowlist drops any other.
+METADATA_KEYS = frozenset(
+    {
+        # each attempt: the agent.verify guardrail and its verification_result event
+        "attempt",
+        "passed",
+        "issue_codes",
+        "repaired_codes",
+        "response_length",
+        "user_message_length",
+        "judge_score",
+        "duration_ms",
+        "trace_id",
+        "error",
+        # verification_exhausted
+        "max_attempts",
+        "final_issue_codes",
+        # model calls
+        "stop_reason",
+        # the message (the trace's root observation)
+        "kind",
+        "reason",
+        "attempts",
+        "verified",
+        "history_messages",
+        "format",
+    }
+)
+
+# Span attributes the Langfuse SDK writes for what Vouch records (no input, no output).
+_ATTRIBUTES = frozenset(
+    {
+        "langfuse.observation.type",
+        "langfuse.observation.level",
+        "langfuse.observation.status_message",
+        "langfuse.observation.model.name",
+        "langfuse.observation.usage_details",
+        "langfuse.trace.name",
+        "langfuse.trace.tags",
+        "user.id",
+        "session.id",
+        "langfuse.environment",
+        "langfuse.release",
+        "langfuse.version",
+        "langfuse.internal.as_root",
+        "langfuse.internal.is_app_root",
+    }
+)
+_METADATA = "langfuse.observation.metadata."
+# Ids, codes, labels, model names: no spaces, so no sentence fits.
+_TOKEN = re.compile(r"[\w.:/@+-]{0,128}", re.ASCII)
+
+
+def trace_id_for(message_key: str) -> str:
+    """The trace id of a user message, from its (team:channel:ts) key: the same for Slack's
+    retries and for a feedback click on the answer. Shown to users as the failure's ref."""
+    return Langfuse.create_trace_id(seed=message_key)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageIds:
+    """Who and where a message came from, as Slack ids; only hashes of them leave."""
+
+    key: str  # team:channel:ts of the message
+    thread: str  # team:channel:thread_ts
+    user: str  # team:user
+    kind: str  # "mention", "dm" or "follow_up"
+    history_messages: int = 0
+
+
+class Telemetry:
+    """Process-wide: the Langfuse client (None when telemetry is off), the hashing key and
+    the tags every trace carries."""
+
+    def __init__(
+        self,
+        client: Langfuse | None,
+        *,
+        salt: bytes = b"",
+        tags: Sequence[str] = (),
+        flush_timeout: float = 5.0,
+    ) -> None:
+        self._client = client
+        self._salt = salt
+        self._tags = list(tags)
+        self._flush_timeout = flush_timeout
+        self._closed = False
+
+    @classmethod
+    def off(cls) -> Telemetry:
+        return cls(None)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Telemetry:
+        """The bot's telemetry; says once whether it is on."""
+        environment = settings.langfuse_environment
+        mode = "socket" if settings.slack_app_token is not None else "http"
+        tags = (f"format:{settings.response_format}", f"mode:{mode}", f"env:{environment}")
+        public, secret = settings.langfuse_public_key, settings.langfuse_secret_key
+        if public is None or secret is None:
+            log.info("telemetry off: set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to enable")
+            return cls(None, tags=tags)
+        # A provider of our own: other OpenTelemetry spans in the process (the Anthropic SDK's,
+        # which carry the same token usage as our generations) never reach Langfuse.
+        provider = TracerProvider(
+            resource=Resource.create({"service.name": "vouch", "langfuse.environment": environment})
+        )
+        client = Langfuse(
+            public_key=public,
+            secret_key=secret.get_secret_value(),
+            base_url=settings.langfuse_base_url,
+            timeout=settings.langfuse_timeout,
+            environment=environment,
+            tracer_provider=provider,
+            should_export_span=is_langfuse_span,
+            mask_otel_spans=allow_listed,
+        )
+        salt_setting = settings.telemetry_salt
+        salt = (
+            salt_setting.get_secret_value().encode()
+            if salt_setting is not None
+            else hmac.new(secret.get_secret_value().encode(), b"vouch-ids", "sha256").digest()
+        )
+        log.info("telemetry on: traces and scores go to Langfuse (environment %s)", environment)
+        return cls(client, salt=salt, tags=tags, flush_timeout=settings.langfuse_flush_timeout)
+
+    @property
+    def enabled(self) -> bool:
+        return self._client is not None and not self._closed
+
+    def hashed(self, slack_id: str) -> str:
+        """A salted one-way hash of a Slack id: stable, and useless without the salt."""
+        return hmac.new(self._salt, slack_id.encode(), "sha256").hexdigest()[:32]
+
+    @contextmanager
+    def trace(self, ids: MessageIds) -> Iterator[Trace]:
+        """The trace of one message, its root observation open while the body runs."""
+        trace_id = trace_id_for(ids.key)
+        langfuse = self._client
+        if langfuse is None or self._closed:
+            yield Trace(trace_id, None, self)
+            return
+        with propagate_attributes(
+            user_id=self.hashed(ids.user),
+            session_id=self.hashed(ids.thread),
+            tags=self._tags,
+            trace_name=TRACE_NAME,
+        ):
+            root = _guarded(
+                "trace",
+                lambda: langfuse.start_observation(
+                    trace_context={"trace_id": trace_id},
+                    name=TRACE_NAME,
+                    as_type="span",
+                    metadata={"kind": ids.kind, "history_messages": ids.history_messages},
+                ),
+            )
+            trace = Trace(trace_id, root, self)
+            try:
+                yield trace
+            except BaseException as exc:
+                trace.root.fail(label(exc))
+                if not trace.concluded:
+                    trace.score_failure()
+                raise
+            finally:
+                trace.root.end()
+
+    def score(
+        self,
+        trace_id: str,
+        name: str,
+        value: float | str,
+        data_type: Literal["BOOLEAN", "NUMERIC", "CATEGORICAL"],
+        score_id: str,
+    ) -> None:
+        """Queue one trace score (sent by the SDK's score thread). A fixed score id makes a
+        repeat (a Slack retry answered again after a restart, a second click) replace it."""
+        langfuse = self._client
+        if langfuse is None or self._closed:
+            return
+        _guarded(
+            "score",
+            lambda: langfuse.create_score(
+                name=name,
+                value=value,  # type: ignore[arg-type]  # the overloads split float/str by type
+                trace_id=trace_id,
+                score_id=score_id,
+                data_type=data_type,  # type: ignore[arg-type]
+            ),
+        )
+
+    def feedback(self, trace_id: str, user: str, positive: bool) -> None:
+        """A 👍/👎 click on an answer: `user_feedback` on the answer's trace, one per user."""
+        score_id = f"{trace_id}-user_feedback-{self.hashed(user)[:16]}"
+        self.score(trace_id, "user_feedback", 1.0 if positive else 0.0, "BOOLEAN", score_id)
+
+    async def flush(self) -> bool:
+        """Send what is queued, waiting at most LANGFUSE_FLUSH_TIMEOUT; True if all went."""
+        langfuse = self._client
+        if langfuse is None or self._closed:
+            return True
+        return await asyncio.to_thread(_bounded, langfuse.flush, self._flush_timeout)
+
+    async def close(self) -> None:
+        """Flush and stop the SDK's threads, within the bound; later calls are no-ops."""
+        langfuse = self._client
+        if langfuse is None or self._closed:
+            return
+        self._closed = True
+        if not await asyncio.to_thread(_bounded, langfuse.shutdown, self._flush_timeout):
+            log.warning("telemetry: shutdown gave up after %ss", self._flush_timeout)
+
+
+class Span:
+    """One observation (a no-op when telemetry is off)."""
+
+    def __init__(self, observation: LangfuseObservationWrapper | None) -> None:
+        self.observation = observation
+
+    @property
+    def id(self) -> str | None:
+        return self.observation.id if self.observation is not None else None
+
+    def update(self, metadata: Mapping[str, Value]) -> None:
+        self._apply("update", metadata=_checked(metadata))
+
+    def usage(self, usage: Usage, stop_reason: str | None) -> None:
+        self._apply(
+            "update",
+            usage_details=usage_details(usage),
+            metadata=_checked({"stop_reason": stop_reason}),
+        )
+
+    def fail(self, reason: str, level: Literal["WARNING", "ERROR"] = "ERROR") -> None:
+        self._apply("update", level=level, status_message=reason)
+
+    def end(self) -> None:
+        observation = self.observation
+        if observation is not None:
+            _guarded("end", observation.end)
+            self.observation = None
+
+    def _apply(self, what: str, **fields: object) -> None:
+        observation = self.observation
+        if observation is not None:
+            _guarded(what, lambda: observation.update(**fields))  # type: ignore[arg-type]
+
+
+class Trace:
+    """The telemetry of one message. The loop and the listener tell it what happened."""
+
+    def __init__(
+        self,
+        trace_id: str,
+        root: LangfuseObservationWrapper | None,
+        telemetry: Telemetry | None = None,
+    ) -> None:
+        self.trace_id = trace_id
+        self.root = Span(root)
+        self.telemetry = telemetry
+        self.concluded = False
+
+    @contextmanager
+    def observe(
+        self,
+        name: str,
+        kind: Kind,
+        *,
+        parent: Span | None = None,
+        model: str | None = None,
+        **metadata: Value,
+    ) -> Iterator[Span]:
+        """A child observation timed by the body; an exception marks it failed, by its
+        label, and goes on (observations are not "current": nothing records the exception)."""
+        within = (parent or self.root).observation
+        if within is None:
+            yield Span(None)
+            return
+        span = Span(
+            _guarded(
+                name,
+                lambda: within.start_observation(
+                    name=name,
+                    as_type=kind,  # type: ignore[arg-type]  # overloaded per literal
+                    model=model,
+                    metadata=_checked(metadata),
+                ),
+            )
+        )
+        try:
+            yield span
+        except BaseException as exc:
+            span.fail(label(exc))
+            raise
+        finally:
+            span.end()
+
+    def event(self, name: str, metadata: Mapping[str, Value]) -> None:
+        root = self.root.observation
+        if root is not None:
+            _guarded(name, lambda: root.create_event(name=name, metadata=_checked(metadata)))
+
+    def checked(self, check: Span, attempt: Attempt) -> None:
+        """An attempt was verified: its guardrail's metadata and a verification_result."""
+        metadata = attempt_metadata(attempt, self.trace_id)
+        check.update(metadata)
+        if not attempt.passed:
+            check.fail(attempt.error or "not_verified", "WARNING")
+        self.event("verification_result", metadata)
+
+    def conclude(self, outcome: Outcome, max_attempts: int) -> None:
+        """The loop ended: the exhausted event, the root's summary and the trace's scores."""
+        self.concluded = True
+        if outcome.reason == "exhausted":
+            final = outcome.attempts[-1].codes if outcome.attempts else ()
+            self.event(
+                "verification_exhausted",
+                {"max_attempts": max_attempts, "final_issue_codes": list(final)},
+            )
+        self.root.update(
+            {
+                "reason": outcome.reason,
+                "attempts": len(outcome.attempts),
+                "verified": outcome.verified,
+            }
+        )
+        if self.telemetry is not None:
+            for name, value, data_type, suffix in scores_of(outcome):
+                score_id = f"{self.trace_id}-{name}{suffix}"
+                self.telemetry.score(self.trace_id, name, value, data_type, score_id)
+
+    def score_failure(self) -> None:
+        """The message failed before the loop concluded (e.g. its history could not be read):
+        it still counts, as not verified."""
+        if self.telemetry is None:
+            return
+        for name, value in (("verified", 0.0), ("pass_on_first_attempt", 0.0)):
+            self.telemetry.score(self.trace_id, name, value, "BOOLEAN", f"{self.trace_id}-{name}")
+        self.telemetry.score(
+            self.trace_id, "outcome", "error", "CATEGORICAL", f"{self.trace_id}-outcome"
+        )
+
+
+NO_TRACE = Trace("", None)
+
+
+ScoreRow = tuple[str, float | str, Literal["BOOLEAN", "NUMERIC", "CATEGORICAL"], str]
+
+
+def scores_of(outcome: Outcome) -> list[ScoreRow]:
+    """The trace scores of a message: (name, value, data type, id suffix)."""
+    verified = 1.0 if outcome.verified else 0.0
+    first = 1.0 if outcome.verified and len(outcome.attempts) == 1 else 0.0
+    rows: list[ScoreRow] = [
+        ("verified", verified, "BOOLEAN", ""),
+        ("pass_on_first_attempt", first, "BOOLEAN", ""),
+        ("outcome", outcome.reason, "CATEGORICAL", ""),
+    ]
+    if outcome.verified:
+        rows.append(("attempts_to_verify", float(len(outcome.attempts)), "NUMERIC", ""))
+    if outcome.score is not None:
+        rows.append(("quality_score", round(outcome.score, 4), "NUMERIC", ""))
+    for index, (attempt, code, fate) in enumerate(issues_found(outcome)):
+        suffix = f"-{attempt}-{index}"
+        rows.append(("issue_code", code, "CATEGORICAL", suffix))
+        rows.append(("issue_outcome", f"{code}/{fate}", "CATEGORICAL", suffix))
+    return rows
+
+
+def issues_found(outcome: Outcome) -> list[tuple[int, str, Fate]]:
+    """(attempt, code, fate) for every issue any attempt had. Fates: repaired (fixed by the
+    deterministic repair), retried (a later attempt passed), failed (no verified answer),
+    accepted (a warning left in the answer that passed)."""
+    found: list[tuple[int, str, Fate]] = []
+    for attempt in outcome.attempts:
+        found.extend((attempt.number, code, "repaired") for code in attempt.repaired)
+        fate: Fate = "accepted" if attempt.passed else "retried" if outcome.verified else "failed"
+        found.extend((attempt.number, code, fate) for code in attempt.codes)
+    return found
+
+
+def attempt_metadata(attempt: Attempt, trace_id: str) -> dict[str, Value]:
+    metadata: dict[str, Value] = {
+        "attempt": attempt.number,
+        "passed": attempt.passed,
+        "issue_codes": list(attempt.codes),
+        "repaired_codes": list(attempt.repaired),
+        "response_length": attempt.draft_length,
+        "user_message_length": attempt.question_length,
+        "judge_score": attempt.judge_score,
+        "duration_ms": attempt.duration_ms,
+        "trace_id": trace_id,
+    }
+    if attempt.error is not None:
+        metadata["error"] = attempt.error
+    return metadata
+
+
+def usage_details(usage: Usage) -> dict[str, int]:
+    """Token usage under the keys Langfuse prices Anthropic models by."""
+    return {
+        "input": usage.input,
+        "output": usage.output,
+        "cache_read_input_tokens": usage.cache_read,
+        "cache_creation_input_tokens": usage.cache_write,
+    }
+
+
+def label(exc: BaseException) -> str:
+    """A fixed label for an exception: never its message, which may quote data."""
+    reason = exc.reason if isinstance(exc, CallFailed) else type(exc).__name__
+    return reason if _TOKEN.fullmatch(reason) else type(exc).__name__
+
+
+def allow_listed(*, params: MaskOtelSpansParams) -> MaskOtelSpansResult:
+    """Export-stage allowlist: delete every span attribute that is not a known key holding
+    an id-like value. The last line of defence; nothing upstream should ever trip it."""
+    patches: dict[object, OtelSpanPatch | None] = {}
+    for identifier, span in params.spans.items():
+        dropped = tuple(key for key, value in span.attributes.items() if not allowed(key, value))
+        if dropped:
+            patches[identifier] = OtelSpanPatch(delete_attributes=dropped)
+            log.warning("telemetry: %d span attribute(s) dropped by the allowlist", len(dropped))
+    return MaskOtelSpansResult(span_patches=patches)  # type: ignore[arg-type]
+
+
+def allowed(key: str, value: object) -> bool:
+    if key.startswith(_METADATA):
+        if key.removeprefix(_METADATA) not in METADATA_KEYS or not isinstance(value, str):
+            return False
+        return _plain(_decoded(value))
+    if key not in _ATTRIBUTES:
+        return False
+    if key == "langfuse.observation.usage_details":
+        usage = _decoded(value) if isinstance(value, str) else None
+        return isinstance(usage, dict) and all(
+            _token(k) and type(v) is int for k, v in usage.items()
+        )
+    return _plain(value)
+
+
+def _plain(value: object) -> bool:
+    """A number, a flag, nothing, an id-like string, or a list of those strings."""
+    if value is None or isinstance(value, bool | int | float):
+        return True
+    if isinstance(value, str):
+        return _token(value)
+    if isinstance(value, list | tuple):
+        return all(isinstance(item, str) and _token(item) for item in value)
+    return False
+
+
+def _token(value: object) -> bool:
+    return isinstance(value, str) and _TOKEN.fullmatch(value) is not None
+
+
+def _decoded(value: str) -> object:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return _Undecodable
+
+
+class _Undecodable:
+    """Marks a metadata value that is not the SDK's JSON (so not plain)."""
+
+
+def _checked(metadata: Mapping[str, Value]) -> dict[str, Value]:
+    """Metadata as given, minus unknown keys (a bug, logged by name) and None values."""
+    unknown = [key for key in metadata if key not in METADATA_KEYS]
+    if unknown:
+        log.error("telemetry: unknown metadata keys %s not recorded", sorted(unknown))
+    return {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in metadata.items()
+        if key in METADATA_KEYS and value is not None
+    }
+
+
+def _guarded(what: str, call: Callable[[], T]) -> T | None:
+    """Run one SDK call; telemetry failing must never break an answer."""
+    try:
+        return call()
+    except Exception as exc:  # the SDK's own bugs included
+        log.warning("telemetry: %s not recorded (%s)", what, type(exc).__name__)
+        return None
+
+
+def _bounded(action: Callable[[], object], timeout: float) -> bool:
+    """Run a blocking SDK call (flush, shutdown) in a daemon thread, waiting at most
+    `timeout` seconds: a slow or unreachable Langfuse cannot hold up the caller or exit."""
+    worker = threading.Thread(target=_guarded, args=("flush", action), daemon=True)
+    worker.start()
+    worker.join(timeout)
+    return not worker.is_alive()

@@ -1,0 +1,140 @@
+"""A loopback Langfuse: OTLP/HTTP trace export (protobuf, gzip or not), score ingestion and
+the Metrics API v2, as the langfuse SDK speaks them. Records every byte it receives, decoded,
+for "nothing of the message leaves" assertions; can answer 500s or hang."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from tests.fakes.server import LoopbackServer
+
+_METADATA = "langfuse.observation.metadata."
+
+
+@dataclass(frozen=True)
+class ExportedSpan:
+    """One span as exported, attributes decoded from OTLP's AnyValue."""
+
+    trace_id: str
+    span_id: str
+    parent_span_id: str
+    name: str
+    scope: str
+    attributes: dict[str, Any]
+    start_ns: int
+    end_ns: int
+
+    @property
+    def type(self) -> str:
+        return str(self.attributes.get("langfuse.observation.type", ""))
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The observation's metadata, each value JSON-decoded as the SDK encoded it."""
+        return {
+            key.removeprefix(_METADATA): json.loads(value)
+            for key, value in self.attributes.items()
+            if key.startswith(_METADATA)
+        }
+
+    @property
+    def usage(self) -> dict[str, int]:
+        raw = self.attributes.get("langfuse.observation.usage_details")
+        return json.loads(raw) if isinstance(raw, str) else {}
+
+
+Metrics = Callable[[dict[str, Any]], list[dict[str, Any]]]
+
+
+@dataclass(eq=False)
+class FakeLangfuse(LoopbackServer):
+    spans: list[ExportedSpan] = field(default_factory=list)
+    scores: list[dict[str, Any]] = field(default_factory=list)
+    received: list[bytes] = field(default_factory=list)  # every body, decompressed
+    queries: list[dict[str, Any]] = field(default_factory=list)  # Metrics API queries
+    metrics: Metrics = lambda query: []  # rows for a Metrics API query
+    status: int = 0  # answer every ingestion request with this status (0: succeed)
+    delay: float = 0.0  # seconds to wait before answering (a slow or hanging Langfuse)
+
+    def reset(self) -> None:
+        self.spans.clear()
+        self.scores.clear()
+        self.received.clear()
+        self.queries.clear()
+        self.metrics = lambda query: []
+        self.status, self.delay = 0, 0.0
+
+    def named(self, name: str) -> list[ExportedSpan]:
+        return [span for span in self.spans if span.name == name]
+
+    def scores_named(self, name: str) -> list[dict[str, Any]]:
+        return [score for score in self.scores if score.get("name") == name]
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_post("/api/public/otel/v1/traces", self._traces)
+        app.router.add_post("/api/public/scores", self._scores)
+        app.router.add_get("/api/public/v2/metrics", self._metrics)
+
+    async def _body(self, request: web.Request) -> bytes:
+        body = await request.read()  # aiohttp undoes Content-Encoding: gzip
+        if body[:2] == b"\x1f\x8b":
+            body = gzip.decompress(body)
+        self.received.append(body)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return body
+
+    async def _traces(self, request: web.Request) -> web.Response:
+        body = await self._body(request)
+        if self.status:
+            return web.Response(status=self.status, text="fake failure")
+        export = ExportTraceServiceRequest.FromString(body)
+        for resource_spans in export.resource_spans:
+            for scope_spans in resource_spans.scope_spans:
+                for span in scope_spans.spans:
+                    self.spans.append(
+                        ExportedSpan(
+                            trace_id=span.trace_id.hex(),
+                            span_id=span.span_id.hex(),
+                            parent_span_id=span.parent_span_id.hex(),
+                            name=span.name,
+                            scope=scope_spans.scope.name,
+                            attributes={kv.key: _value(kv.value) for kv in span.attributes},
+                            start_ns=span.start_time_unix_nano,
+                            end_ns=span.end_time_unix_nano,
+                        )
+                    )
+        return web.Response(
+            body=b"", content_type="application/x-protobuf"
+        )  # an empty ExportTraceServiceResponse
+
+    async def _scores(self, request: web.Request) -> web.Response:
+        body = await self._body(request)
+        if self.status:
+            return web.json_response({"message": "fake failure"}, status=self.status)
+        scores = json.loads(body)
+        self.scores.extend(scores)
+        return web.json_response({"message": "Accepted"}, status=202)
+
+    async def _metrics(self, request: web.Request) -> web.Response:
+        if self.status:
+            return web.json_response({"message": "fake failure"}, status=self.status)
+        query = json.loads(request.query["query"])
+        self.queries.append(query)
+        return web.json_response({"data": self.metrics(query)})
+
+
+def _value(value: AnyValue) -> Any:
+    kind = value.WhichOneof("value")
+    if kind == "array_value":
+        return [_value(item) for item in value.array_value.values]
+    return getattr(value, kind) if kind is not None else None
