@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
 
+from app import logs
 from app.chat import chat
 from app.server import SETUP_HINT, credential_problems, serve
 from app.settings import Settings, SettingsError, load_settings
-
-# Third-party loggers can print request bodies (message text) at DEBUG, and Bolt prints an
-# unhandled request whole as a warning: keep them to errors.
-_QUIET = ("slack_bolt", "slack_sdk", "anthropic", "httpx", "httpx2", "aiohttp.access")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"{exc}. See .env.example.", file=sys.stderr)
         return 2
-    _configure_logging(settings)
+    logs.configure(settings.log_level)
     try:
         if args.command == "chat":
             return asyncio.run(chat(settings))
@@ -45,14 +41,6 @@ def _run(settings: Settings) -> int:
         return 2
     asyncio.run(serve(settings))
     return 0
-
-
-def _configure_logging(settings: Settings) -> None:
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
-    for name in _QUIET:
-        logging.getLogger(name).setLevel(logging.ERROR)
 
 
 if __name__ == "__main__":

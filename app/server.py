@@ -13,6 +13,7 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from app.agent.loop import Deps
 from app.settings import Settings
 from app.slack.app import create_app
+from app.telemetry import Telemetry
 
 log = logging.getLogger("vouch")
 
@@ -38,14 +39,19 @@ def credential_problems(settings: Settings) -> list[str]:
 
 
 async def serve(settings: Settings) -> None:
-    """Run until cancelled; Slack Web API calls share one connection pool."""
-    async with aiohttp.ClientSession() as session:
-        await _serve(settings, session)
+    """Run until cancelled; Slack Web API calls share one connection pool; telemetry is
+    flushed on the way out, within LANGFUSE_FLUSH_TIMEOUT."""
+    telemetry = Telemetry.from_settings(settings)
+    try:
+        async with aiohttp.ClientSession() as session:
+            await _serve(settings, session, telemetry)
+    finally:
+        await telemetry.close()
 
 
-async def _serve(settings: Settings, session: aiohttp.ClientSession) -> None:
+async def _serve(settings: Settings, session: aiohttp.ClientSession, telemetry: Telemetry) -> None:
     agent = Deps.from_settings(settings)
-    app = create_app(settings, agent, session)
+    app = create_app(settings, agent, session, telemetry)
     if settings.slack_app_token is not None:
         log.info("starting in Socket Mode")
         handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())

@@ -277,7 +277,8 @@ class Span:
         )
 
     def fail(self, reason: str, level: Literal["WARNING", "ERROR"] = "ERROR") -> None:
-        self._apply("update", level=level, status_message=reason)
+        """Mark the observation failed with a fixed label (anything else becomes "failed")."""
+        self._apply("update", level=level, status_message=reason if _token(reason) else "failed")
 
     def end(self) -> None:
         observation = self.observation

@@ -19,6 +19,7 @@ from app.settings import Settings
 from app.slack.dedupe import SeenMessages, ThreadOrder
 from app.slack.deliver import FEEDBACK_ACTION
 from app.slack.listeners import Listeners
+from app.telemetry import Telemetry
 
 
 def make_web_client(
@@ -49,7 +50,10 @@ def bolt_logger() -> logging.Logger:
 
 
 def create_app(
-    settings: Settings, agent: Deps, session: aiohttp.ClientSession | None = None
+    settings: Settings,
+    agent: Deps,
+    session: aiohttp.ClientSession | None = None,
+    telemetry: Telemetry | None = None,
 ) -> AsyncApp:
     secret = settings.slack_signing_secret
     app = AsyncApp(
@@ -58,7 +62,13 @@ def create_app(
         signing_secret=secret.get_secret_value() if secret is not None else "",
         request_verification_enabled=secret is not None,
     )
-    listeners = Listeners(settings, agent, SeenMessages(settings.dedupe_ttl), ThreadOrder())
+    listeners = Listeners(
+        settings,
+        agent,
+        SeenMessages(settings.dedupe_ttl),
+        ThreadOrder(),
+        telemetry or Telemetry.off(),
+    )
     app.event("app_mention")(listeners.on_mention)
     app.event("message")(listeners.on_message)
     app.event("app_home_opened")(listeners.on_home_opened)

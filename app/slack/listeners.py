@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import traceback
@@ -15,11 +14,13 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.loop import Deps, answer
+from app.logs import traced
 from app.settings import Settings
 from app.slack.dedupe import SeenMessages, ThreadOrder, message_key
 from app.slack.deliver import Target, deliver
 from app.slack.status import Status, status_text
 from app.slack.thread import Bot, is_own, strip_mention, to_conversation
+from app.telemetry import MessageIds, Telemetry, trace_id_for
 from app.verify import Dialect, failure_message
 
 log = logging.getLogger("vouch.slack")
@@ -30,7 +31,7 @@ PROMPTS = [
     {"title": "Check an answer", "message": "How do you check your answers?"},
 ]
 _ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
-_REFERENCE = re.compile(r"[0-9a-f]{1,64}")
+_REFERENCE = re.compile(r"[0-9a-f]{32}")  # a trace id
 
 
 @dataclass
@@ -47,6 +48,7 @@ class Listeners:
     agent: Deps
     seen: SeenMessages
     order: ThreadOrder
+    telemetry: Telemetry
 
     async def on_mention(
         self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
@@ -77,13 +79,20 @@ class Listeners:
                 log.warning("suggested prompts not set: %s", exc.response.get("error"))
 
     async def on_feedback(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        """A 👍/👎 click: a `user_feedback` score on the answer's trace."""
         await ack()
         action = (body.get("actions") or [{}])[0]
         value = action.get("value") if action.get("value") in ("up", "down") else "other"
         reference = str(action.get("block_id", "")).removeprefix("feedback:")
         if _REFERENCE.fullmatch(reference) is None:  # forged actions carry anything
-            reference = "unknown"
-        log.info("feedback %s on %s", value, reference)
+            log.info("feedback %s on no known answer", value)
+            return
+        with traced(reference):
+            log.info("feedback %s", value)
+            if value != "other":
+                team = (body.get("team") or {}).get("id") or ""
+                user = (body.get("user") or {}).get("id") or ""
+                self.telemetry.feedback(reference, f"{team}:{user}", positive=value == "up")
 
     async def handle(
         self,
@@ -98,28 +107,31 @@ class Listeners:
             team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
         )
         key = message_key(team, target.channel, event["ts"])
-        reference = hashlib.sha256(key.encode()).hexdigest()[:32]
+        reference = trace_id_for(key)  # also the ref a failure message shows
         progress = _Progress()
-        try:
-            async with self.order.turn(message_key(team, target.channel, target.thread_ts)):
-                await self.respond(
-                    event,
-                    context,
-                    client,
-                    target=target,
-                    key=key,
-                    reference=reference,
-                    follow_up=follow_up,
-                    progress=progress,
+        with traced(reference):
+            try:
+                async with self.order.turn(message_key(team, target.channel, target.thread_ts)):
+                    await self.respond(
+                        event,
+                        context,
+                        client,
+                        target=target,
+                        key=key,
+                        reference=reference,
+                        follow_up=follow_up,
+                        progress=progress,
+                    )
+            except Exception as exc:  # the one place: log without content, tell the user
+                frames = traceback.extract_tb(exc.__traceback__)
+                where = "; ".join(
+                    f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in frames[-4:]
                 )
-        except Exception as exc:  # the one place: log without content, tell the user
-            frames = traceback.extract_tb(exc.__traceback__)
-            where = "; ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in frames[-4:])
-            log.error("answer failed: %s at %s (ref %s)", type(exc).__name__, where, reference)
-            # a follow-up not yet taken on may be in a thread Vouch is not part of
-            asked = progress.accepted or not follow_up
-            if asked and not progress.delivering:
-                await self.post_plain(client, target, failure_message(self.dialect, reference))
+                log.error("answer failed: %s at %s", type(exc).__name__, where)
+                # a follow-up not yet taken on may be in a thread Vouch is not part of
+                asked = progress.accepted or not follow_up
+                if asked and not progress.delivering:
+                    await self.post_plain(client, target, failure_message(self.dialect, reference))
 
     async def respond(
         self,
@@ -141,7 +153,7 @@ class Listeners:
         if follow_up and not any(is_own(m, bot) for m in replies):
             return  # a thread Vouch is not part of
         if not self.seen.first(key):
-            log.info("duplicate delivery ignored (ref %s)", reference)
+            log.info("duplicate delivery ignored")
             return
         progress.accepted = True
         if not text:
@@ -162,16 +174,31 @@ class Listeners:
         async def show(stage: str, attempt: int, total: int) -> None:
             await status.show(status_text(stage, attempt, total))
 
-        try:
-            outcome = await answer(conversation, replace(self.agent, progress=show), reference)
-        finally:
-            await status.close()
-        progress.delivering = True
-        try:
-            await deliver(client, target, outcome.text, self.dialect, reference)
-        except SlackApiError as exc:  # after the client's own retries; never post it twice
-            log.error("delivery failed: %s (ref %s)", exc.response.get("error"), reference)
-            await status.close(clear=True)
+        kind = (
+            "follow_up" if follow_up else "dm" if event.get("channel_type") == "im" else "mention"
+        )
+        ids = MessageIds(
+            key=key,
+            thread=message_key(target.team, target.channel, target.thread_ts),
+            user=f"{target.team}:{target.user}",
+            kind=kind,
+            history_messages=len(conversation.turns),
+        )
+        with self.telemetry.trace(ids) as trace:
+            try:
+                deps = replace(self.agent, progress=show, trace=trace)
+                outcome = await answer(conversation, deps, reference)
+            finally:
+                await status.close()
+            progress.delivering = True
+            with trace.observe("slack.deliver", "span", format=self.dialect) as delivery:
+                try:
+                    await deliver(client, target, outcome.text, self.dialect, reference)
+                except SlackApiError as exc:  # after the client's retries; never post twice
+                    error = str(exc.response.get("error"))
+                    log.error("delivery failed: %s", error)
+                    delivery.fail(f"slack_{error}")
+                    await status.close(clear=True)
 
     async def history(
         self, client: AsyncWebClient, target: Target, event: dict[str, Any]
