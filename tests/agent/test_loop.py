@@ -12,7 +12,7 @@ from app.agent.loop import Deps, answer
 from app.agent.model import make_client
 from app.agent.outcome import Outcome
 from app.verify import busy_message, failure_message, verify
-from tests.fakes.anthropic import Fail, FakeAnthropic, Hang, Reply, StreamError
+from tests.fakes.anthropic import Fail, FakeAnthropic, Hang, Reply, StreamError, judgement
 
 QUESTION = "How do I deploy the billing service to staging?"
 GOOD = "Merge to `main`: the pipeline deploys the billing service to staging in about 8 minutes."
@@ -203,13 +203,6 @@ async def test_rejected_request_is_not_retried(
     assert (outcome.reason, outcome.attempts[0].error) == ("rejected", "status_400")
     assert outcome.text == failure_message("mrkdwn", REF)
     assert len(fake_anthropic.requests) == 1
-
-
-def judgement(passed: bool, score: int, *codes: str) -> Reply:
-    issues = [{"code": code, "message": "The rollback command is invented."} for code in codes]
-    fixes = ["Remove the invented command."] if codes else []
-    body = {"passed": passed, "score": score, "issues": issues, "required_fixes": fixes}
-    return Reply(json.dumps(body))
 
 
 async def test_judge_pass(make_settings: Any, fake_anthropic: FakeAnthropic) -> None:

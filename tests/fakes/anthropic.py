@@ -50,6 +50,16 @@ class Hang:
 Item = Reply | Fail | StreamError | Hang
 
 
+def judgement(
+    passed: bool, score: int, *codes: str, message: str = "The rollback command is invented."
+) -> Reply:
+    """The judge's structured reply (a JSON Judgement), passing or naming issue codes."""
+    issues = [{"code": code, "message": message} for code in codes]
+    fixes = ["Remove the invented command."] if codes else []
+    body = {"passed": passed, "score": score, "issues": issues, "required_fixes": fixes}
+    return Reply(json.dumps(body))
+
+
 @dataclass(eq=False)
 class FakeAnthropic(LoopbackServer):
     script: deque[Item] = field(default_factory=deque)

@@ -1,0 +1,123 @@
+"""Nothing anyone wrote leaves through telemetry or logs: random canaries planted in the user
+message, the thread history, every draft, the judge's words and the delivered answer appear in
+no byte sent to Langfuse and in no log line, with logging at DEBUG."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from slack_bolt.request.async_request import AsyncBoltRequest
+
+from app import logs
+from app.agent.loop import Deps
+from app.slack.app import create_app
+from app.telemetry import Telemetry, trace_id_for
+from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
+from tests.fakes.langfuse import FakeLangfuse
+from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault
+from tests.slack.bolt import dispatch, mention, replied
+from tests.test_telemetry import GOOD, UNCLOSED, langfuse_settings
+
+
+@pytest.fixture
+def log_output() -> Iterator[io.StringIO]:
+    """The app's real logging set-up (JSON lines, quiet third parties) at DEBUG, into a
+    buffer; the test process's logging restored afterwards."""
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    names = logs.QUIET + logs.WARNINGS_ONLY
+    levels = {name: logging.getLogger(name).level for name in names}
+    stream = io.StringIO()
+    logs.configure("DEBUG", stream)
+    yield stream
+    root.handlers[:], root.level = saved
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+
+
+def canary(kind: str) -> str:
+    # word-like (no spaces): the export allowlist cannot catch these, so only the design can
+    return f"canary_{kind}_{secrets.token_hex(8)}"
+
+
+async def test_no_content_reaches_langfuse_or_logs(
+    make_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+    log_output: io.StringIO,
+) -> None:
+    planted = {kind: canary(kind) for kind in ("user", "history", "draft", "judge", "answer")}
+    root = "400.000001"
+    fake_slack.threads[("C0001", root)] = [
+        {"ts": root, "user": "U0002", "text": f"deploys keep failing {planted['history']}"}
+    ]
+    fake_anthropic.push(
+        Reply(f"{UNCLOSED} {planted['draft']}"),  # fails the rules
+        Reply(f"{GOOD} ({planted['draft']})"),  # passes the rules, fails the judge
+        judgement(False, 20, "HALLUCINATION", message=f"Invented {planted['judge']}."),
+        Reply(f"{GOOD} ({planted['answer']})"),  # delivered
+        judgement(True, 90),
+    )
+    settings = langfuse_settings(make_settings, fake_langfuse, judge_enabled=True)
+    telemetry = Telemetry.from_settings(settings)
+    app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
+    question = f"how do I deploy {planted['user']}?"
+    await dispatch(app, mention(question, "400.000002", thread_ts=root))
+    await replied(fake_slack)
+    # a feedback click, and a message whose answering fails after it was taken on
+    [posted] = fake_slack.of("chat.postMessage")
+    buttons = next(b for b in posted["blocks"] if b["type"] == "actions")
+    click = {
+        "type": "block_actions",
+        "team": {"id": TEAM},
+        "user": {"id": "U0001"},
+        "actions": [{**buttons["elements"][0], "block_id": buttons["block_id"]}],
+    }
+    await app.async_dispatch(AsyncBoltRequest(body=click, mode="socket_mode"))
+    fake_slack.fail("chat.postMessage", Fault(status=200, error="channel_not_found"))
+    fake_anthropic.push(Reply(f"{GOOD} ({planted['answer']})"), judgement(True, 90))
+    await dispatch(app, mention(f"again {planted['user']}", "400.000003"))
+    await replied(fake_slack, count=2)
+    assert await telemetry.flush()
+    await telemetry.close()
+
+    # the canaries really went through the system …
+    sent_to_model = b"".join(fake_anthropic.raw)
+    assert planted["user"].encode() in sent_to_model
+    assert planted["history"].encode() in sent_to_model
+    assert planted["answer"] in posted["text"]
+    assert fake_langfuse.spans and fake_langfuse.scores
+    # … and none of them left through telemetry or logs
+    to_langfuse = b"\n".join(fake_langfuse.received)
+    log_text = log_output.getvalue()
+    for kind, value in planted.items():
+        assert value.encode() not in to_langfuse, kind
+        assert value not in log_text, kind
+    assert BOT_USER not in to_langfuse.decode(errors="replace")
+    assert "U0001" not in to_langfuse.decode(errors="replace")  # users are hashed
+
+    lines = [json.loads(line) for line in log_text.splitlines()]
+    assert lines and all({"time", "level", "logger", "message"} <= set(line) for line in lines)
+    failed = [line for line in lines if line["message"].startswith("delivery failed")]
+    assert [line.get("trace_id") for line in failed] == [trace_id_for(f"{TEAM}:C0001:400.000003")]
+
+
+def test_exceptions_are_logged_by_type_only(log_output: io.StringIO) -> None:
+    secret = canary("exception")
+    try:
+        raise ValueError(f"bad input {secret}")
+    except ValueError:
+        logging.getLogger("vouch.test").exception("step failed")
+    [line] = [json.loads(line) for line in log_output.getvalue().splitlines()]
+    assert line["error"] == "ValueError" and line["message"] == "step failed"
+    assert secret not in log_output.getvalue()
+    with logs.traced("ab" * 16):
+        logging.getLogger("vouch.test").info("inside")
+    assert json.loads(log_output.getvalue().splitlines()[-1])["trace_id"] == "ab" * 16

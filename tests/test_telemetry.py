@@ -1,0 +1,466 @@
+"""Telemetry end to end: the real Bolt app, AsyncAnthropic and Langfuse client against the
+loopback fakes; what reaches Langfuse is decoded from the OTLP protobuf and score JSON it got."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from langfuse.types import MaskOtelSpansParams, OtelSpanData, OtelSpanIdentifier, OtelSpanPatch
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
+
+from app.agent.loop import Deps
+from app.agent.model import CallFailed, ModelUnavailable, Usage
+from app.agent.outcome import Attempt, Outcome
+from app.settings import Settings
+from app.slack.app import create_app
+from app.slack.deliver import FEEDBACK_ACTION
+from app.telemetry import Telemetry, allow_listed, allowed, label, scores_of, trace_id_for
+from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
+from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
+from tests.fakes.slack import TEAM, FakeSlack
+from tests.slack.bolt import dispatch, mention, replied
+
+GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
+UNCLOSED = "Deploy billing:\n```\nmake deploy"
+ATTEMPT_KEYS = {
+    "attempt",
+    "passed",
+    "issue_codes",
+    "repaired_codes",
+    "response_length",
+    "user_message_length",
+    "duration_ms",
+    "trace_id",
+}
+
+Bot = Callable[..., tuple[AsyncApp, Telemetry]]
+
+
+@pytest.fixture
+async def bot(make_settings: Any, fake_langfuse: FakeLangfuse) -> AsyncIterator[Bot]:
+    """Makes the bot with telemetry on (fresh Langfuse keys each time: the SDK keeps one
+    client per public key); closes every telemetry it made."""
+    made: list[Telemetry] = []
+
+    def make(**overrides: Any) -> tuple[AsyncApp, Telemetry]:
+        settings = langfuse_settings(make_settings, fake_langfuse, **overrides)
+        telemetry = Telemetry.from_settings(settings)
+        made.append(telemetry)
+        return create_app(settings, Deps.from_settings(settings), telemetry=telemetry), telemetry
+
+    yield make
+    for telemetry in made:
+        await telemetry.close()
+
+
+def langfuse_settings(make_settings: Any, fake: FakeLangfuse, **overrides: Any) -> Settings:
+    values = {
+        "langfuse_public_key": f"pk-lf-{uuid.uuid4().hex}",
+        "langfuse_secret_key": "sk-lf-test",
+        "langfuse_base_url": fake.url,
+        "telemetry_salt": "test-salt",
+        **overrides,
+    }
+    return make_settings(**values)  # type: ignore[no-any-return]
+
+
+async def answer(app: AsyncApp, slack: FakeSlack, ts: str, text: str = "how do I deploy?") -> str:
+    """Mention Vouch, wait for the reply; the message's trace id."""
+    await dispatch(app, mention(text, ts))
+    await replied(slack)
+    return trace_id_for(f"{TEAM}:C0001:{ts}")
+
+
+def only(spans: list[ExportedSpan]) -> ExportedSpan:
+    assert len(spans) == 1, [span.name for span in spans]
+    return spans[0]
+
+
+def score_values(fake: FakeLangfuse) -> dict[str, Any]:
+    """name -> value of each trace-level score that appears once."""
+    names = [score["name"] for score in fake.scores]
+    return {s["name"]: s["value"] for s in fake.scores if names.count(s["name"]) == 1}
+
+
+async def test_pass_first_time(
+    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+) -> None:
+    fake_anthropic.push(Reply(GOOD))
+    app, telemetry = bot()
+    trace_id = await answer(app, fake_slack, "300.000001")
+    assert await telemetry.flush()
+
+    root = only(fake_langfuse.named("vouch.answer"))
+    assert {span.trace_id for span in fake_langfuse.spans} == {trace_id}
+    assert root.attributes["langfuse.trace.name"] == "vouch.answer"
+    assert root.attributes["langfuse.trace.tags"] == [
+        "format:mrkdwn",
+        "mode:http",
+        "env:production",
+    ]
+    assert root.attributes["user.id"] == telemetry.hashed(f"{TEAM}:U0001")
+    assert root.attributes["session.id"] == telemetry.hashed(f"{TEAM}:C0001:300.000001")
+    assert "U0001" not in root.attributes["user.id"]
+    assert root.metadata == {
+        "kind": "mention",
+        "history_messages": 0,
+        "reason": "verified",
+        "attempts": 1,
+        "verified": True,
+    }
+
+    draft = only(fake_langfuse.named("claude.draft"))
+    assert draft.type == "generation" and draft.parent_span_id == root.span_id
+    assert draft.attributes["langfuse.observation.model.name"] == "claude-sonnet-5-5"
+    assert set(draft.usage) == {
+        "input",
+        "output",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+    }
+    assert draft.usage["output"] > 0
+    assert draft.metadata == {"attempt": 1, "stop_reason": "end_turn"}
+
+    check = only(fake_langfuse.named("agent.verify"))
+    assert check.type == "guardrail" and check.parent_span_id == root.span_id
+    assert set(check.metadata) == ATTEMPT_KEYS
+    assert check.metadata["passed"] is True and check.metadata["trace_id"] == trace_id
+    assert check.metadata["response_length"] == len(GOOD)
+    assert check.metadata["user_message_length"] == len("how do I deploy?")
+    assert check.start_ns >= draft.end_ns  # timed live, one after the other
+    result = only(fake_langfuse.named("verification_result"))
+    assert result.type == "event" and result.metadata == check.metadata
+    assert not fake_langfuse.named("verification_exhausted")
+    assert only(fake_langfuse.named("slack.deliver")).metadata == {"format": "mrkdwn"}
+
+    scores = score_values(fake_langfuse)
+    assert {s["traceId"] for s in fake_langfuse.scores} == {trace_id}
+    assert scores["verified"] == 1 and scores["pass_on_first_attempt"] == 1
+    assert scores["attempts_to_verify"] == 1 and 0.9 <= scores["quality_score"] <= 1
+    assert scores["outcome"] == "verified"
+    assert {s["dataType"] for s in fake_langfuse.scores if s["name"] == "verified"} == {"BOOLEAN"}
+
+
+async def test_pass_after_retry(
+    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+) -> None:
+    fake_anthropic.push(Reply(UNCLOSED), Reply(GOOD))
+    app, telemetry = bot()
+    await answer(app, fake_slack, "301.000001")
+    assert await telemetry.flush()
+
+    first, second = sorted(fake_langfuse.named("agent.verify"), key=lambda s: s.start_ns)
+    assert first.metadata["passed"] is False
+    assert first.metadata["issue_codes"] == ["UNCLOSED_CODE_FENCE"]
+    assert first.attributes["langfuse.observation.level"] == "WARNING"
+    assert second.metadata["passed"] is True and second.metadata["attempt"] == 2
+    assert len(fake_langfuse.named("claude.draft")) == 2
+    assert len(fake_langfuse.named("verification_result")) == 2
+    scores = score_values(fake_langfuse)
+    assert scores["verified"] == 1 and scores["pass_on_first_attempt"] == 0
+    assert scores["attempts_to_verify"] == 2
+    assert scores["issue_code"] == "UNCLOSED_CODE_FENCE"
+    assert scores["issue_outcome"] == "UNCLOSED_CODE_FENCE/retried"
+
+
+async def test_exhausted(
+    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+) -> None:
+    fake_anthropic.default = Reply(UNCLOSED)
+    app, telemetry = bot()
+    await answer(app, fake_slack, "302.000001")
+    assert await telemetry.flush()
+
+    exhausted = only(fake_langfuse.named("verification_exhausted"))
+    assert exhausted.metadata == {"max_attempts": 3, "final_issue_codes": ["UNCLOSED_CODE_FENCE"]}
+    assert len(fake_langfuse.named("agent.verify")) == 3
+    scores = score_values(fake_langfuse)
+    assert scores["verified"] == 0 and scores["pass_on_first_attempt"] == 0
+    assert scores["outcome"] == "exhausted"
+    assert "attempts_to_verify" not in scores and "quality_score" not in scores
+    outcomes = [s["value"] for s in fake_langfuse.scores_named("issue_outcome")]
+    assert outcomes == ["UNCLOSED_CODE_FENCE/failed"] * 3
+    assert len({s["id"] for s in fake_langfuse.scores}) == len(fake_langfuse.scores)
+
+
+async def test_judge_on(
+    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+) -> None:
+    fake_anthropic.push(Reply(GOOD), judgement(True, 90))
+    app, telemetry = bot(judge_enabled=True)
+    await answer(app, fake_slack, "303.000001")
+    assert await telemetry.flush()
+
+    check = only(fake_langfuse.named("agent.verify"))
+    judge = only(fake_langfuse.named("claude.judge"))
+    assert judge.type == "generation" and judge.parent_span_id == check.span_id
+    assert judge.attributes["langfuse.observation.model.name"] == "claude-haiku-5-5"
+    assert judge.usage["output"] > 0
+    assert set(check.metadata) == ATTEMPT_KEYS | {"judge_score"}
+    assert check.metadata["judge_score"] == 90
+    assert 0.8 <= score_values(fake_langfuse)["quality_score"] <= 0.9
+
+
+async def test_token_usage_is_counted_once(
+    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+) -> None:
+    """The Anthropic SDK's own spans (metadata-only, pinned) carry usage too: they must not
+    reach Langfuse beside our generations."""
+    fake_anthropic.push(Reply(UNCLOSED), Reply(GOOD), judgement(True, 90))
+    app, telemetry = bot(judge_enabled=True)
+    await answer(app, fake_slack, "304.000001")
+    assert await telemetry.flush()
+    assert {span.scope for span in fake_langfuse.spans} == {"langfuse-sdk"}
+    with_usage = [span for span in fake_langfuse.spans if span.usage]
+    assert sorted(span.name for span in with_usage) == [
+        "claude.draft",
+        "claude.draft",
+        "claude.judge",
+    ]
+    assert not any(key.startswith("gen_ai.") for s in fake_langfuse.spans for key in s.attributes)
+
+
+async def test_feedback_click_scores_the_answers_trace(
+    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+) -> None:
+    fake_anthropic.push(Reply(GOOD))
+    app, telemetry = bot()
+    trace_id = await answer(app, fake_slack, "305.000001")
+    [posted] = fake_slack.of("chat.postMessage")
+    buttons = next(b for b in posted["blocks"] if b["type"] == "actions")
+    for value in ("down", "up"):  # the user changes their mind: one score, the last
+        action = next(e for e in buttons["elements"] if e["value"] == value)
+        body = {
+            "type": "block_actions",
+            "team": {"id": TEAM},
+            "user": {"id": "U0001"},
+            "api_app_id": "A0001",
+            "channel": {"id": "C0001"},
+            "actions": [{**action, "block_id": buttons["block_id"]}],
+        }
+        response = await app.async_dispatch(AsyncBoltRequest(body=body, mode="socket_mode"))
+        assert response.status == 200
+    assert await telemetry.flush()
+    feedback = fake_langfuse.scores_named("user_feedback")
+    assert [(s["traceId"], s["value"], s["dataType"]) for s in feedback] == [
+        (trace_id, 0, "BOOLEAN"),
+        (trace_id, 1, "BOOLEAN"),
+    ]
+    assert feedback[0]["id"] == feedback[1]["id"]  # Langfuse keeps the later one
+    assert action["action_id"].startswith(FEEDBACK_ACTION)
+
+
+@pytest.mark.parametrize("failure", ["status", "hang"])
+async def test_langfuse_failing_neither_delays_nor_changes_delivery(
+    bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+    failure: str,
+) -> None:
+    fake_anthropic.default = Reply(GOOD)
+    app, telemetry = bot(langfuse_timeout=1, langfuse_flush_timeout=1.0)
+    plain_app, _ = bot(langfuse_public_key=None)
+    await answer(plain_app, fake_slack, "306.000001")
+    baseline = [(c.method, c.params.get("text")) for c in fake_slack.calls]
+    fake_slack.reset()
+    if failure == "status":
+        fake_langfuse.status = 500
+    else:
+        fake_langfuse.delay = 30.0
+    started = time.monotonic()
+    await dispatch(app, mention("how do I deploy?", "306.000001", channel="C0001"))
+    await replied(fake_slack)
+    assert [(c.method, c.params.get("text")) for c in fake_slack.calls] == baseline
+    replied_at = fake_slack.calls[-1].at
+    assert replied_at - started < 2.0  # the model answers at once; Langfuse would take 30 s
+    for i in range(3):  # and it keeps answering
+        await dispatch(app, mention("and then?", f"307.00000{i}"))
+        await replied(fake_slack, count=2 + i)
+    closing = time.monotonic()
+    await telemetry.close()  # bounded by LANGFUSE_FLUSH_TIMEOUT
+    assert time.monotonic() - closing < 3.0
+
+
+async def test_without_keys_telemetry_is_off_and_says_so_once(
+    make_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level("INFO", logger="vouch.telemetry")
+    settings = make_settings(langfuse_base_url=fake_langfuse.url)
+    telemetry = Telemetry.from_settings(settings)
+    assert not telemetry.enabled
+    assert [r.getMessage() for r in caplog.records if r.name == "vouch.telemetry"] == [
+        "telemetry off: set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to enable"
+    ]
+    fake_anthropic.push(Reply(GOOD))
+    app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
+    await answer(app, fake_slack, "308.000001")
+    assert await telemetry.flush()
+    await asyncio.sleep(0.2)
+    assert fake_langfuse.received == []
+
+
+# Pure logic: the allowlist, the scores of an outcome, labels, hashes.
+
+M = "langfuse.observation.metadata."
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "kept"),
+    [
+        # what Vouch records: kept
+        (f"{M}issue_codes", '["UNCLOSED_CODE_FENCE","JUDGE_HALLUCINATION"]', True),
+        (f"{M}duration_ms", "812.25", True),
+        (f"{M}judge_score", "90", True),
+        (f"{M}passed", "false", True),
+        (f"{M}trace_id", '"0123456789abcdef0123456789abcdef"', True),
+        (f"{M}stop_reason", '"max_tokens"', True),
+        (f"{M}error", '"judge_timeout"', True),
+        ("langfuse.observation.model.name", "claude-sonnet-5-5", True),
+        ("langfuse.observation.usage_details", '{"input": 12, "output": 40}', True),
+        ("langfuse.observation.status_message", "status_529", True),
+        ("langfuse.trace.tags", ["format:mrkdwn", "mode:http", "env:staging"], True),
+        ("user.id", "0123456789abcdef0123456789abcdef", True),
+        ("langfuse.internal.as_root", True, True),
+        # content-shaped or unknown: dropped
+        ("langfuse.observation.input", '"how do I deploy?"', False),
+        ("langfuse.observation.output", '"Merge to main"', False),
+        ("langfuse.trace.metadata.note", '"x"', False),
+        ("gen_ai.prompt.0.content", "hello", False),
+        ("gen_ai.usage.output_tokens", 40, False),
+        (f"{M}question", '"deploy"', False),  # not a listed key
+        (f"{M}stop_reason", '"the model said: deploy now"', False),  # a sentence
+        (f"{M}issue_codes", '["UNCITED", "see the docs please"]', False),
+        (f"{M}error", "not json", False),
+        (f"{M}error", '{"nested": "dict"}', False),
+        ("langfuse.observation.usage_details", '{"input": "12"}', False),
+        ("langfuse.observation.status_message", "Traceback (most recent call last)", False),
+        ("langfuse.trace.tags", ["format:mrkdwn", "a whole sentence"], False),
+    ],
+)
+def test_allowlist(key: str, value: object, kept: bool) -> None:
+    assert allowed(key, value) is kept
+
+
+def test_allowlist_patches_only_spans_with_foreign_attributes() -> None:
+    clean = OtelSpanIdentifier("a" * 32, "b" * 16)
+    dirty = OtelSpanIdentifier("a" * 32, "c" * 16)
+
+    def span(identifier: OtelSpanIdentifier, attributes: dict[str, Any]) -> OtelSpanData:
+        return OtelSpanData(
+            identifier.trace_id, identifier.span_id, None, "s", "langfuse-sdk", None, attributes, {}
+        )
+
+    params = MaskOtelSpansParams(
+        spans={
+            clean: span(clean, {f"{M}attempt": "1"}),
+            dirty: span(dirty, {f"{M}attempt": "1", "langfuse.observation.input": '"hi"'}),
+        }
+    )
+    result = allow_listed(params=params)
+    assert dict(result.span_patches) == {
+        dirty: OtelSpanPatch(delete_attributes=("langfuse.observation.input",))
+    }
+
+
+def attempt(
+    number: int, passed: bool, codes: tuple[str, ...] = (), repaired: tuple[str, ...] = ()
+) -> Attempt:
+    return Attempt(number, passed, codes, repaired, 100, 20, 5.0, Usage(), "end_turn")
+
+
+@pytest.mark.parametrize(
+    ("outcome", "expected"),
+    [
+        (
+            Outcome("ok", True, "verified", (attempt(1, True, repaired=("MARKDOWN_BOLD",)),), 0.97, "A"),
+            {
+                "verified": 1.0,
+                "pass_on_first_attempt": 1.0,
+                "outcome": "verified",
+                "attempts_to_verify": 1.0,
+                "quality_score": 0.97,
+                "issue_code": ["MARKDOWN_BOLD"],
+                "issue_outcome": ["MARKDOWN_BOLD/repaired"],
+            },
+        ),
+        (
+            Outcome(
+                "ok",
+                True,
+                "verified",
+                (attempt(1, False, ("UNCITED",)), attempt(2, True, ("HORIZONTAL_RULE",))),
+                0.9,
+                "A",
+            ),
+            {
+                "verified": 1.0,
+                "pass_on_first_attempt": 0.0,
+                "outcome": "verified",
+                "attempts_to_verify": 2.0,
+                "quality_score": 0.9,
+                "issue_code": ["UNCITED", "HORIZONTAL_RULE"],
+                "issue_outcome": ["UNCITED/retried", "HORIZONTAL_RULE/accepted"],
+            },
+        ),
+        (
+            Outcome("sorry", False, "exhausted", (attempt(1, False, ("OFF_TOPIC",)),)),
+            {
+                "verified": 0.0,
+                "pass_on_first_attempt": 0.0,
+                "outcome": "exhausted",
+                "issue_code": ["OFF_TOPIC"],
+                "issue_outcome": ["OFF_TOPIC/failed"],
+            },
+        ),
+        (
+            Outcome("busy", False, "unavailable", ()),
+            {"verified": 0.0, "pass_on_first_attempt": 0.0, "outcome": "unavailable"},
+        ),
+    ],
+)
+def test_scores_of(outcome: Outcome, expected: dict[str, Any]) -> None:
+    rows = scores_of(outcome)
+    got: dict[str, Any] = {}
+    for name, value, _, _ in rows:
+        if name.startswith("issue_"):
+            got.setdefault(name, []).append(value)
+        else:
+            got[name] = value
+    assert got == expected
+    assert len({(name, suffix) for name, _, _, suffix in rows}) == len(rows)  # ids unique
+
+
+@pytest.mark.parametrize(
+    ("exc", "expected"),
+    [
+        (ModelUnavailable("status_529"), "status_529"),
+        (ValueError("how do I deploy billing?"), "ValueError"),
+        (CallFailed("a reason with spaces"), "CallFailed"),
+        (asyncio.CancelledError(), "CancelledError"),
+    ],
+)
+def test_labels_never_carry_messages(exc: BaseException, expected: str) -> None:
+    assert label(exc) == expected
+
+
+def test_ids_are_hashed_with_the_salt() -> None:
+    one, other = Telemetry(None, salt=b"one"), Telemetry(None, salt=b"two")
+    assert one.hashed("T1:U1") == one.hashed("T1:U1") != other.hashed("T1:U1")
+    assert len(one.hashed("T1:U1")) == 32 and "U1" not in one.hashed("T1:U1")
+
+
+def test_trace_id_is_langfuses_seeded_id_of_the_message() -> None:
+    key = "T1:C1:1700000000.000100"
+    assert trace_id_for(key) == hashlib.sha256(key.encode()).hexdigest()[:32]
