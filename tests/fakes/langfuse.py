@@ -62,6 +62,9 @@ class FakeLangfuse(LoopbackServer):
     received: list[bytes] = field(default_factory=list)  # every body, decompressed
     queries: list[dict[str, Any]] = field(default_factory=list)  # Metrics API queries
     metrics: Metrics = lambda query: []  # rows for a Metrics API query
+    keys: set[str] = field(
+        default_factory=set
+    )  # record only these projects' requests (all if empty)
     status: int = 0  # answer every ingestion request with this status (0: succeed)
     delay: float = 0.0  # seconds to wait before answering (a slow or hanging Langfuse)
 
@@ -70,6 +73,7 @@ class FakeLangfuse(LoopbackServer):
         self.scores.clear()
         self.received.clear()
         self.queries.clear()
+        self.keys.clear()
         self.metrics = lambda query: []
         self.status, self.delay = 0, 0.0
 
@@ -84,19 +88,27 @@ class FakeLangfuse(LoopbackServer):
         app.router.add_post("/api/public/scores", self._scores)
         app.router.add_get("/api/public/v2/metrics", self._metrics)
 
-    async def _body(self, request: web.Request) -> bytes:
+    async def _body(self, request: web.Request) -> bytes | None:
+        """The request's body, recorded; None for a project this test does not watch (a
+        client from an earlier test still retrying into the shared server)."""
         body = await request.read()  # aiohttp undoes Content-Encoding: gzip
         if body[:2] == b"\x1f\x8b":
             body = gzip.decompress(body)
+        if self.keys and request.headers.get("x-langfuse-public-key") not in self.keys:
+            return None
         self.received.append(body)
-        if self.delay:
-            await asyncio.sleep(self.delay)
+        waited, step = 0.0, 0.05
+        while waited < self.delay:  # reset() (delay 0) lets a hanging request go
+            await asyncio.sleep(step)
+            waited += step
         return body
 
     async def _traces(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         if self.status:
             return web.Response(status=self.status, text="fake failure")
+        if body is None:
+            return web.Response(body=b"", content_type="application/x-protobuf")
         export = ExportTraceServiceRequest.FromString(body)
         for resource_spans in export.resource_spans:
             for scope_spans in resource_spans.scope_spans:
@@ -121,8 +133,8 @@ class FakeLangfuse(LoopbackServer):
         body = await self._body(request)
         if self.status:
             return web.json_response({"message": "fake failure"}, status=self.status)
-        scores = json.loads(body)
-        self.scores.extend(scores)
+        if body is not None:
+            self.scores.extend(json.loads(body))
         return web.json_response({"message": "Accepted"}, status=202)
 
     async def _metrics(self, request: web.Request) -> web.Response:
