@@ -1,5 +1,5 @@
 """Command line: `python -m app` runs the bot; `python -m app chat` talks to the agent loop
-in a terminal."""
+in a terminal; `python -m app metrics` reports verification rates from Langfuse."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import sys
 
 from app import logs
 from app.chat import chat
+from app.metrics import MetricsError
+from app.metrics import run as metrics
 from app.server import SETUP_HINT, credential_problems, serve
 from app.settings import Settings, SettingsError, load_settings
 
@@ -18,6 +20,9 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("run", help="run the Slack bot (the default)")
     commands.add_parser("chat", help="chat with the agent loop in this terminal")
+    report = commands.add_parser("metrics", help="verification rates and failure patterns")
+    report.add_argument("--since", default="7d", help="window: 90m, 24h, 7d, 2w (default 7d)")
+    report.add_argument("--top", type=int, default=10, help="issue codes to list (default 10)")
     args = parser.parse_args(argv)
     try:
         settings = load_settings()
@@ -28,7 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "chat":
             return asyncio.run(chat(settings))
+        if args.command == "metrics":
+            return metrics(settings, args.since, sys.stdout, args.top)
         return _run(settings)
+    except MetricsError as exc:
+        print(f"Cannot report metrics: {exc}.", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
+from slack_bolt.async_app import AsyncApp
 
+from app.agent.loop import Deps
 from app.settings import Settings, load_settings
+from app.slack.app import create_app
+from app.telemetry import Telemetry
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.server import cleaned, serving
@@ -61,3 +66,42 @@ def make_settings(anthropic_server: FakeAnthropic, slack_server: FakeSlack) -> A
         return load_settings(_env_file=None, **values)
 
     return make
+
+
+@pytest.fixture
+def langfuse_settings(make_settings: Any, fake_langfuse: FakeLangfuse) -> Any:
+    """Settings with telemetry on, into the fake Langfuse, under a fresh project key (the SDK
+    keeps one client per public key, and the fake then records only this test's requests)."""
+
+    def make(**overrides: Any) -> Settings:
+        public_key = f"pk-lf-{uuid.uuid4().hex}"
+        fake_langfuse.keys.add(public_key)
+        values = {
+            "langfuse_public_key": public_key,
+            "langfuse_secret_key": "sk-lf-test",
+            "langfuse_base_url": fake_langfuse.url,
+            "telemetry_salt": "test-salt",
+            **overrides,
+        }
+        return make_settings(**values)  # type: ignore[no-any-return]
+
+    return make
+
+
+Bot = Callable[..., tuple[AsyncApp, Telemetry]]
+
+
+@pytest.fixture
+async def telemetry_bot(langfuse_settings: Any) -> AsyncIterator[Bot]:
+    """Makes the bot with telemetry on; closes every telemetry it made."""
+    made: list[Telemetry] = []
+
+    def make(**overrides: Any) -> tuple[AsyncApp, Telemetry]:
+        settings = langfuse_settings(**overrides)
+        telemetry = Telemetry.from_settings(settings)
+        made.append(telemetry)
+        return create_app(settings, Deps.from_settings(settings), telemetry=telemetry), telemetry
+
+    yield make
+    for telemetry in made:
+        await telemetry.close()

@@ -22,7 +22,7 @@ from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault
 from tests.slack.bolt import dispatch, mention, replied
-from tests.test_telemetry import GOOD, UNCLOSED, langfuse_settings
+from tests.test_telemetry import GOOD, UNCLOSED
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def canary(kind: str) -> str:
 
 
 async def test_no_content_reaches_langfuse_or_logs(
-    make_settings: Any,
+    langfuse_settings: Any,
     fake_anthropic: FakeAnthropic,
     fake_slack: FakeSlack,
     fake_langfuse: FakeLangfuse,
@@ -65,7 +65,7 @@ async def test_no_content_reaches_langfuse_or_logs(
         Reply(f"{GOOD} ({planted['answer']})"),  # delivered
         judgement(True, 90),
     )
-    settings = langfuse_settings(make_settings, fake_langfuse, judge_enabled=True)
+    settings = langfuse_settings(judge_enabled=True)
     telemetry = Telemetry.from_settings(settings)
     app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
     question = f"how do I deploy {planted['user']}?"

@@ -6,26 +6,23 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 from langfuse.types import MaskOtelSpansParams, OtelSpanData, OtelSpanIdentifier, OtelSpanPatch
-from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 
 from app.agent.loop import Deps
 from app.agent.model import CallFailed, ModelUnavailable, Usage
 from app.agent.outcome import Attempt, Outcome
-from app.settings import Settings
 from app.slack.app import create_app
 from app.slack.deliver import FEEDBACK_ACTION
 from app.telemetry import Telemetry, allow_listed, allowed, label, scores_of, trace_id_for
+from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
 from tests.fakes.slack import TEAM, FakeSlack
-from tests.slack.bolt import dispatch, mention, replied
+from tests.slack.bolt import answered, dispatch, mention, replied
 
 GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
 UNCLOSED = "Deploy billing:\n```\nmake deploy"
@@ -40,45 +37,6 @@ ATTEMPT_KEYS = {
     "trace_id",
 }
 
-Bot = Callable[..., tuple[AsyncApp, Telemetry]]
-
-
-@pytest.fixture
-async def bot(make_settings: Any, fake_langfuse: FakeLangfuse) -> AsyncIterator[Bot]:
-    """Makes the bot with telemetry on (fresh Langfuse keys each time: the SDK keeps one
-    client per public key); closes every telemetry it made."""
-    made: list[Telemetry] = []
-
-    def make(**overrides: Any) -> tuple[AsyncApp, Telemetry]:
-        settings = langfuse_settings(make_settings, fake_langfuse, **overrides)
-        telemetry = Telemetry.from_settings(settings)
-        made.append(telemetry)
-        return create_app(settings, Deps.from_settings(settings), telemetry=telemetry), telemetry
-
-    yield make
-    for telemetry in made:
-        await telemetry.close()
-
-
-def langfuse_settings(make_settings: Any, fake: FakeLangfuse, **overrides: Any) -> Settings:
-    public_key = f"pk-lf-{uuid.uuid4().hex}"
-    fake.keys.add(public_key)
-    values = {
-        "langfuse_public_key": public_key,
-        "langfuse_secret_key": "sk-lf-test",
-        "langfuse_base_url": fake.url,
-        "telemetry_salt": "test-salt",
-        **overrides,
-    }
-    return make_settings(**values)  # type: ignore[no-any-return]
-
-
-async def answer(app: AsyncApp, slack: FakeSlack, ts: str, text: str = "how do I deploy?") -> str:
-    """Mention Vouch, wait for the reply; the message's trace id."""
-    await dispatch(app, mention(text, ts))
-    await replied(slack)
-    return trace_id_for(f"{TEAM}:C0001:{ts}")
-
 
 def only(spans: list[ExportedSpan]) -> ExportedSpan:
     assert len(spans) == 1, [span.name for span in spans]
@@ -92,11 +50,14 @@ def score_values(fake: FakeLangfuse) -> dict[str, Any]:
 
 
 async def test_pass_first_time(
-    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
 ) -> None:
     fake_anthropic.push(Reply(GOOD))
-    app, telemetry = bot()
-    trace_id = await answer(app, fake_slack, "300.000001")
+    app, telemetry = telemetry_bot()
+    trace_id = await answered(app, fake_slack, "300.000001")
     assert await telemetry.flush()
 
     root = only(fake_langfuse.named("vouch.answer"))
@@ -151,11 +112,14 @@ async def test_pass_first_time(
 
 
 async def test_pass_after_retry(
-    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
 ) -> None:
     fake_anthropic.push(Reply(UNCLOSED), Reply(GOOD))
-    app, telemetry = bot()
-    await answer(app, fake_slack, "301.000001")
+    app, telemetry = telemetry_bot()
+    await answered(app, fake_slack, "301.000001")
     assert await telemetry.flush()
 
     first, second = sorted(fake_langfuse.named("agent.verify"), key=lambda s: s.start_ns)
@@ -173,11 +137,14 @@ async def test_pass_after_retry(
 
 
 async def test_exhausted(
-    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
 ) -> None:
     fake_anthropic.default = Reply(UNCLOSED)
-    app, telemetry = bot()
-    await answer(app, fake_slack, "302.000001")
+    app, telemetry = telemetry_bot()
+    await answered(app, fake_slack, "302.000001")
     assert await telemetry.flush()
 
     exhausted = only(fake_langfuse.named("verification_exhausted"))
@@ -193,11 +160,14 @@ async def test_exhausted(
 
 
 async def test_judge_on(
-    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
 ) -> None:
     fake_anthropic.push(Reply(GOOD), judgement(True, 90))
-    app, telemetry = bot(judge_enabled=True)
-    await answer(app, fake_slack, "303.000001")
+    app, telemetry = telemetry_bot(judge_enabled=True)
+    await answered(app, fake_slack, "303.000001")
     assert await telemetry.flush()
 
     check = only(fake_langfuse.named("agent.verify"))
@@ -211,13 +181,16 @@ async def test_judge_on(
 
 
 async def test_token_usage_is_counted_once(
-    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
 ) -> None:
     """The Anthropic SDK's own spans (metadata-only, pinned) carry usage too: they must not
     reach Langfuse beside our generations."""
     fake_anthropic.push(Reply(UNCLOSED), Reply(GOOD), judgement(True, 90))
-    app, telemetry = bot(judge_enabled=True)
-    await answer(app, fake_slack, "304.000001")
+    app, telemetry = telemetry_bot(judge_enabled=True)
+    await answered(app, fake_slack, "304.000001")
     assert await telemetry.flush()
     assert {span.scope for span in fake_langfuse.spans} == {"langfuse-sdk"}
     with_usage = [span for span in fake_langfuse.spans if span.usage]
@@ -230,11 +203,14 @@ async def test_token_usage_is_counted_once(
 
 
 async def test_feedback_click_scores_the_answers_trace(
-    bot: Bot, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
 ) -> None:
     fake_anthropic.push(Reply(GOOD))
-    app, telemetry = bot()
-    trace_id = await answer(app, fake_slack, "305.000001")
+    app, telemetry = telemetry_bot()
+    trace_id = await answered(app, fake_slack, "305.000001")
     [posted] = fake_slack.of("chat.postMessage")
     buttons = next(b for b in posted["blocks"] if b["type"] == "actions")
     for value in ("down", "up"):  # the user changes their mind: one score, the last
@@ -261,16 +237,16 @@ async def test_feedback_click_scores_the_answers_trace(
 
 @pytest.mark.parametrize("failure", ["status", "hang"])
 async def test_langfuse_failing_neither_delays_nor_changes_delivery(
-    bot: Bot,
+    telemetry_bot: Bot,
     fake_anthropic: FakeAnthropic,
     fake_slack: FakeSlack,
     fake_langfuse: FakeLangfuse,
     failure: str,
 ) -> None:
     fake_anthropic.default = Reply(GOOD)
-    app, telemetry = bot(langfuse_timeout=1, langfuse_flush_timeout=1.0)
-    plain_app, _ = bot(langfuse_public_key=None)
-    await answer(plain_app, fake_slack, "306.000001")
+    app, telemetry = telemetry_bot(langfuse_timeout=1, langfuse_flush_timeout=1.0)
+    plain_app, _ = telemetry_bot(langfuse_public_key=None)
+    await answered(plain_app, fake_slack, "306.000001")
     baseline = [(c.method, c.params.get("text")) for c in fake_slack.calls]
     fake_slack.reset()
     if failure == "status":
@@ -307,7 +283,7 @@ async def test_without_keys_telemetry_is_off_and_says_so_once(
     ]
     fake_anthropic.push(Reply(GOOD))
     app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
-    trace_id = await answer(app, fake_slack, "308.000001")
+    trace_id = await answered(app, fake_slack, "308.000001")
     assert await telemetry.flush()
     await asyncio.sleep(0.2)
     # (an earlier test's client may still be retrying into the shared fake)

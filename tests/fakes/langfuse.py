@@ -61,7 +61,7 @@ class FakeLangfuse(LoopbackServer):
     scores: list[dict[str, Any]] = field(default_factory=list)
     received: list[bytes] = field(default_factory=list)  # every body, decompressed
     queries: list[dict[str, Any]] = field(default_factory=list)  # Metrics API queries
-    metrics: Metrics = lambda query: []  # rows for a Metrics API query
+    metrics: Metrics | None = None  # scripted Metrics API rows; None: aggregate the scores
     keys: set[str] = field(
         default_factory=set
     )  # record only these projects' requests (all if empty)
@@ -74,7 +74,7 @@ class FakeLangfuse(LoopbackServer):
         self.received.clear()
         self.queries.clear()
         self.keys.clear()
-        self.metrics = lambda query: []
+        self.metrics = None
         self.status, self.delay = 0, 0.0
 
     def named(self, name: str) -> list[ExportedSpan]:
@@ -142,7 +142,44 @@ class FakeLangfuse(LoopbackServer):
             return web.json_response({"message": "fake failure"}, status=self.status)
         query = json.loads(request.query["query"])
         self.queries.append(query)
-        return web.json_response({"data": self.metrics(query)})
+        rows = self.metrics(query) if self.metrics is not None else self.aggregate(query)
+        return web.json_response({"data": rows})
+
+    def aggregate(self, query: dict[str, Any]) -> list[dict[str, Any]]:
+        """What Langfuse answers for a scores-* query over the scores received: "any of"
+        filters, grouping by dimensions, avg/count measures named `<aggregation>_<measure>`
+        (counts as strings, as ClickHouse returns them)."""
+        types = _VIEW_TYPES[query["view"]]
+        rows = [s for s in self.scores if s.get("dataType") in types]
+        for rule in query.get("filters", []):
+            assert rule["operator"] == "any of", rule
+            rows = [s for s in rows if _field(s, rule["column"]) in rule["value"]]
+        groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        fields = [d["field"] for d in query.get("dimensions", [])]
+        for score in rows:
+            groups.setdefault(tuple(_field(score, f) for f in fields), []).append(score)
+        result = []
+        for key, members in groups.items():
+            row: dict[str, Any] = dict(zip(fields, key, strict=True))
+            for metric in query["metrics"]:
+                if metric["aggregation"] == "count":
+                    row["count_count"] = str(len(members))
+                else:
+                    values = [float(m["value"]) for m in members]
+                    row[f"avg_{metric['measure']}"] = sum(values) / len(values)
+            result.append(row)
+        return result
+
+
+_VIEW_TYPES = {
+    "scores-boolean": {"BOOLEAN"},
+    "scores-numeric": {"NUMERIC", "BOOLEAN"},
+    "scores-categorical": {"CATEGORICAL"},
+}
+
+
+def _field(score: dict[str, Any], name: str) -> Any:
+    return score["value"] if name == "stringValue" else score.get(name)
 
 
 def _value(value: AnyValue) -> Any:

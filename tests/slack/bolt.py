@@ -13,6 +13,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from app.agent.loop import Deps
 from app.settings import Settings
 from app.slack.app import create_app
+from app.telemetry import trace_id_for
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack
 
 _ids = itertools.count(1)
@@ -73,3 +74,10 @@ async def replied(slack: FakeSlack, method: str = "chat.postMessage", count: int
     """Wait for `count` calls of `method` (the reply), then until Slack calls stop."""
     await until(lambda: len(slack.of(method)) >= count)
     await settle(slack)
+
+
+async def answered(app: AsyncApp, slack: FakeSlack, ts: str, text: str = "how do I deploy?") -> str:
+    """Mention Vouch at `ts` in C0001 and wait for the reply; the message's trace id."""
+    await dispatch(app, mention(text, ts))
+    await replied(slack)
+    return trace_id_for(f"{TEAM}:C0001:{ts}")

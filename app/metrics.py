@@ -1,0 +1,251 @@
+"""`python -m app metrics [--since 7d]`: verification rates and failure patterns, computed by
+the Langfuse Metrics API (v2) from the scores Vouch records on each trace.
+
+- verified_message_rate: the average of `verified` (BOOLEAN) — the share of answered
+  messages that got a verified answer. Target: over 95%.
+- pass_on_first_attempt_rate: the average of `pass_on_first_attempt` (BOOLEAN).
+- avg_attempts_to_verify: the average of `attempts_to_verify` (NUMERIC, verified only).
+- failure patterns: `issue_code` (CATEGORICAL) counted per code, and `issue_outcome`
+  ("CODE/fate") splitting each code's count into repaired, retried into a pass, failed, and
+  accepted (a warning left in a verified answer).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, TextIO
+
+import httpx
+from langfuse.api import LangfuseAPI
+from langfuse.api.core import ApiError
+
+from app.settings import Settings
+
+TARGET = 0.95
+FATES = ("repaired", "retried", "failed", "accepted")
+_WINDOW = re.compile(r"(\d+)([mhdw])")
+_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+Query = Callable[[dict[str, Any]], list[dict[str, Any]]]
+
+
+class MetricsError(Exception):
+    """The Metrics API could not be asked or answered badly: one line for the user."""
+
+
+def parse_window(text: str) -> timedelta:
+    """ "90m", "24h", "7d", "2w" → a timedelta."""
+    match = _WINDOW.fullmatch(text.strip())
+    if match is None or int(match.group(1)) == 0:
+        raise MetricsError(f"--since takes a number and m, h, d or w (e.g. 7d), not {text!r}")
+    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One issue code's share of every issue found, and what became of it."""
+
+    code: str
+    count: int
+    share: float
+    fates: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Report:
+    start: datetime
+    end: datetime
+    environment: str
+    messages: int
+    verified_rate: float | None
+    first_rate: float | None
+    avg_attempts: float | None
+    avg_quality: float | None
+    outcomes: Mapping[str, int] = field(default_factory=dict)
+    patterns: tuple[Pattern, ...] = ()
+
+    @property
+    def below_target(self) -> bool:
+        return self.verified_rate is not None and self.verified_rate < TARGET
+
+
+def queries(start: datetime, end: datetime, environment: str) -> dict[str, dict[str, Any]]:
+    """The three Metrics API queries behind a report."""
+
+    def scores(
+        view: str, names: list[str], dimensions: list[str], averaged: bool
+    ) -> dict[str, Any]:
+        metrics = [{"measure": "count", "aggregation": "count"}]
+        if averaged:
+            metrics.insert(0, {"measure": "value", "aggregation": "avg"})
+        return {
+            "view": view,
+            "dimensions": [{"field": name} for name in dimensions],
+            "metrics": metrics,
+            "filters": [
+                {"column": "name", "operator": "any of", "value": names, "type": "stringOptions"},
+                {
+                    "column": "environment",
+                    "operator": "any of",
+                    "value": [environment],
+                    "type": "stringOptions",
+                },
+            ],
+            "fromTimestamp": _iso(start),
+            "toTimestamp": _iso(end),
+            "config": {"row_limit": 1000},
+        }
+
+    return {
+        "rates": scores("scores-boolean", ["verified", "pass_on_first_attempt"], ["name"], True),
+        "averages": scores(
+            "scores-numeric", ["attempts_to_verify", "quality_score"], ["name"], True
+        ),
+        "issues": scores(
+            "scores-categorical",
+            ["issue_code", "issue_outcome", "outcome"],
+            ["name", "stringValue"],
+            False,
+        ),
+    }
+
+
+def report(ask: Query, since: timedelta, environment: str, now: datetime | None = None) -> Report:
+    end = now or datetime.now(UTC)
+    start = end - since
+    asked = {name: ask(query) for name, query in queries(start, end, environment).items()}
+    rates = {row.get("name"): row for row in asked["rates"]}
+    averages = {row.get("name"): row for row in asked["averages"]}
+    counts: dict[str, dict[str, int]] = {}
+    for row in asked["issues"]:
+        name, value = str(row.get("name")), str(row.get("stringValue"))
+        counts.setdefault(name, {})[value] = int(_number(row, "count_count") or 0)
+    return Report(
+        start=start,
+        end=end,
+        environment=environment,
+        messages=int(_number(rates.get("verified"), "count_count") or 0),
+        verified_rate=_number(rates.get("verified"), "avg_value"),
+        first_rate=_number(rates.get("pass_on_first_attempt"), "avg_value"),
+        avg_attempts=_number(averages.get("attempts_to_verify"), "avg_value"),
+        avg_quality=_number(averages.get("quality_score"), "avg_value"),
+        outcomes=counts.get("outcome", {}),
+        patterns=_patterns(counts.get("issue_code", {}), counts.get("issue_outcome", {})),
+    )
+
+
+def _patterns(codes: Mapping[str, int], outcomes: Mapping[str, int]) -> tuple[Pattern, ...]:
+    total = sum(codes.values())
+    fates: dict[str, dict[str, int]] = {}
+    for value, count in outcomes.items():
+        code, _, fate = value.rpartition("/")
+        fates.setdefault(code, {})[fate] = fates.get(code, {}).get(fate, 0) + count
+    ranked = sorted(codes.items(), key=lambda item: (-item[1], item[0]))
+    return tuple(
+        Pattern(
+            code, count, count / total, {fate: fates.get(code, {}).get(fate, 0) for fate in FATES}
+        )
+        for code, count in ranked
+    )
+
+
+def render(report: Report, top: int = 10) -> str:
+    lines = [
+        f"Vouch verification, {_stamp(report.start)} to {_stamp(report.end)} UTC "
+        f"(environment {report.environment})",
+        "",
+    ]
+    if report.messages == 0:
+        lines.append("No answered messages in this window.")
+        return "\n".join(lines)
+    lines += [
+        f"  messages                     {report.messages:,}",
+        f"  verified_message_rate        {_percent(report.verified_rate)}   (target > 95%)",
+        f"  pass_on_first_attempt_rate   {_percent(report.first_rate)}",
+        f"  avg_attempts_to_verify       {_decimal(report.avg_attempts)}",
+        f"  avg_quality_score            {_decimal(report.avg_quality)}",
+    ]
+    unverified = {k: v for k, v in report.outcomes.items() if k != "verified" and v}
+    if unverified:
+        ranked = sorted(unverified.items(), key=lambda item: -item[1])
+        lines.append("  not verified, by reason      " + ", ".join(f"{k} {v}" for k, v in ranked))
+    if report.below_target:
+        lines += ["", f"! verified_message_rate is under the {TARGET:.0%} target."]
+    lines += ["", "Failure patterns: issue codes found, most frequent first"]
+    if not report.patterns:
+        lines.append("  none")
+        return "\n".join(lines)
+    header = f"  {'code':<24}{'found':>7}{'share':>8}{'repaired':>10}{'retried':>9}"
+    lines.append(header + f"{'failed':>8}{'accepted':>10}")
+    for pattern in report.patterns[:top]:
+        fates = pattern.fates
+        lines.append(
+            f"  {pattern.code:<24}{pattern.count:>7,}{pattern.share:>8.1%}"
+            f"{fates['repaired']:>10,}{fates['retried']:>9,}{fates['failed']:>8,}"
+            f"{fates['accepted']:>10,}"
+        )
+    lines += [
+        "",
+        "  repaired: fixed by the deterministic repair; retried: a later attempt passed;",
+        "  failed: the message got no verified answer; accepted: a warning in a verified answer.",
+    ]
+    return "\n".join(lines)
+
+
+def run(settings: Settings, since: str, out: TextIO, top: int = 10) -> int:
+    """Print the report. Exit status: 0, 1 when the verified rate is under target (for
+    cron or CI alerts), 2 when the report could not be made."""
+    window = parse_window(since)
+    public, secret = settings.langfuse_public_key, settings.langfuse_secret_key
+    if public is None or secret is None:
+        raise MetricsError("set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to read metrics")
+    api = LangfuseAPI(
+        base_url=settings.langfuse_base_url,
+        username=public,
+        password=secret.get_secret_value(),
+        x_langfuse_public_key=public,
+        timeout=float(settings.langfuse_timeout * 6),
+    )
+
+    def ask(query: dict[str, Any]) -> list[dict[str, Any]]:
+        try:
+            rows: list[dict[str, Any]] = api.metrics.metrics(query=json.dumps(query)).data
+        except ApiError as exc:
+            raise MetricsError(f"the Langfuse Metrics API answered {exc.status_code}") from None
+        except httpx.HTTPError as exc:
+            raise MetricsError(f"Langfuse is unreachable ({type(exc).__name__})") from None
+        return rows
+
+    made = report(ask, window, settings.langfuse_environment)
+    print(render(made, top), file=out)
+    return 1 if made.below_target else 0
+
+
+def _number(row: Mapping[str, Any] | None, alias: str) -> float | None:
+    """A measure from a result row; counts come back as strings."""
+    if row is None or row.get(alias) is None:
+        return None
+    try:
+        return float(row[alias])
+    except (TypeError, ValueError):
+        raise MetricsError(f"the Metrics API returned a non-number for {alias}") from None
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def _decimal(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
