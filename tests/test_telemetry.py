@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import time
 from typing import Any
 
+import aiohttp
 import pytest
 from langfuse.types import MaskOtelSpansParams, OtelSpanData, OtelSpanIdentifier, OtelSpanPatch
 from slack_bolt.request.async_request import AsyncBoltRequest
@@ -15,14 +17,16 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from app.agent.loop import Deps
 from app.agent.model import CallFailed, ModelUnavailable, Usage
 from app.agent.outcome import Attempt, Outcome
+from app.server import serve
 from app.slack.app import create_app
 from app.slack.deliver import FEEDBACK_ACTION
 from app.telemetry import Telemetry, allow_listed, allowed, label, scores_of, trace_id_for
 from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
-from tests.fakes.slack import TEAM, FakeSlack
-from tests.slack.bolt import answered, dispatch, mention, replied
+from tests.fakes.server import free_port, wait_healthy
+from tests.fakes.slack import TEAM, FakeSlack, signed_headers
+from tests.slack.bolt import answered, dispatch, envelope, mention, replied
 
 GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
 UNCLOSED = "Deploy billing:\n```\nmake deploy"
@@ -445,3 +449,39 @@ def test_ids_are_hashed_with_the_salt() -> None:
 def test_trace_id_is_langfuses_seeded_id_of_the_message() -> None:
     key = "T1:C1:1700000000.000100"
     assert trace_id_for(key) == hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+@pytest.mark.parametrize("langfuse", ["up", "hanging"])
+async def test_the_server_flushes_telemetry_on_the_way_out_within_the_bound(
+    langfuse_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+    langfuse: str,
+) -> None:
+    port = free_port()
+    settings = langfuse_settings(
+        slack_signing_secret="secret", host="127.0.0.1", port=port, langfuse_flush_timeout=1.0
+    )
+    task = asyncio.create_task(serve(settings))
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    fake_anthropic.push(Reply(GOOD))
+    body = json.dumps(envelope(mention("how do I deploy?", "309.000001"))).encode()
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"http://127.0.0.1:{port}/slack/events",
+            data=body,
+            headers=signed_headers(body, "secret"),
+        ) as response,
+    ):
+        assert response.status == 200
+    await replied(fake_slack)
+    if langfuse == "hanging":
+        fake_langfuse.delay = 30.0
+    stopping = time.monotonic()
+    task.cancel()  # spans wait up to 5 s for the SDK's next batch: only the shutdown sends them
+    await asyncio.gather(task, return_exceptions=True)
+    assert time.monotonic() - stopping < 3.0
+    if langfuse == "up":
+        assert fake_langfuse.named("vouch.answer") and fake_langfuse.scores_named("verified")
