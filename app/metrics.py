@@ -60,7 +60,8 @@ class Report:
     start: datetime
     end: datetime
     environment: str
-    messages: int
+    messages: int  # answered messages (each has an `outcome` score)
+    rated: int  # those in the rates: all but "unavailable" (model down: told to retry)
     verified_rate: float | None
     first_rate: float | None
     avg_attempts: float | None
@@ -124,16 +125,19 @@ def report(ask: Query, since: timedelta, environment: str, now: datetime | None 
     for row in asked["issues"]:
         name, value = str(row.get("name")), str(row.get("stringValue"))
         counts.setdefault(name, {})[value] = int(_number(row, "count_count") or 0)
+    outcomes = counts.get("outcome", {})
+    rated = int(_number(rates.get("verified"), "count_count") or 0)
     return Report(
         start=start,
         end=end,
         environment=environment,
-        messages=int(_number(rates.get("verified"), "count_count") or 0),
+        messages=sum(outcomes.values()) or rated,
+        rated=rated,
         verified_rate=_number(rates.get("verified"), "avg_value"),
         first_rate=_number(rates.get("pass_on_first_attempt"), "avg_value"),
         avg_attempts=_number(averages.get("attempts_to_verify"), "avg_value"),
         avg_quality=_number(averages.get("quality_score"), "avg_value"),
-        outcomes=counts.get("outcome", {}),
+        outcomes=outcomes,
         patterns=_patterns(counts.get("issue_code", {}), counts.get("issue_outcome", {})),
     )
 
@@ -162,14 +166,18 @@ def render(report: Report, top: int = 10) -> str:
     if report.messages == 0:
         lines.append("No answered messages in this window.")
         return "\n".join(lines)
+    busy = report.outcomes.get("unavailable", 0)
     lines += [
-        f"  messages                     {report.messages:,}",
+        f"  messages                     {report.messages:,}"
+        + (f" ({busy:,} busy replies, model unavailable: not in the rates)" if busy else ""),
         f"  verified_message_rate        {_percent(report.verified_rate)}   (target > 95%)",
         f"  pass_on_first_attempt_rate   {_percent(report.first_rate)}",
         f"  avg_attempts_to_verify       {_decimal(report.avg_attempts)}",
         f"  avg_quality_score            {_decimal(report.avg_quality)}",
     ]
-    unverified = {k: v for k, v in report.outcomes.items() if k != "verified" and v}
+    unverified = {
+        k: v for k, v in report.outcomes.items() if k not in ("verified", "unavailable") and v
+    }
     if unverified:
         ranked = sorted(unverified.items(), key=lambda item: -item[1])
         lines.append("  not verified, by reason      " + ", ".join(f"{k} {v}" for k, v in ranked))

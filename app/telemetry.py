@@ -394,14 +394,14 @@ ScoreRow = tuple[str, float | str, Literal["BOOLEAN", "NUMERIC", "CATEGORICAL"],
 
 
 def scores_of(outcome: Outcome) -> list[ScoreRow]:
-    """The trace scores of a message: (name, value, data type, id suffix)."""
-    verified = 1.0 if outcome.verified else 0.0
-    first = 1.0 if outcome.verified and len(outcome.attempts) == 1 else 0.0
-    rows: list[ScoreRow] = [
-        ("verified", verified, "BOOLEAN", ""),
-        ("pass_on_first_attempt", first, "BOOLEAN", ""),
-        ("outcome", outcome.reason, "CATEGORICAL", ""),
-    ]
+    """The trace scores of a message: (name, value, data type, id suffix). A message the
+    model could not be asked about ("unavailable": the user was told to try again) is an
+    outage, not a verification result: it gets an `outcome` but no rates."""
+    rows: list[ScoreRow] = [("outcome", outcome.reason, "CATEGORICAL", "")]
+    if outcome.reason != "unavailable":
+        first = outcome.verified and len(outcome.attempts) == 1
+        rows.append(("verified", 1.0 if outcome.verified else 0.0, "BOOLEAN", ""))
+        rows.append(("pass_on_first_attempt", 1.0 if first else 0.0, "BOOLEAN", ""))
     if outcome.verified:
         rows.append(("attempts_to_verify", float(len(outcome.attempts)), "NUMERIC", ""))
     if outcome.score is not None:

@@ -16,6 +16,9 @@ import asyncio
 import random
 import statistics
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from typing import Any
 
 import app.agent.loop as loop_module
@@ -24,6 +27,7 @@ from app.agent.loop import Deps, LoopConfig, answer
 from app.agent.model import Draft, Request, Usage
 from app.agent.outcome import Outcome
 from app.settings import load_settings
+from app.telemetry import NO_TRACE, Trace
 from tests.fakes.anthropic import FakeAnthropic, Reply
 
 QUESTION = "How do I deploy the billing service to staging, and how do I roll it back?"
@@ -45,8 +49,12 @@ HISTORY = (
 CONFIG = LoopConfig("claude-sonnet-5-5", 2048, 3, 120.0, None)
 
 
-def overhead(drafts: list[str], runs: int) -> list[float]:
-    """Milliseconds per message with a model that answers instantly."""
+Traces = Callable[[int], AbstractContextManager[Trace]]
+
+
+def overhead(drafts: list[str], runs: int, traces: Traces | None = None) -> list[float]:
+    """Milliseconds per message with a model that answers instantly; with `traces`, each
+    message is answered inside the trace it gives for the run's number (and timed with it)."""
     queue: list[str] = []
 
     async def instant(client: Any, request: Request) -> Draft:
@@ -56,10 +64,12 @@ def overhead(drafts: list[str], runs: int) -> list[float]:
 
     async def measure() -> list[float]:
         samples = []
-        for _ in range(runs):
+        for n in range(runs):
             queue[:] = drafts
             started = time.perf_counter()
-            await answer(Conversation(HISTORY, QUESTION), deps, "bench")
+            with traces(n) if traces is not None else nullcontext(NO_TRACE) as trace:
+                traced = replace(deps, trace=trace)
+                await answer(Conversation(HISTORY, QUESTION), traced, "bench")
             samples.append((time.perf_counter() - started) * 1000)
         return samples
 

@@ -41,7 +41,8 @@ ROWS: dict[str, list[dict[str, Any]]] = {
         {"name": "issue_outcome", "stringValue": "OFF_TOPIC/failed", "count_count": "5"},
         {"name": "outcome", "stringValue": "verified", "count_count": "1541"},
         {"name": "outcome", "stringValue": "exhausted", "count_count": "39"},
-        {"name": "outcome", "stringValue": "unavailable", "count_count": "20"},
+        {"name": "outcome", "stringValue": "deadline", "count_count": "20"},
+        {"name": "outcome", "stringValue": "unavailable", "count_count": "25"},
     ],
 }
 
@@ -80,12 +81,12 @@ def test_scripted_metrics_response(make_settings: Any, fake_langfuse: FakeLangfu
     out = io.StringIO()
     assert run(settings_for(make_settings, fake_langfuse), "7d", out) == 0
     text = out.getvalue()
-    assert "messages                     1,600" in text
+    assert "messages                     1,625 (25 busy replies, model unavailable" in text
     assert "verified_message_rate        96.3%" in text
     assert "pass_on_first_attempt_rate   87.5%" in text
     assert "avg_attempts_to_verify       1.12" in text
     assert "avg_quality_score            0.93" in text
-    assert "not verified, by reason      exhausted 39, unavailable 20" in text
+    assert "not verified, by reason      exhausted 39, deadline 20" in text
     assert "under the 95% target" not in text
     table = text.split("Failure patterns")[1].splitlines()
     assert table[2].split() == ["UNCITED", "120", "60.0%", "0", "100", "20", "0"]

@@ -411,7 +411,11 @@ def attempt(
         ),
         (
             Outcome("busy", False, "unavailable", ()),
-            {"verified": 0.0, "pass_on_first_attempt": 0.0, "outcome": "unavailable"},
+            {"outcome": "unavailable"},  # an outage: not in the verification rates
+        ),
+        (
+            Outcome("sorry", False, "refused", ()),
+            {"verified": 0.0, "pass_on_first_attempt": 0.0, "outcome": "refused"},
         ),
     ],
 )
