@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.verify
 	$(BIN)/python -m bench.loop
 	$(BIN)/python -m bench.load
+	$(BIN)/python -m bench.telemetry
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from app.agent.model import Usage
+from app.agent.outcome import Attempt, Outcome
+from app.telemetry import METADATA_KEYS, scores_of
 from app.verify import verify
 from app.verify.codes import RULES
 from app.verify.formatting import CHECKS
@@ -59,3 +62,25 @@ def test_quickstart_has_exactly_two_commands() -> None:
     quickstart = README.split("## Quickstart", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     commands = [line.split("#")[0].strip() for line in quickstart.splitlines() if line.strip()]
     assert commands == ["make run", "make test"]
+
+
+def test_readme_documents_every_telemetry_name() -> None:
+    """Each metadata key, observation, event and score Vouch records is in the README."""
+    telemetry = README.split("## Telemetry", 1)[1].split("## Layout", 1)[0]
+    names = set(METADATA_KEYS) | {
+        "vouch.answer",
+        "claude.draft",
+        "claude.judge",
+        "agent.verify",
+        "slack.deliver",
+        "verification_result",
+        "verification_exhausted",
+        "user_feedback",
+    }
+    outcome = Outcome(
+        "x", False, "exhausted", (Attempt(1, False, ("UNCITED",), (), 1, 1, 1.0, Usage(), None),)
+    )
+    names |= {name for name, *_ in scores_of(outcome)}
+    names |= {name for name, *_ in scores_of(Outcome("x", True, "verified", (), 0.9, "A"))}
+    missing = sorted(name for name in names if f"`{name}`" not in telemetry)
+    assert missing == []
