@@ -147,7 +147,10 @@ class Telemetry:
         # A provider of our own: other OpenTelemetry spans in the process (the Anthropic SDK's,
         # which carry the same token usage as our generations) never reach Langfuse.
         provider = TracerProvider(
-            resource=Resource.create({"service.name": "vouch", "langfuse.environment": environment})
+            resource=Resource.create(
+                {"service.name": "vouch", "langfuse.environment": environment}
+            ),
+            shutdown_on_exit=False,  # close() shuts down, within LANGFUSE_FLUSH_TIMEOUT
         )
         client = Langfuse(
             public_key=public,

@@ -6,7 +6,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
+import uuid
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -489,3 +495,56 @@ async def test_the_server_flushes_telemetry_on_the_way_out_within_the_bound(
     assert time.monotonic() - stopping < 3.0
     if langfuse == "up":
         assert fake_langfuse.named("vouch.answer") and fake_langfuse.scores_named("verified")
+
+
+async def test_the_bot_process_exits_within_the_flush_bound_when_langfuse_hangs(
+    tmp_path: Path,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+) -> None:
+    """Interrupted with Langfuse hanging, `python -m app` flushes for at most
+    LANGFUSE_FLUSH_TIMEOUT and exits: no exporter thread or exit hook holds it up."""
+    fake_anthropic.default = Reply(GOOD)
+    port = free_port()
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("LANGFUSE_", "SLACK_"))}
+    env = {
+        **clean,
+        "SLACK_BOT_TOKEN": "xoxb-test",
+        "SLACK_SIGNING_SECRET": "secret",
+        "SLACK_API_URL": fake_slack.url,
+        "ANTHROPIC_API_KEY": "test-key",
+        "ANTHROPIC_BASE_URL": fake_anthropic.url,
+        "LANGFUSE_PUBLIC_KEY": f"pk-lf-{uuid.uuid4().hex}",
+        "LANGFUSE_SECRET_KEY": "sk-lf-test",
+        "LANGFUSE_BASE_URL": fake_langfuse.url,
+        "LANGFUSE_FLUSH_TIMEOUT": "1",
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app"], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        await wait_healthy(f"http://127.0.0.1:{port}")
+        body = json.dumps(envelope(mention("how do I deploy?", "310.000001"))).encode()
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(
+                f"http://127.0.0.1:{port}/slack/events",
+                data=body,
+                headers=signed_headers(body, "secret"),
+            ) as response,
+        ):
+            assert response.status == 200
+        await replied(fake_slack)
+        fake_langfuse.delay = 60.0
+        stopping = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, stderr = await asyncio.to_thread(process.communicate, timeout=20)
+        assert time.monotonic() - stopping < 4.0
+    finally:
+        process.kill()
+    lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+    assert any(line["message"].startswith("telemetry on") for line in lines)
+    assert "Traceback" not in stderr
