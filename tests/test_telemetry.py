@@ -548,3 +548,18 @@ async def test_the_bot_process_exits_within_the_flush_bound_when_langfuse_hangs(
     lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
     assert any(line["message"].startswith("telemetry on") for line in lines)
     assert "Traceback" not in stderr
+
+
+async def test_without_a_salt_ids_are_hashed_with_a_key_derived_from_the_secret(
+    langfuse_settings: Any,
+) -> None:
+    salted = Telemetry.from_settings(langfuse_settings())
+    derived = Telemetry.from_settings(langfuse_settings(telemetry_salt=None))
+    again = Telemetry.from_settings(langfuse_settings(telemetry_salt=None))
+    assert derived.hashed("T1:U1") == again.hashed("T1:U1") != salted.hashed("T1:U1")
+    other = Telemetry.from_settings(
+        langfuse_settings(telemetry_salt=None, langfuse_secret_key="sk-lf-other")
+    )
+    assert other.hashed("T1:U1") != derived.hashed("T1:U1")
+    for telemetry in (salted, derived, again, other):
+        await telemetry.close()
