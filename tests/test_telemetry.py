@@ -15,7 +15,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 from langfuse.types import MaskOtelSpansParams, OtelSpanData, OtelSpanIdentifier, OtelSpanPatch
 from slack_bolt.request.async_request import AsyncBoltRequest
@@ -31,8 +30,8 @@ from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
 from tests.fakes.server import free_port, wait_healthy
-from tests.fakes.slack import TEAM, FakeSlack, signed_headers
-from tests.slack.bolt import answered, dispatch, envelope, mention, replied
+from tests.fakes.slack import TEAM, FakeSlack
+from tests.slack.bolt import answered, dispatch, mention, post_event, replied
 
 GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
 UNCLOSED = "Deploy billing:\n```\nmake deploy"
@@ -476,16 +475,7 @@ async def test_the_server_flushes_telemetry_on_the_way_out_within_the_bound(
     task = asyncio.create_task(serve(settings))
     await wait_healthy(f"http://127.0.0.1:{port}")
     fake_anthropic.push(Reply(GOOD))
-    body = json.dumps(envelope(mention("how do I deploy?", "309.000001"))).encode()
-    async with (
-        aiohttp.ClientSession() as session,
-        session.post(
-            f"http://127.0.0.1:{port}/slack/events",
-            data=body,
-            headers=signed_headers(body, "secret"),
-        ) as response,
-    ):
-        assert response.status == 200
+    assert await post_event(port, mention("how do I deploy?", "309.000001"), "secret") == 200
     await replied(fake_slack)
     if langfuse == "hanging":
         fake_langfuse.delay = 30.0
@@ -527,16 +517,7 @@ async def test_the_bot_process_exits_within_the_flush_bound_when_langfuse_hangs(
     )
     try:
         await wait_healthy(f"http://127.0.0.1:{port}")
-        body = json.dumps(envelope(mention("how do I deploy?", "310.000001"))).encode()
-        async with (
-            aiohttp.ClientSession() as session,
-            session.post(
-                f"http://127.0.0.1:{port}/slack/events",
-                data=body,
-                headers=signed_headers(body, "secret"),
-            ) as response,
-        ):
-            assert response.status == 200
+        assert await post_event(port, mention("how do I deploy?", "310.000001"), "secret") == 200
         await replied(fake_slack)
         fake_langfuse.delay = 60.0
         stopping = time.monotonic()

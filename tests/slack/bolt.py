@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Callable
 from typing import Any
 
+import aiohttp
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 
@@ -14,7 +16,7 @@ from app.agent.loop import Deps
 from app.settings import Settings
 from app.slack.app import create_app
 from app.telemetry import trace_id_for
-from tests.fakes.slack import BOT_USER, TEAM, FakeSlack
+from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, signed_headers
 
 _ids = itertools.count(1)
 
@@ -81,3 +83,17 @@ async def answered(app: AsyncApp, slack: FakeSlack, ts: str, text: str = "how do
     await dispatch(app, mention(text, ts))
     await replied(slack)
     return trace_id_for(f"{TEAM}:C0001:{ts}")
+
+
+async def post_event(port: int, event: dict[str, Any], secret: str) -> int:
+    """POST one signed Events API request to the bot's HTTP server on loopback."""
+    body = json.dumps(envelope(event)).encode()
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"http://127.0.0.1:{port}/slack/events",
+            data=body,
+            headers=signed_headers(body, secret),
+        ) as response,
+    ):
+        return response.status
