@@ -213,6 +213,13 @@ class Telemetry:
             finally:
                 trace.root.end()
 
+    def failed(self, ids: MessageIds, reason: str) -> None:
+        """A message Vouch answered with the failure message before its trace opened (e.g.
+        its thread could not be read): a trace of its own, counted as not verified."""
+        with self.trace(ids) as trace:
+            trace.root.fail(reason)
+            trace.score_failure()
+
     def score(
         self,
         trace_id: str,

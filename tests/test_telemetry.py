@@ -30,7 +30,7 @@ from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
 from tests.fakes.server import free_port, wait_healthy
-from tests.fakes.slack import TEAM, FakeSlack
+from tests.fakes.slack import TEAM, FakeSlack, Fault
 from tests.slack.bolt import answered, dispatch, mention, post_event, replied
 
 GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
@@ -544,3 +544,22 @@ async def test_without_a_salt_ids_are_hashed_with_a_key_derived_from_the_secret(
     assert other.hashed("T1:U1") != derived.hashed("T1:U1")
     for telemetry in (salted, derived, again, other):
         await telemetry.close()
+
+
+async def test_a_message_that_fails_before_its_trace_opened_still_gets_one(
+    telemetry_bot: Bot, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+) -> None:
+    """The thread cannot be read: the user gets the failure message, Langfuse a failed trace."""
+    fake_slack.fail("conversations.replies", Fault(error="channel_not_found"))
+    app, telemetry = telemetry_bot()
+    await dispatch(app, mention("how do I deploy?", "311.000002", thread_ts="311.000001"))
+    await replied(fake_slack)
+    assert "couldn't verify an answer" in fake_slack.of("chat.postMessage")[0]["text"]
+    assert await telemetry.flush()
+    root = only(fake_langfuse.spans)
+    assert root.name == "vouch.answer"
+    assert root.trace_id == trace_id_for(f"{TEAM}:C0001:311.000002")
+    assert root.attributes["langfuse.observation.level"] == "ERROR"
+    assert root.attributes["langfuse.observation.status_message"] == "SlackApiError"
+    scores = score_values(fake_langfuse)
+    assert (scores["verified"], scores["outcome"]) == (0, "error")

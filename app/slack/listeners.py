@@ -20,7 +20,7 @@ from app.slack.dedupe import SeenMessages, ThreadOrder, message_key
 from app.slack.deliver import Target, deliver
 from app.slack.status import Status, status_text
 from app.slack.thread import Bot, is_own, strip_mention, to_conversation
-from app.telemetry import MessageIds, Telemetry, trace_id_for
+from app.telemetry import MessageIds, Telemetry, label, trace_id_for
 from app.verify import Dialect, failure_message
 
 log = logging.getLogger("vouch.slack")
@@ -40,6 +40,7 @@ class _Progress:
 
     accepted: bool = False  # Vouch took the message on (it is now Vouch's to answer)
     delivering: bool = False  # a reply has started to go out: never post a second one
+    traced: bool = False  # its telemetry trace is open (and records its own failure)
 
 
 @dataclass
@@ -108,16 +109,26 @@ class Listeners:
         )
         key = message_key(team, target.channel, event["ts"])
         reference = trace_id_for(key)  # also the ref a failure message shows
+        ids = MessageIds(
+            key=key,
+            thread=message_key(team, target.channel, target.thread_ts),
+            user=f"{team}:{target.user}",
+            kind="follow_up"
+            if follow_up
+            else "dm"
+            if event.get("channel_type") == "im"
+            else "mention",
+        )
         progress = _Progress()
         with traced(reference):
             try:
-                async with self.order.turn(message_key(team, target.channel, target.thread_ts)):
+                async with self.order.turn(ids.thread):
                     await self.respond(
                         event,
                         context,
                         client,
                         target=target,
-                        key=key,
+                        ids=ids,
                         reference=reference,
                         follow_up=follow_up,
                         progress=progress,
@@ -132,6 +143,8 @@ class Listeners:
                 asked = progress.accepted or not follow_up
                 if asked and not progress.delivering:
                     await self.post_plain(client, target, failure_message(self.dialect, reference))
+                    if not progress.traced:
+                        self.telemetry.failed(ids, label(exc))
 
     async def respond(
         self,
@@ -140,7 +153,7 @@ class Listeners:
         client: AsyncWebClient,
         *,
         target: Target,
-        key: str,
+        ids: MessageIds,
         reference: str,
         follow_up: bool,
         progress: _Progress,
@@ -152,7 +165,7 @@ class Listeners:
         replies = await self.history(client, target, event)
         if follow_up and not any(is_own(m, bot) for m in replies):
             return  # a thread Vouch is not part of
-        if not self.seen.first(key):
+        if not self.seen.first(ids.key):
             log.info("duplicate delivery ignored")
             return
         progress.accepted = True
@@ -174,17 +187,8 @@ class Listeners:
         async def show(stage: str, attempt: int, total: int) -> None:
             await status.show(status_text(stage, attempt, total))
 
-        kind = (
-            "follow_up" if follow_up else "dm" if event.get("channel_type") == "im" else "mention"
-        )
-        ids = MessageIds(
-            key=key,
-            thread=message_key(target.team, target.channel, target.thread_ts),
-            user=f"{target.team}:{target.user}",
-            kind=kind,
-            history_messages=len(conversation.turns),
-        )
-        with self.telemetry.trace(ids) as trace:
+        progress.traced = True
+        with self.telemetry.trace(replace(ids, history_messages=len(conversation.turns))) as trace:
             try:
                 deps = replace(self.agent, progress=show, trace=trace)
                 outcome = await answer(conversation, deps, reference)
