@@ -1,0 +1,1 @@
+"""The team's docs, indexed so answers can cite them."""
