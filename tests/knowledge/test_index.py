@@ -1,0 +1,121 @@
+"""The FTS5 index over tests/fixtures/knowledge: ranking, incremental sync, bad files,
+non-English docs and queries."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from app.knowledge.index import Index
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "knowledge"
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    shutil.copytree(FIXTURES, folder)
+    return folder
+
+
+@pytest.fixture
+def index(docs: Path, tmp_path: Path) -> Index:
+    made = Index(tmp_path / "data" / "knowledge.sqlite3")
+    made.sync(docs, base_url="https://docs.example.com/")
+    return made
+
+
+def titles(index: Index, query: str, k: int = 3, floor: float = 0.0) -> list[str]:
+    return [hit.passage.title for hit in index.search(query, k, floor)]
+
+
+def test_ranks_the_relevant_passage_first(index: Index) -> None:
+    assert titles(index, "how do I revert a billing deploy?")[0] == "Deploying billing › Rollback"
+    assert titles(index, "who approves a production deploy")[0] == (
+        "Deploying billing › Production"
+    )
+    assert titles(index, "page the on-call engineer")[0] == "On-call"
+    [hit] = index.search("pizza", 5)
+    assert hit.passage.path == "lunch.txt"
+    assert hit.passage.url == "https://docs.example.com/lunch.txt"
+    assert index.search("rollback", 1)[0].passage.url == "https://wiki.example.com/billing/deploy"
+
+
+def test_k_floor_and_no_match(index: Index) -> None:
+    assert len(index.search("billing deploy staging", 2)) == 2
+    assert index.search("quantum chromodynamics", 5) == []
+    assert index.search("", 5) == [] and index.search("?!", 5) == []
+    best = index.search("rollback", 1)[0].relevance
+    assert index.search("rollback", 5, floor=best + 0.01) == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"deploy',
+        "deploy OR",
+        "NEAR(deploy billing)",
+        "title:deploy",
+        "deploy*",
+        "-billing",
+        "a AND",
+    ],
+)
+def test_query_syntax_in_user_text_is_just_words(index: Index, query: str) -> None:
+    index.search(query, 5)  # never an FTS5 syntax error
+
+
+def test_non_english_docs_and_queries(index: Index) -> None:
+    assert titles(index, "déploiement facturation")[0] == "Déploiement de la facturation"
+    assert titles(index, "deploiement")[0] == "Déploiement de la facturation"  # accents folded
+    assert titles(index, "デプロイ")[0] == "デプロイ手順"
+    assert titles(index, "金曜日にデプロイできますか")[0] == "デプロイ手順"
+
+
+def test_resync_reindexes_only_what_changed(index: Index, docs: Path) -> None:
+    again = index.sync(docs)
+    assert (again.added, again.updated, again.removed, again.unchanged) == ([], [], [], 5)
+
+    (docs / "oncall.md").write_text("# On-call\n\nThe rotation now changes on Tuesdays.\n")
+    os.utime(docs / "lunch.txt")  # touched, same content
+    (docs / "fr" / "deploiement.md").unlink()
+    (docs / "new.md").write_text("# Holidays\n\nThe office closes on 24 December.\n")
+    changed = index.sync(docs)
+    assert changed.updated == ["oncall.md"]
+    assert changed.added == ["new.md"]
+    assert changed.removed == ["fr/deploiement.md"]
+    assert changed.unchanged == 3
+    assert titles(index, "tuesdays rotation")[0] == "On-call"
+    assert index.search("monday", 5) == []
+    assert index.search("facturation", 5) == []
+    assert titles(index, "office holidays")[0] == "Holidays"
+
+
+def test_bad_files_are_skipped_with_a_warning_naming_them(
+    docs: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (docs / "logo.md").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0")
+    (docs / "latin1.txt").write_bytes("caf\xe9 menu".encode("latin-1"))
+    (docs / "huge.md").write_text("x" * 2_000)
+    (docs / "image.png").write_bytes(b"\0")  # not a doc type: not even looked at
+    index = Index(tmp_path / "k.sqlite3")
+    done = index.sync(docs, max_bytes=1_000)
+    assert sorted(done.skipped) == ["huge.md", "latin1.txt", "logo.md"]
+    assert len(done.added) == 5
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert "knowledge: skipped logo.md (binary)" in warnings
+    assert "knowledge: skipped latin1.txt (not UTF-8)" in warnings
+    assert "knowledge: skipped huge.md (over 1000 bytes)" in warnings
+
+
+def test_rebuild_and_persistence(index: Index, docs: Path, tmp_path: Path) -> None:
+    count = index.count()
+    index.close()
+    reopened = Index(tmp_path / "data" / "knowledge.sqlite3")
+    assert reopened.count() == count
+    assert reopened.sync(docs).unchanged == 5
+    rebuilt = reopened.rebuild(docs)
+    assert len(rebuilt.added) == 5 and reopened.count() == count
