@@ -95,12 +95,6 @@ _METADATA = "langfuse.observation.metadata."
 _TOKEN = re.compile(r"[\w.:/@+-]{0,128}", re.ASCII)
 
 
-def trace_id_for(message_key: str) -> str:
-    """The trace id of a user message, from its (team:channel:ts) key: the same for Slack's
-    retries and for a feedback click on the answer. Shown to users as the failure's ref."""
-    return Langfuse.create_trace_id(seed=message_key)
-
-
 @dataclass(frozen=True, slots=True)
 class MessageIds:
     """Who and where a message came from, as Slack ids; only hashes of them leave."""
@@ -123,8 +117,10 @@ class Telemetry:
         salt: bytes = b"",
         tags: Sequence[str] = (),
         flush_timeout: float = 5.0,
+        provider: TracerProvider | None = None,
     ) -> None:
         self._client = client
+        self._provider = provider
         self._salt = salt
         self._tags = list(tags)
         self._flush_timeout = flush_timeout
@@ -169,7 +165,8 @@ class Telemetry:
             else hmac.new(secret.get_secret_value().encode(), b"vouch-ids", "sha256").digest()
         )
         log.info("telemetry on: traces and scores go to Langfuse (environment %s)", environment)
-        return cls(client, salt=salt, tags=tags, flush_timeout=settings.langfuse_flush_timeout)
+        flush_timeout = settings.langfuse_flush_timeout
+        return cls(client, salt=salt, tags=tags, flush_timeout=flush_timeout, provider=provider)
 
     @property
     def enabled(self) -> bool:
@@ -179,10 +176,16 @@ class Telemetry:
         """A salted one-way hash of a Slack id: stable, and useless without the salt."""
         return hmac.new(self._salt, slack_id.encode(), "sha256").hexdigest()[:32]
 
+    def trace_id(self, message_key: str) -> str:
+        """The trace id of a user message, from its team:channel:ts key (salted, so the id
+        does not lead back to the message): the same for Slack's retries and for a feedback
+        click on the answer. Shown to users as the failure message's ref."""
+        return Langfuse.create_trace_id(seed=self.hashed(message_key))
+
     @contextmanager
     def trace(self, ids: MessageIds) -> Iterator[Trace]:
         """The trace of one message, its root observation open while the body runs."""
-        trace_id = trace_id_for(ids.key)
+        trace_id = self.trace_id(ids.key)
         langfuse = self._client
         if langfuse is None or self._closed:
             yield Trace(trace_id, None, self)
@@ -199,18 +202,24 @@ class Telemetry:
                     trace_context={"trace_id": trace_id},
                     name=TRACE_NAME,
                     as_type="span",
-                    metadata={"kind": ids.kind, "history_messages": ids.history_messages},
+                    metadata=_checked({"kind": ids.kind, "history_messages": ids.history_messages}),
                 ),
             )
             trace = Trace(trace_id, root, self)
+            scored = True
             try:
                 yield trace
-            except BaseException as exc:
+            except Exception as exc:  # the user is told of the failure: not verified
                 trace.root.fail(label(exc))
-                if not trace.concluded:
-                    trace.score_failure()
+                trace.outcome = None
+                raise
+            except BaseException as exc:  # cancelled (shutting down): nothing to score
+                trace.root.fail(label(exc))
+                scored = False
                 raise
             finally:
+                if scored:
+                    trace.score()
                 trace.root.end()
 
     def failed(self, ids: MessageIds, reason: str) -> None:
@@ -218,7 +227,6 @@ class Telemetry:
         its thread could not be read): a trace of its own, counted as not verified."""
         with self.trace(ids) as trace:
             trace.root.fail(reason)
-            trace.score_failure()
 
     def score(
         self,
@@ -262,7 +270,14 @@ class Telemetry:
         if langfuse is None or self._closed:
             return
         self._closed = True
-        if not await asyncio.to_thread(_bounded, langfuse.shutdown, self._flush_timeout):
+        provider = self._provider
+
+        def shutdown() -> None:
+            langfuse.shutdown()  # flushes; stops the score and media threads
+            if provider is not None:
+                provider.shutdown()  # stops the span exporter's thread
+
+        if not await asyncio.to_thread(_bounded, shutdown, self._flush_timeout):
             log.warning("telemetry: shutdown gave up after %ss", self._flush_timeout)
 
 
@@ -271,10 +286,6 @@ class Span:
 
     def __init__(self, observation: LangfuseObservationWrapper | None) -> None:
         self.observation = observation
-
-    @property
-    def id(self) -> str | None:
-        return self.observation.id if self.observation is not None else None
 
     def update(self, metadata: Mapping[str, Value]) -> None:
         self._apply("update", metadata=_checked(metadata))
@@ -314,7 +325,8 @@ class Trace:
         self.trace_id = trace_id
         self.root = Span(root)
         self.telemetry = telemetry
-        self.concluded = False
+        self.outcome: Outcome | None = None  # what the loop concluded; scored at the end
+        self.delivered = True
 
     @contextmanager
     def observe(
@@ -365,8 +377,11 @@ class Trace:
         self.event("verification_result", metadata)
 
     def conclude(self, outcome: Outcome, max_attempts: int) -> None:
-        """The loop ended: the exhausted event, the root's summary and the trace's scores."""
-        self.concluded = True
+        """The loop ended: the exhausted event and the root's summary; the scores go when
+        the trace closes, once it is known whether the answer reached the user."""
+        if self.telemetry is None:
+            return  # NO_TRACE: keeps nothing
+        self.outcome = outcome
         if outcome.reason == "exhausted":
             final = outcome.attempts[-1].codes if outcome.attempts else ()
             self.event(
@@ -380,21 +395,28 @@ class Trace:
                 "verified": outcome.verified,
             }
         )
-        if self.telemetry is not None:
-            for name, value, data_type, suffix in scores_of(outcome):
-                score_id = f"{self.trace_id}-{name}{suffix}"
-                self.telemetry.score(self.trace_id, name, value, data_type, score_id)
 
-    def score_failure(self) -> None:
-        """The message failed before the loop concluded (e.g. its history could not be read):
-        it still counts, as not verified."""
+    def undelivered(self) -> None:
+        """Slack refused the answer (after retries): the user did not get it."""
+        self.delivered = False
+
+    def score(self) -> None:
+        """The trace's scores: from the Outcome, or, when the message failed without one
+        (e.g. its thread could not be read), as not verified with outcome `error`."""
         if self.telemetry is None:
             return
-        for name, value in (("verified", 0.0), ("pass_on_first_attempt", 0.0)):
-            self.telemetry.score(self.trace_id, name, value, "BOOLEAN", f"{self.trace_id}-{name}")
-        self.telemetry.score(
-            self.trace_id, "outcome", "error", "CATEGORICAL", f"{self.trace_id}-outcome"
+        rows: list[ScoreRow] = (
+            scores_of(self.outcome, self.delivered)
+            if self.outcome is not None
+            else [
+                ("outcome", "error", "CATEGORICAL", ""),
+                ("verified", 0.0, "BOOLEAN", ""),
+                ("pass_on_first_attempt", 0.0, "BOOLEAN", ""),
+            ]
         )
+        for name, value, data_type, suffix in rows:
+            score_id = f"{self.trace_id}-{name}{suffix}"
+            self.telemetry.score(self.trace_id, name, value, data_type, score_id)
 
 
 NO_TRACE = Trace("", None)
@@ -403,18 +425,21 @@ NO_TRACE = Trace("", None)
 ScoreRow = tuple[str, float | str, Literal["BOOLEAN", "NUMERIC", "CATEGORICAL"], str]
 
 
-def scores_of(outcome: Outcome) -> list[ScoreRow]:
+def scores_of(outcome: Outcome, delivered: bool = True) -> list[ScoreRow]:
     """The trace scores of a message: (name, value, data type, id suffix). A message the
     model could not be asked about ("unavailable": the user was told to try again) is an
-    outage, not a verification result: it gets an `outcome` but no rates."""
-    rows: list[ScoreRow] = [("outcome", outcome.reason, "CATEGORICAL", "")]
+    outage, not a verification result: it gets an `outcome` but no rates. A verified answer
+    Slack refused to take is `undelivered`: the user did not get it."""
+    verified = outcome.verified and delivered
+    reason = "undelivered" if outcome.verified and not delivered else outcome.reason
+    rows: list[ScoreRow] = [("outcome", reason, "CATEGORICAL", "")]
     if outcome.reason != "unavailable":
-        first = outcome.verified and len(outcome.attempts) == 1
-        rows.append(("verified", 1.0 if outcome.verified else 0.0, "BOOLEAN", ""))
+        first = verified and len(outcome.attempts) == 1
+        rows.append(("verified", 1.0 if verified else 0.0, "BOOLEAN", ""))
         rows.append(("pass_on_first_attempt", 1.0 if first else 0.0, "BOOLEAN", ""))
-    if outcome.verified:
+    if verified:
         rows.append(("attempts_to_verify", float(len(outcome.attempts)), "NUMERIC", ""))
-    if outcome.score is not None:
+    if verified and outcome.score is not None:
         rows.append(("quality_score", round(outcome.score, 4), "NUMERIC", ""))
     for index, (attempt, code, fate) in enumerate(issues_found(outcome)):
         suffix = f"-{attempt}-{index}"
@@ -545,7 +570,7 @@ def _guarded(what: str, call: Callable[[], T]) -> T | None:
 def _bounded(action: Callable[[], object], timeout: float) -> bool:
     """Run a blocking SDK call (flush, shutdown) in a daemon thread, waiting at most
     `timeout` seconds: a slow or unreachable Langfuse cannot hold up the caller or exit."""
-    worker = threading.Thread(target=_guarded, args=("flush", action), daemon=True)
+    worker = threading.Thread(target=_guarded, args=("flush or shutdown", action), daemon=True)
     worker.start()
     worker.join(timeout)
     return not worker.is_alive()

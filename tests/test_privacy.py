@@ -17,7 +17,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from app import logs
 from app.agent.loop import Deps
 from app.slack.app import create_app
-from app.telemetry import Telemetry, trace_id_for
+from app.telemetry import Telemetry
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault
@@ -71,7 +71,7 @@ async def test_no_content_reaches_langfuse_or_logs(
     question = f"how do I deploy {planted['user']}?"
     await dispatch(app, mention(question, "400.000002", thread_ts=root))
     await replied(fake_slack)
-    # a feedback click, and a message whose answering fails after it was taken on
+    # a feedback click, and a message whose verified answer Slack refuses to take
     [posted] = fake_slack.of("chat.postMessage")
     buttons = next(b for b in posted["blocks"] if b["type"] == "actions")
     click = {
@@ -92,8 +92,11 @@ async def test_no_content_reaches_langfuse_or_logs(
     sent_to_model = b"".join(fake_anthropic.raw)
     assert planted["user"].encode() in sent_to_model
     assert planted["history"].encode() in sent_to_model
+    assert planted["judge"].encode() in sent_to_model  # the judge's words went into a retry
     assert planted["answer"] in posted["text"]
     assert fake_langfuse.spans and fake_langfuse.scores
+    outcomes = sorted(s["value"] for s in fake_langfuse.scores_named("outcome"))
+    assert outcomes == ["undelivered", "verified"]
     # … and none of them left through telemetry or logs
     to_langfuse = b"\n".join(fake_langfuse.received)
     log_text = log_output.getvalue()
@@ -106,7 +109,9 @@ async def test_no_content_reaches_langfuse_or_logs(
     lines = [json.loads(line) for line in log_text.splitlines()]
     assert lines and all({"time", "level", "logger", "message"} <= set(line) for line in lines)
     failed = [line for line in lines if line["message"].startswith("delivery failed")]
-    assert [line.get("trace_id") for line in failed] == [trace_id_for(f"{TEAM}:C0001:400.000003")]
+    assert [line.get("trace_id") for line in failed] == [
+        telemetry.trace_id(f"{TEAM}:C0001:400.000003")
+    ]
 
 
 def test_exceptions_are_logged_by_type_only(log_output: io.StringIO) -> None:

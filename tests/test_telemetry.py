@@ -25,7 +25,7 @@ from app.agent.outcome import Attempt, Outcome
 from app.server import serve
 from app.slack.app import create_app
 from app.slack.deliver import FEEDBACK_ACTION
-from app.telemetry import Telemetry, allow_listed, allowed, label, scores_of, trace_id_for
+from app.telemetry import Telemetry, allow_listed, allowed, label, scores_of
 from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
@@ -66,7 +66,7 @@ async def test_pass_first_time(
 ) -> None:
     fake_anthropic.push(Reply(GOOD))
     app, telemetry = telemetry_bot()
-    trace_id = await answered(app, fake_slack, "300.000001")
+    trace_id = telemetry.trace_id(await answered(app, fake_slack, "300.000001"))
     assert await telemetry.flush()
 
     root = only(fake_langfuse.named("vouch.answer"))
@@ -219,7 +219,7 @@ async def test_feedback_click_scores_the_answers_trace(
 ) -> None:
     fake_anthropic.push(Reply(GOOD))
     app, telemetry = telemetry_bot()
-    trace_id = await answered(app, fake_slack, "305.000001")
+    trace_id = telemetry.trace_id(await answered(app, fake_slack, "305.000001"))
     [posted] = fake_slack.of("chat.postMessage")
     buttons = next(b for b in posted["blocks"] if b["type"] == "actions")
     for value in ("down", "up"):  # the user changes their mind: one score, the last
@@ -292,7 +292,7 @@ async def test_without_keys_telemetry_is_off_and_says_so_once(
     ]
     fake_anthropic.push(Reply(GOOD))
     app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
-    trace_id = await answered(app, fake_slack, "308.000001")
+    trace_id = telemetry.trace_id(await answered(app, fake_slack, "308.000001"))
     assert await telemetry.flush()
     await asyncio.sleep(0.2)
     # (an earlier test's client may still be retrying into the shared fake)
@@ -415,6 +415,10 @@ def attempt(
             },
         ),
         (
+            Outcome("ok", True, "verified", (attempt(1, True),), 0.97, "A"),
+            {"verified": 0.0, "pass_on_first_attempt": 0.0, "outcome": "undelivered"},
+        ),
+        (
             Outcome("busy", False, "unavailable", ()),
             {"outcome": "unavailable"},  # an outage: not in the verification rates
         ),
@@ -425,7 +429,7 @@ def attempt(
     ],
 )
 def test_scores_of(outcome: Outcome, expected: dict[str, Any]) -> None:
-    rows = scores_of(outcome)
+    rows = scores_of(outcome, delivered=expected.get("outcome") != "undelivered")
     got: dict[str, Any] = {}
     for name, value, _, _ in rows:
         if name.startswith("issue_"):
@@ -455,9 +459,12 @@ def test_ids_are_hashed_with_the_salt() -> None:
     assert len(one.hashed("T1:U1")) == 32 and "U1" not in one.hashed("T1:U1")
 
 
-def test_trace_id_is_langfuses_seeded_id_of_the_message() -> None:
+def test_trace_id_is_langfuses_seeded_id_of_the_salted_message_key() -> None:
     key = "T1:C1:1700000000.000100"
-    assert trace_id_for(key) == hashlib.sha256(key.encode()).hexdigest()[:32]
+    one, other = Telemetry(None, salt=b"one"), Telemetry(None, salt=b"two")
+    assert one.trace_id(key) == hashlib.sha256(one.hashed(key).encode()).hexdigest()[:32]
+    assert one.trace_id(key) == one.trace_id(key) != other.trace_id(key)
+    assert one.trace_id(key) != hashlib.sha256(key.encode()).hexdigest()[:32]  # not guessable
 
 
 @pytest.mark.parametrize("langfuse", ["up", "hanging"])
@@ -558,7 +565,7 @@ async def test_a_message_that_fails_before_its_trace_opened_still_gets_one(
     assert await telemetry.flush()
     root = only(fake_langfuse.spans)
     assert root.name == "vouch.answer"
-    assert root.trace_id == trace_id_for(f"{TEAM}:C0001:311.000002")
+    assert root.trace_id == telemetry.trace_id(f"{TEAM}:C0001:311.000002")
     assert root.attributes["langfuse.observation.level"] == "ERROR"
     assert root.attributes["langfuse.observation.status_message"] == "SlackApiError"
     scores = score_values(fake_langfuse)

@@ -20,7 +20,7 @@ from app.slack.dedupe import SeenMessages, ThreadOrder, message_key
 from app.slack.deliver import Target, deliver
 from app.slack.status import Status, status_text
 from app.slack.thread import Bot, is_own, strip_mention, to_conversation
-from app.telemetry import MessageIds, Telemetry, label, trace_id_for
+from app.telemetry import MessageIds, Telemetry, label
 from app.verify import Dialect, failure_message
 
 log = logging.getLogger("vouch.slack")
@@ -108,7 +108,7 @@ class Listeners:
             team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
         )
         key = message_key(team, target.channel, event["ts"])
-        reference = trace_id_for(key)  # also the ref a failure message shows
+        reference = self.telemetry.trace_id(key)  # also the ref a failure message shows
         ids = MessageIds(
             key=key,
             thread=message_key(team, target.channel, target.thread_ts),
@@ -202,6 +202,7 @@ class Listeners:
                     error = str(exc.response.get("error"))
                     log.error("delivery failed: %s", error)
                     delivery.fail(f"slack_{error}")
+                    trace.undelivered()
                     await status.close(clear=True)
 
     async def history(

@@ -15,7 +15,6 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from app.agent.loop import Deps
 from app.settings import Settings
 from app.slack.app import create_app
-from app.telemetry import trace_id_for
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, signed_headers
 
 _ids = itertools.count(1)
@@ -79,10 +78,10 @@ async def replied(slack: FakeSlack, method: str = "chat.postMessage", count: int
 
 
 async def answered(app: AsyncApp, slack: FakeSlack, ts: str, text: str = "how do I deploy?") -> str:
-    """Mention Vouch at `ts` in C0001 and wait for the reply; the message's trace id."""
+    """Mention Vouch at `ts` in C0001 and wait for the reply; the message's key."""
     await dispatch(app, mention(text, ts))
     await replied(slack)
-    return trace_id_for(f"{TEAM}:C0001:{ts}")
+    return f"{TEAM}:C0001:{ts}"
 
 
 async def post_event(port: int, event: dict[str, Any], secret: str) -> int:
