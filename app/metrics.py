@@ -26,6 +26,8 @@ from langfuse.api.core import ApiError
 from app.settings import Settings
 
 TARGET = 0.95
+BUSY_LIMIT = 0.05  # busy replies (model or judge unavailable) above this share are flagged
+MAX_WINDOW = timedelta(days=3_660)
 FATES = ("repaired", "retried", "failed", "accepted")
 _WINDOW = re.compile(r"(\d+)([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -42,7 +44,13 @@ def parse_window(text: str) -> timedelta:
     match = _WINDOW.fullmatch(text.strip())
     if match is None or int(match.group(1)) == 0:
         raise MetricsError(f"--since takes a number and m, h, d or w (e.g. 7d), not {text!r}")
-    return timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+    try:
+        window = timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+    except OverflowError:
+        window = MAX_WINDOW * 2
+    if window > MAX_WINDOW:
+        raise MetricsError("--since reaches back at most 10 years")
+    return window
 
 
 @dataclass(frozen=True)
@@ -70,8 +78,20 @@ class Report:
     patterns: tuple[Pattern, ...] = ()
 
     @property
+    def busy(self) -> int:
+        return int(self.outcomes.get("unavailable", 0))
+
+    @property
     def below_target(self) -> bool:
         return self.verified_rate is not None and self.verified_rate < TARGET
+
+    @property
+    def too_busy(self) -> bool:
+        return self.messages > 0 and self.busy / self.messages > BUSY_LIMIT
+
+    @property
+    def alert(self) -> bool:
+        return self.below_target or self.too_busy
 
 
 def queries(start: datetime, end: datetime, environment: str) -> dict[str, dict[str, Any]]:
@@ -166,7 +186,7 @@ def render(report: Report, top: int = 10) -> str:
     if report.messages == 0:
         lines.append("No answered messages in this window.")
         return "\n".join(lines)
-    busy = report.outcomes.get("unavailable", 0)
+    busy = report.busy
     lines += [
         f"  messages                     {report.messages:,}"
         + (f" ({busy:,} busy replies, model unavailable: not in the rates)" if busy else ""),
@@ -183,6 +203,12 @@ def render(report: Report, top: int = 10) -> str:
         lines.append("  not verified, by reason      " + ", ".join(f"{k} {v}" for k, v in ranked))
     if report.below_target:
         lines += ["", f"! verified_message_rate is under the {TARGET:.0%} target."]
+    if report.too_busy:
+        lines += [
+            "",
+            f"! {busy / report.messages:.1%} of messages got the busy reply (over "
+            f"{BUSY_LIMIT:.0%}): the model or the judge was unavailable or answered badly.",
+        ]
     lines += ["", "Failure patterns: issue codes found, most frequent first"]
     if not report.patterns:
         lines.append("  none")
@@ -205,9 +231,11 @@ def render(report: Report, top: int = 10) -> str:
 
 
 def run(settings: Settings, since: str, out: TextIO, top: int = 10) -> int:
-    """Print the report. Exit status: 0, 1 when the verified rate is under target (for
-    cron or CI alerts), 2 when the report could not be made."""
+    """Print the report. Exit status: 0, 1 when the verified rate is under target or too
+    many messages got the busy reply (for cron or CI alerts), 2 when no report was made."""
     window = parse_window(since)
+    if top < 1:
+        raise MetricsError("--top takes a number of codes, 1 or more")
     public, secret = settings.langfuse_public_key, settings.langfuse_secret_key
     if public is None or secret is None:
         raise MetricsError("set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to read metrics")
@@ -226,11 +254,13 @@ def run(settings: Settings, since: str, out: TextIO, top: int = 10) -> int:
             raise MetricsError(f"the Langfuse Metrics API answered {exc.status_code}") from None
         except httpx.HTTPError as exc:
             raise MetricsError(f"Langfuse is unreachable ({type(exc).__name__})") from None
+        except Exception as exc:  # e.g. a 200 whose body is not a metrics response
+            raise MetricsError(f"unexpected answer from Langfuse ({type(exc).__name__})") from None
         return rows
 
     made = report(ask, window, settings.langfuse_environment)
     print(render(made, top), file=out)
-    return 1 if made.below_target else 0
+    return 1 if made.alert else 0
 
 
 def _number(row: Mapping[str, Any] | None, alias: str) -> float | None:

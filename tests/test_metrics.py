@@ -61,7 +61,9 @@ def test_windows(text: str, window: timedelta) -> None:
     assert parse_window(text) == window
 
 
-@pytest.mark.parametrize("text", ["", "7", "d", "0d", "7y", "-1d", "1.5h", "7 d"])
+@pytest.mark.parametrize(
+    "text", ["", "7", "d", "0d", "7y", "-1d", "1.5h", "7 d", "99999999999w", "600w"]
+)
 def test_bad_windows(text: str) -> None:
     with pytest.raises(MetricsError):
         parse_window(text)
@@ -191,3 +193,30 @@ def test_the_command_line(tmp_path: Path, fake_langfuse: FakeLangfuse) -> None:
     assert bad.returncode == 2
     assert bad.stderr.startswith("Cannot report metrics: --since takes a number")
     assert "Traceback" not in bad.stderr
+
+
+def test_many_busy_replies_are_flagged(make_settings: Any, fake_langfuse: FakeLangfuse) -> None:
+    """A model or judge that is down turns every answer into the busy reply, which is kept
+    out of the rates: the report must still raise the alarm."""
+    rows = {
+        "scores-boolean": [{"name": "verified", "avg_value": 1.0, "count_count": "90"}],
+        "scores-categorical": [
+            {"name": "outcome", "stringValue": "verified", "count_count": "90"},
+            {"name": "outcome", "stringValue": "unavailable", "count_count": "10"},
+        ],
+    }
+    fake_langfuse.metrics = lambda query: rows.get(query["view"], [])
+    out = io.StringIO()
+    assert run(settings_for(make_settings, fake_langfuse), "7d", out) == 1
+    assert "! 10.0% of messages got the busy reply" in out.getvalue()
+
+
+def test_odd_answers_and_arguments_are_clear_errors(
+    make_settings: Any, fake_langfuse: FakeLangfuse
+) -> None:
+    settings = settings_for(make_settings, fake_langfuse)
+    with pytest.raises(MetricsError, match="--top"):
+        run(settings, "7d", io.StringIO(), top=0)
+    fake_langfuse.metrics = lambda query: {"not": "rows"}  # type: ignore[assignment,return-value]
+    with pytest.raises(MetricsError, match="unexpected answer"):
+        run(settings, "7d", io.StringIO())

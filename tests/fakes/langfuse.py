@@ -150,7 +150,8 @@ class FakeLangfuse(LoopbackServer):
         filters, grouping by dimensions, avg/count measures named `<aggregation>_<measure>`
         (counts as strings, as ClickHouse returns them)."""
         types = _VIEW_TYPES[query["view"]]
-        rows = [s for s in self.scores if s.get("dataType") in types]
+        latest = {score["id"]: score for score in self.scores}  # a score id is an upsert
+        rows = [s for s in latest.values() if s.get("dataType") in types]
         for rule in query.get("filters", []):
             assert rule["operator"] == "any of", rule
             rows = [s for s in rows if _field(s, rule["column"]) in rule["value"]]
