@@ -91,7 +91,8 @@ class Index:
                     "SELECT digest FROM files WHERE path = ?", (relative,)
                 ).fetchone()
                 if stored is None or stored[0] != digest:
-                    self._drop(relative)
+                    if stored is not None:
+                        self._drop(relative)  # (a scan: path is not an indexed column)
                     self._add(passages(relative, text, base_url))
                     (done.added if stored is None else done.updated).append(relative)
                 else:
