@@ -17,18 +17,19 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, TextIO
+from typing import Any, TextIO, get_args
 
 import httpx
 from langfuse.api import LangfuseAPI
 from langfuse.api.core import ApiError
 
 from app.settings import Settings
+from app.telemetry import Fate
 
 TARGET = 0.95
 BUSY_LIMIT = 0.05  # busy replies (model or judge unavailable) above this share are flagged
 MAX_WINDOW = timedelta(days=3_660)
-FATES = ("repaired", "retried", "failed", "accepted")
+FATES: tuple[str, ...] = get_args(Fate)  # what became of an issue, as telemetry records it
 _WINDOW = re.compile(r"(\d+)([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from app.knowledge.index import Index
+from bench.loop import p99
 
 
 def vocabulary(rng: random.Random, size: int = 5_000) -> list[str]:
@@ -37,10 +38,6 @@ def document(rng: random.Random, words: list[str], weights: list[float]) -> str:
         for _ in range(rng.randint(1, 3)):
             lines += [" ".join(sentence(rng, words, weights) for _ in range(3)), ""]
     return "\n".join(lines)
-
-
-def p99(samples: list[float]) -> float:
-    return statistics.quantiles(samples, n=100)[98]
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 
 from app.settings import load_settings
 from app.telemetry import MessageIds, Telemetry, Trace
-from bench.loop import GOOD, OFF_TOPIC, UNCLOSED, overhead, p99
+from bench.loop import GOOD, OFF_TOPIC, UNCLOSED, Traces, overhead, p99
 from tests.fakes.langfuse import FakeLangfuse
 
 PLANS = {"1 attempt": [GOOD], "3 attempts": [UNCLOSED, OFF_TOPIC, GOOD]}
@@ -38,7 +38,7 @@ def telemetry_at(fake: FakeLangfuse) -> Telemetry:
     return Telemetry.from_settings(settings)
 
 
-def traces(telemetry: Telemetry) -> object:
+def traces(telemetry: Telemetry) -> Traces:
     @contextmanager
     def trace(n: int) -> Iterator[Trace]:
         ids = MessageIds(f"T1:C1:{n}.0", "T1:C1:1.0", "T1:U1", "mention", 4)
@@ -65,7 +65,7 @@ def main() -> None:
             fake.reset()
             fake.delay = 60.0 if state == "hanging" else 0.0
             telemetry = telemetry_at(fake)
-            samples = overhead(drafts, args.runs, traces(telemetry))  # type: ignore[arg-type]
+            samples = overhead(drafts, args.runs, traces(telemetry))
             print(line(f"{plan}, Langfuse {state}", samples))
             if state == "up":
                 started = time.perf_counter()
