@@ -1,5 +1,6 @@
 """The knowledge index: build time and size for 10,000 generated documents, a re-sync
-with nothing changed, and query latency (goal: p99 < 10 ms).
+with nothing changed, and query latency (goal: p99 < 10 ms); then how often the planned
+query's top 5 (and top 1) agree with scoring every passage that holds any query word.
 
 Run: .venv/bin/python -m bench.knowledge [--docs N] [--queries Q]   (from the repository root)
 
@@ -40,10 +41,28 @@ def document(rng: random.Random, words: list[str], weights: list[float]) -> str:
     return "\n".join(lines)
 
 
+def agree(index: Index, queries: list[str], floor: float = 1.0) -> None:
+    """Share of the unplanned top 5 (hits at or above `floor`) the planned query also
+    returns, and how often the best hit is the same."""
+    shares, firsts = [], []
+    for query in queries:
+        exact = index.search(query, 5, floor, planned=False)
+        if not exact:
+            continue
+        planned = index.search(query, 5, floor)
+        found = {hit.passage.source_id for hit in planned}
+        shares.append(sum(hit.passage.source_id in found for hit in exact) / len(exact))
+        firsts.append(bool(planned) and planned[0].passage == exact[0].passage)
+    if shares:
+        print(f"Agreement with unplanned scoring ({len(shares)} queries with hits >= {floor})")
+        print(f"  top 5 {statistics.mean(shares):6.1%}   top 1 {statistics.mean(firsts):6.1%}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--docs", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=2_000)
+    parser.add_argument("--compare", type=int, default=300, help="queries checked unplanned")
     args = parser.parse_args()
     rng = random.Random(11)
     words = vocabulary(rng)
@@ -66,14 +85,17 @@ def main() -> None:
         print(f"Index of {len(synced.added):,} documents, {index.count():,} passages")
         print(f"  build        {built:6.2f} s   size {size / 1e6:6.1f} MB")
         print(f"  re-sync      {resynced:6.2f} s   ({again.unchanged:,} unchanged)")
+        queries = [
+            " ".join(rng.choices(words, weights, k=rng.randint(3, 8))) for _ in range(args.queries)
+        ]
         samples = []
-        for _ in range(args.queries):
-            query = " ".join(rng.choices(words, weights, k=rng.randint(3, 8)))
+        for query in queries:
             started = time.perf_counter()
             index.search(query, 5)
             samples.append((time.perf_counter() - started) * 1000)
         print(f"Query, top 5 of {args.queries:,} random questions (ms)")
         print(f"  median {statistics.median(samples):6.3f}   p99 {p99(samples):6.3f}")
+        agree(index, queries[: args.compare])
         index.close()
 
 

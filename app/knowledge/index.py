@@ -1,9 +1,21 @@
-"""The knowledge index: passages of the team's docs in an embedded SQLite FTS5 table,
+"""The knowledge index: passages of the team's docs in an embedded SQLite FTS5 index,
 ranked with BM25; kept in step with the folder by re-indexing only files that changed.
 
 Text is indexed with the unicode61 tokenizer (case and accents folded), and Chinese,
 Japanese and Korean characters are indexed one by one (they have no spaces) and searched as
-phrases, so "デプロイ" finds "デプロイ手順".
+pairs, so "デプロイ" finds "デプロイ手順".
+
+Layout: `passages` holds each passage once; `search` is a contentless FTS5 table over its
+title and text (rowid = passage id); `vocab` holds how many passages each term is in, so a
+query can be planned before it runs; `files` remembers what was indexed. The file is a
+cache of the folder: a different layout version is dropped and rebuilt.
+
+Speed: BM25 costs about a microsecond for every passage that matches any query word, so a
+question of common words would score most of the index. A query is therefore planned:
+when its words would match more than SCORED_ROWS passages, words in over half the passages
+are left out (FTS5 gives them no weight: their idf is floored at 1e-6) and the rarest words
+are used, up to SCORED_ROWS passages; a question with no word that rare asks for passages
+holding its rarest words together, or else with them in the title.
 """
 
 from __future__ import annotations
@@ -12,6 +24,7 @@ import hashlib
 import logging
 import re
 import sqlite3
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import pairwise
@@ -22,21 +35,28 @@ from app.knowledge.chunk import Passage, passages
 log = logging.getLogger("vouch.knowledge")
 
 SUFFIXES = frozenset({".md", ".markdown", ".txt"})
+SCORED_ROWS = 4_000  # passages one query may score; beyond it the query is planned
+LAYOUT = 2  # PRAGMA user_version of the current layout
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_WORD = re.compile(r"\w+")
-_SCRIPTS = re.compile(f"{_CJK.pattern}+|(?:(?!{_CJK.pattern})\\w)+")
+_WORD = re.compile(r"[^\W_]+")
+_SCRIPTS = re.compile(f"{_CJK.pattern}+|(?:(?!{_CJK.pattern})[^\\W_])+")
 _MAX_TERMS = 32
-# bm25() weights, one per column in SCHEMA's order: a title match counts more than the body.
-_WEIGHTS = (0.0, 0.0, 0.0, 0.0, 0.0, 4.0, 1.0)
+_TITLE_WEIGHT, _TEXT_WEIGHT = 4.0, 1.0  # bm25() weights: a title match counts more
 
+_TABLES = ("files", "passages", "search", "vocab")
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS files (
+CREATE TABLE files (
     path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, digest TEXT NOT NULL
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS passages USING fts5(
-    source_id UNINDEXED, path UNINDEXED, title UNINDEXED, url UNINDEXED, text UNINDEXED,
-    title_terms, terms, tokenize = 'unicode61 remove_diacritics 2'
+CREATE TABLE passages (
+    id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, path TEXT NOT NULL, title TEXT NOT NULL,
+    url TEXT, text TEXT NOT NULL
 );
+CREATE INDEX passages_path ON passages(path);
+CREATE VIRTUAL TABLE search USING fts5(
+    title_terms, terms, content = '', tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TABLE vocab (term TEXT PRIMARY KEY, rows INTEGER NOT NULL) WITHOUT ROWID;
 """
 
 
@@ -56,13 +76,34 @@ class Synced:
     skipped: list[str]
     unchanged: int = 0
 
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+
+@dataclass(frozen=True, slots=True)
+class _Term:
+    expression: str  # an FTS5 phrase, quoted
+    tokens: tuple[str, ...]  # as the tokenizer folds them
+
 
 class Index:
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, scored_rows: int = SCORED_ROWS) -> None:
+        self.scored_rows = scored_rows
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(path), check_same_thread=False)
-        self.db.executescript(SCHEMA)
+        if self.db.execute("PRAGMA user_version").fetchone()[0] != LAYOUT:
+            with self.db:
+                for table in _TABLES:
+                    self.db.execute(f"DROP TABLE IF EXISTS {table}")
+                self.db.executescript(SCHEMA)
+                self.db.execute(f"PRAGMA user_version = {LAYOUT}")
+        self.db.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab "
+            "USING fts5vocab(main, search, 'row')"
+        )
+        self.total = self.count()
 
     def close(self) -> None:
         self.db.close()
@@ -84,7 +125,8 @@ class Index:
                 text = _readable(file, relative, stat.st_size, max_bytes)
                 if text is None:
                     done.skipped.append(relative)
-                    self._drop(relative)
+                    if relative in known:
+                        self._drop(relative)
                     continue
                 digest = hashlib.sha256(text.encode()).hexdigest()
                 stored = self.db.execute(
@@ -92,7 +134,7 @@ class Index:
                 ).fetchone()
                 if stored is None or stored[0] != digest:
                     if stored is not None:
-                        self._drop(relative)  # (a scan: path is not an indexed column)
+                        self._drop(relative)
                     self._add(passages(relative, text, base_url))
                     (done.added if stored is None else done.updated).append(relative)
                 else:
@@ -104,25 +146,36 @@ class Index:
             for gone in sorted(set(known) - seen):
                 self._drop(gone)
                 done.removed.append(gone)
+            if done.changed or done.skipped:
+                self.db.execute("DELETE FROM vocab")
+                self.db.execute("INSERT INTO vocab SELECT term, doc FROM temp.search_vocab")
+        self.total = self.count()
         return done
 
     def rebuild(
         self, folder: Path, base_url: str | None = None, max_bytes: int = 1_000_000
     ) -> Synced:
         with self.db:
-            self.db.execute("DELETE FROM files")
-            self.db.execute("DELETE FROM passages")
+            for table in ("files", "passages", "vocab"):
+                self.db.execute(f"DELETE FROM {table}")
+            self.db.execute("INSERT INTO search (search) VALUES ('delete-all')")
         return self.sync(folder, base_url, max_bytes)
 
-    def search(self, query: str, k: int, floor: float = 0.0) -> list[Hit]:
-        """The `k` best passages for `query` with relevance at least `floor`."""
-        match = _match(query)
-        if not match or k <= 0:
+    def search(self, query: str, k: int, floor: float = 0.0, planned: bool = True) -> list[Hit]:
+        """The `k` best passages for `query` with relevance at least `floor`.
+        `planned=False` scores every passage holding any of its words (slow on a large
+        index; it is what the plan is measured against)."""
+        terms = _terms_of(query)
+        if not terms or k <= 0:
             return []
-        weights = ", ".join(str(w) for w in _WEIGHTS)
+        match = self._plan(terms) if planned else _any(terms)
+        if match is None:
+            return []
         rows = self.db.execute(
-            f"SELECT source_id, path, title, url, text, -bm25(passages, {weights}) AS relevance "
-            "FROM passages WHERE passages MATCH ? ORDER BY relevance DESC LIMIT ?",
+            "SELECT p.source_id, p.path, p.title, p.url, p.text, s.relevance FROM ("
+            f"  SELECT rowid, -bm25(search, {_TITLE_WEIGHT}, {_TEXT_WEIGHT}) AS relevance"
+            "   FROM search WHERE search MATCH ? ORDER BY relevance DESC LIMIT ?"
+            ") AS s JOIN passages AS p ON p.id = s.rowid ORDER BY s.relevance DESC",
             (match, k),
         )
         return [
@@ -134,16 +187,58 @@ class Index:
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM passages").fetchone()[0])
 
-    def _add(self, found: Iterable[Passage]) -> None:
-        self.db.executemany(
-            "INSERT INTO passages VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                (p.source_id, p.path, p.title, p.url, p.text, _terms(p.title), _terms(p.text))
-                for p in found
-            ),
+    def _plan(self, terms: list[_Term]) -> str | None:
+        """The FTS5 query for `terms` that scores at most about `scored_rows` passages."""
+        tokens = sorted({token for term in terms for token in term.tokens})
+        marks = ", ".join("?" * len(tokens))
+        found = dict(
+            self.db.execute(f"SELECT term, rows FROM vocab WHERE term IN ({marks})", tokens)
         )
+        # A phrase is in no more passages than its rarest token (unknown tokens: none).
+        rows = {t: min(found.get(token, 0) for token in t.tokens) for t in terms}
+        if sum(rows.values()) <= self.scored_rows:
+            return _any(terms)
+        useful = sorted((t for t in terms if rows[t] * 2 <= self.total), key=rows.__getitem__)
+        if not useful:
+            return None
+        chosen, scored = [useful[0]], rows[useful[0]]
+        for term in useful[1:]:
+            if scored + rows[term] > self.scored_rows:
+                break
+            chosen.append(term)
+            scored += rows[term]
+        if scored <= self.scored_rows:
+            return _any(chosen)
+        together, expected = [useful[0]], float(rows[useful[0]])
+        for term in useful[1:]:
+            if expected <= self.scored_rows:
+                break
+            together.append(term)
+            expected *= rows[term] / self.total
+        if expected <= self.scored_rows:
+            return " AND ".join(term.expression for term in together)
+        return f"{{title_terms}} : ({_any(together)})"
+
+    def _add(self, found: Iterable[Passage]) -> None:
+        for p in found:
+            cursor = self.db.execute(
+                "INSERT INTO passages (source_id, path, title, url, text) VALUES (?, ?, ?, ?, ?)",
+                (p.source_id, p.path, p.title, p.url, p.text),
+            )
+            self.db.execute(
+                "INSERT INTO search (rowid, title_terms, terms) VALUES (?, ?, ?)",
+                (cursor.lastrowid, _indexed(p.title), _indexed(p.text)),
+            )
 
     def _drop(self, relative: str) -> None:
+        """Forget a file: a contentless FTS5 row is deleted by giving back what it indexed."""
+        rows = self.db.execute(
+            "SELECT id, title, text FROM passages WHERE path = ?", (relative,)
+        ).fetchall()
+        self.db.executemany(
+            "INSERT INTO search (search, rowid, title_terms, terms) VALUES ('delete', ?, ?, ?)",
+            ((id_, _indexed(title), _indexed(text)) for id_, title, text in rows),
+        )
         self.db.execute("DELETE FROM passages WHERE path = ?", (relative,))
         self.db.execute("DELETE FROM files WHERE path = ?", (relative,))
 
@@ -174,22 +269,36 @@ def _readable(file: Path, relative: str, size: int, max_bytes: int) -> str | Non
         return None
 
 
-def _terms(text: str) -> str:
+def _indexed(text: str) -> str:
     """Text as the tokenizer should see it: CJK characters one by one."""
     return _CJK.sub(lambda m: f" {m.group(0)} ", text)
 
 
-def _match(query: str) -> str:
-    """An FTS5 query matching any of the query's words, each quoted so no user text is read
-    as FTS syntax. A run of CJK characters gives its overlapping pairs, as phrases (the usual
-    bigram search for text without spaces); a lone CJK character stands for itself."""
-    terms: list[str] = []
-    for word in _WORD.findall(query.lower()):
-        for part in _SCRIPTS.findall(word):
+def _fold(word: str) -> str:
+    """A word as unicode61 with remove_diacritics folds it (lower case, no accents)."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _terms_of(query: str) -> list[_Term]:
+    """The query's words as FTS5 phrases, each quoted so no user text is read as FTS5
+    syntax. A run of CJK characters gives its overlapping pairs (the usual bigram search
+    for text without spaces); a lone CJK character stands for itself."""
+    terms: dict[str, _Term] = {}
+    for word in _WORD.findall(query):
+        for part in _SCRIPTS.findall(_fold(word)):
+            pieces: list[tuple[str, ...]]
             if _CJK.match(part):
-                pairs = [f"{a} {b}" for a, b in pairwise(part)]
-                terms.extend(pairs or [part])
+                pieces = [(a, b) for a, b in pairwise(part)] or [(part,)]
             elif len(part) > 1:
-                terms.append(part)
-    unique = list(dict.fromkeys(terms))[:_MAX_TERMS]
-    return " OR ".join(f'"{term}"' for term in unique)
+                pieces = [(part,)]
+            else:
+                continue
+            for tokens in pieces:
+                phrase = " ".join(tokens)
+                terms.setdefault(phrase, _Term(f'"{phrase}"', tokens))
+    return list(terms.values())[:_MAX_TERMS]
+
+
+def _any(terms: list[_Term]) -> str:
+    return " OR ".join(term.expression for term in terms)

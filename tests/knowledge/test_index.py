@@ -119,3 +119,37 @@ def test_rebuild_and_persistence(index: Index, docs: Path, tmp_path: Path) -> No
     assert reopened.sync(docs).unchanged == 5
     rebuilt = reopened.rebuild(docs)
     assert len(rebuilt.added) == 5 and reopened.count() == count
+
+
+@pytest.fixture
+def crowded(tmp_path: Path) -> Path:
+    """Twenty runbooks sharing common words; each has one word of its own."""
+    folder = tmp_path / "crowded"
+    folder.mkdir()
+    for n in range(20):
+        extra = " Staging needs a feature flag." if n % 4 == 0 else ""
+        (folder / f"runbook{n}.md").write_text(
+            f"# Runbook {n}\n\nThe team deploys the service with care.{extra} "
+            f"Ask about codeword{n} in the channel.\n"
+        )
+    return folder
+
+
+def test_planned_queries_score_few_passages_and_still_find_the_answer(
+    crowded: Path, tmp_path: Path
+) -> None:
+    index = Index(tmp_path / "k.sqlite3", scored_rows=4)
+    index.sync(crowded)
+    # A rare word among common ones: only the rare word is scored, and wins.
+    [best] = index.search("how does the team deploy codeword7?", 1, planned=True)
+    assert best.passage.path == "runbook7.md"
+    # Only words in most passages: BM25 gives them no weight, so nothing is relevant.
+    assert index.search("the team deploys the service", 5) == []
+    # No rare word, but words in a quarter of the passages: they are asked for together.
+    found = {hit.passage.path for hit in index.search("staging feature flag", 10)}
+    assert found == {f"runbook{n}.md" for n in range(0, 20, 4)}
+
+
+def test_small_indexes_are_scored_exactly(index: Index) -> None:
+    for query in ("how do I revert a billing deploy?", "page the on-call engineer", "デプロイ"):
+        assert index.search(query, 5) == index.search(query, 5, planned=False)
