@@ -6,9 +6,10 @@ whose message names the setting and what is allowed (never the value: it may be 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import DirectoryPath, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -56,6 +57,13 @@ class Settings(BaseSettings):
     langfuse_flush_timeout: float = Field(5.0, gt=0, le=60)
     telemetry_salt: SecretStr | None = None
 
+    knowledge_dir: DirectoryPath | None = None
+    knowledge_index: Path = Path("data/knowledge.sqlite3")
+    knowledge_base_url: str | None = Field(None, pattern=r"^https?://[^\s]+$")
+    knowledge_top_k: int = Field(5, ge=1, le=20)
+    knowledge_min_relevance: float = Field(1.0, ge=0, le=100)
+    knowledge_max_file_bytes: int = Field(1_000_000, ge=1_000, le=50_000_000)
+
     @field_validator(
         "anthropic_api_key",
         "slack_bot_token",
@@ -64,6 +72,8 @@ class Settings(BaseSettings):
         "langfuse_public_key",
         "langfuse_secret_key",
         "telemetry_salt",
+        "knowledge_dir",
+        "knowledge_base_url",
         mode="before",
     )
     @classmethod

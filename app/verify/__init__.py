@@ -42,10 +42,12 @@ def verify(
     if dialect not in DIALECTS:
         raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
     fixed = repair(text, dialect)
-    findings = [*fixed.findings, *content_findings(fixed.layout, question, sources, citations)]
+    cited: list[str] = []
+    content = content_findings(fixed.layout, question, sources, citations, cited)
+    findings = [*fixed.findings, *content]
     issues = tuple(issue(f.code, f.start, f.end, f.detail) for f in findings)
     repaired = tuple(sorted(fixed.applied - {i.code for i in issues}))
-    return _verdict(fixed.text, dialect, issues, repaired)
+    return _verdict(fixed.text, dialect, issues, repaired, cited=tuple(cited))
 
 
 def amend(
@@ -54,7 +56,9 @@ def amend(
     """The verdict with issues found outside verify() (truncation, the judge) and the
     judge's score folded in; `passed`, `score` and `grade` are recomputed."""
     found = (*verdict.issues, *issues)
-    return _verdict(verdict.text, verdict.dialect, found, verdict.repaired, judge_score)
+    return _verdict(
+        verdict.text, verdict.dialect, found, verdict.repaired, judge_score, verdict.cited
+    )
 
 
 def _verdict(
@@ -63,8 +67,9 @@ def _verdict(
     issues: tuple[Issue, ...],
     repaired: tuple[str, ...],
     judge_score: float | None = None,
+    cited: tuple[str, ...] = (),
 ) -> Verdict:
     """The one place that decides a verdict: it fails on any remaining error."""
     value = score(issues, repaired, judge_score)
     passed = not any(i.severity == "error" for i in issues)
-    return Verdict(passed, text, dialect, issues, repaired, value, grade(value))
+    return Verdict(passed, text, dialect, issues, repaired, value, grade(value), cited)

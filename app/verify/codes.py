@@ -171,6 +171,13 @@ _RULES = (
         "The answer cites or links a source that was not provided.",
         "Cite and link only the sources provided; remove any other reference.",
     ),
+    Rule(
+        "MISQUOTED",
+        "error",
+        False,
+        "A citation quotes text that is not in the source it names.",
+        "Cite only text that appears word for word in that source.",
+    ),
 )
 
 RULES: dict[str, Rule] = {rule.code: rule for rule in _RULES}

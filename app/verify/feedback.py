@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from app.verify.dialects import bold
-from app.verify.verdict import Dialect, Issue, Verdict
+from app.verify.verdict import Dialect, Issue, Source, Verdict
 
 MAX_FEEDBACK_LINES = 25
 _SNIPPET = 60
 _REFERENCE = re.compile(r"[A-Za-z0-9-]{1,64}")
 REFERENCE_LENGTH = 12
+CITATION_CODES = frozenset({"UNCITED", "UNKNOWN_SOURCE", "MISQUOTED"})
 
 
-def feedback(verdict: Verdict) -> str:
-    """The retry instruction: one line per issue with its code, what is wrong, how to fix it."""
+def feedback(verdict: Verdict, sources: Sequence[Source] = ()) -> str:
+    """The retry instruction: one line per issue with its code, what is wrong, how to fix it;
+    after a citation issue, the sources that were available."""
     dialect = "Slack mrkdwn" if verdict.dialect == "mrkdwn" else "Markdown for Slack"
     lines = [
         f"Your previous answer was not posted: it failed verification ({dialect}). "
@@ -24,6 +27,9 @@ def feedback(verdict: Verdict) -> str:
     hidden = len(verdict.issues) - MAX_FEEDBACK_LINES
     if hidden > 0:
         lines.append(f"- … and {hidden} more issues of the kinds above.")
+    if sources and CITATION_CODES.intersection(verdict.codes):
+        lines.append("The search results you can cite (and link, where they have a URL):")
+        lines += [_available(source) for source in sources]
     lines.append("Reply with the complete corrected answer only, with no preamble.")
     return "\n".join(lines)
 
@@ -37,6 +43,11 @@ def _line(issue: Issue, text: str) -> str:
             snippet = snippet[: _SNIPPET - 1] + "…"
         where = f" (line {line}: {snippet!r})"
     return f"- {issue.code}{where}: {issue.message} Fix: {issue.fix}"
+
+
+def _available(source: Source) -> str:
+    url = f", {source.url}" if source.url else ""
+    return f"- {source.title} (source {source.id}{url})"
 
 
 def failure_message(dialect: Dialect, reference: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
@@ -25,7 +26,11 @@ _VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
 
 
 def content_findings(
-    layout: Layout, question: str, sources: Sequence[Source], citations: Sequence[Citation]
+    layout: Layout,
+    question: str,
+    sources: Sequence[Source],
+    citations: Sequence[Citation],
+    cited: list[str] | None = None,
 ) -> Iterator[Finding]:
     text = layout.text
     if _VISIBLE.search(text) is None:
@@ -39,30 +44,50 @@ def content_findings(
         yield Finding("UNCLOSED_CODE_FENCE", layout.unclosed_fence, layout.unclosed_fence + 3)
     if off_topic(question, text):
         yield Finding("OFF_TOPIC", 0, 0)
-    yield from citation_findings(layout, sources, citations)
+    yield from citation_findings(layout, sources, citations, [] if cited is None else cited)
 
 
 def citation_findings(
-    layout: Layout, sources: Sequence[Source], citations: Sequence[Citation]
+    layout: Layout, sources: Sequence[Source], citations: Sequence[Citation], cited: list[str]
 ) -> Iterator[Finding]:
-    """UNKNOWN_SOURCE for each citation or link that names no given source; UNCITED if none do."""
+    """UNKNOWN_SOURCE for each citation or link that names no given source, MISQUOTED for a
+    citation quoting what its source does not say, UNCITED if nothing cites a source.
+    The ids of the sources cited are appended to `cited`, each once, in order."""
     if not sources:
         return
-    ids = {source.id for source in sources}
-    urls = {normalise_url(source.url) for source in sources if source.url}
-    cited = False
+    by_id = {source.id: source for source in sources}
+    by_url: dict[str, Source] = {}
+    for source in sources:
+        if source.url:
+            by_url.setdefault(normalise_url(source.url), source)
     for number, citation in enumerate(citations, 1):
-        if citation.source in ids or normalise_url(citation.source) in urls:
-            cited = True
-        else:
+        source = by_id.get(citation.source) or by_url.get(normalise_url(citation.source))
+        if source is None:
             yield Finding("UNKNOWN_SOURCE", 0, 0, detail=f"(citation {number})")
+            continue
+        if not quotes(citation.cited_text, source.text):
+            yield Finding("MISQUOTED", 0, 0, detail=f"(citation {number}, {source.id})")
+        if source.id not in cited:
+            cited.append(source.id)
     for start, end, url in links(layout):
-        if normalise_url(url) in urls:
-            cited = True
-        else:
+        source = by_url.get(normalise_url(url))
+        if source is None:
             yield Finding("UNKNOWN_SOURCE", start, end)
+        elif source.id not in cited:
+            cited.append(source.id)
     if not cited:
         yield Finding("UNCITED", 0, 0)
+
+
+def quotes(cited_text: str, source_text: str) -> bool:
+    """Whether `cited_text` is in `source_text`, ignoring whitespace (the API joins cited
+    blocks without it) and Unicode compatibility forms. Nothing to check is no misquote."""
+    cited = _squashed(cited_text)
+    return not cited or not source_text or cited in _squashed(source_text)
+
+
+def _squashed(text: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", text).split())
 
 
 def links(layout: Layout) -> Iterator[tuple[int, int, str]]:

@@ -13,11 +13,13 @@ DIALECTS: tuple[Dialect, ...] = ("mrkdwn", "markdown")
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """A source given to the model: what a citation or link may point at."""
+    """A source given to the model: what a citation or link may point at, and the text a
+    citation may quote (empty: quotes from it are not checked)."""
 
     id: str
     title: str
     url: str | None = None
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,7 @@ class Verdict:
     repaired: tuple[str, ...]
     score: float
     grade: Grade
+    cited: tuple[str, ...] = ()  # ids of the given sources the text cites or links, in order
 
     @property
     def codes(self) -> tuple[str, ...]:

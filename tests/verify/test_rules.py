@@ -288,3 +288,44 @@ def test_without_sources_citation_rules_do_not_fire() -> None:
     text = ANSWER + " See https://anything.example.com and <https://x.example.com|x>."
     verdict = verify(text, question=QUIET, citations=(Citation("whatever"),))
     assert verdict.passed, verdict.codes
+
+
+QUOTED = (
+    Source("doc-1", "Deploy guide", "https://docs.example.com/deploy", "Merge to main.\n\nRun it."),
+    Source("doc-2", "Runbook", None, "Roll back with `make rollback ENV=prod`."),
+)
+
+
+@pytest.mark.parametrize(
+    ("citation", "flagged"),
+    [
+        (Citation("doc-2", "Runbook", "Roll back with `make rollback ENV=prod`."), False),
+        (Citation("doc-2", "Runbook", "make rollback ENV=prod"), False),  # part of it
+        (Citation("doc-1", "Deploy guide", "Merge to main.Run it."), False),  # blocks joined
+        (Citation("doc-1", "Deploy guide", "Merge  to\nmain."), False),  # spacing differs
+        (Citation("doc-1", "Deploy guide", ""), False),  # nothing quoted
+        (Citation("doc-2", "Runbook", "Roll back with `make rollback ENV=staging`."), True),
+        (Citation("doc-1", "Deploy guide", "Roll back with `make rollback ENV=prod`."), True),
+        (Citation("doc-1", "Deploy guide", "Merge to main and deploy."), True),
+        (Citation("https://docs.example.com/deploy", "", "Push to main."), True),
+    ],
+)
+def test_misquoted(citation: Citation, flagged: bool) -> None:
+    verdict = verify(ANSWER, question=QUIET, sources=QUOTED, citations=(citation,))
+    assert ("MISQUOTED" in verdict.codes) is flagged
+    assert "UNCITED" not in verdict.codes and "UNKNOWN_SOURCE" not in verdict.codes
+
+
+def test_cited_sources_are_listed_once_in_order() -> None:
+    text = (
+        ANSWER
+        + " See <https://docs.example.com/deploy|the guide> and https://docs.example.com/deploy."
+    )
+    citations = (Citation("doc-2"), Citation("doc-1"), Citation("doc-2"))
+    assert verify(text, question=QUIET, sources=QUOTED, citations=citations).cited == (
+        "doc-2",
+        "doc-1",
+    )
+    assert verify(text, question=QUIET, sources=QUOTED).cited == ("doc-1",)
+    assert verify(ANSWER, question=QUIET, sources=QUOTED).cited == ()
+    assert verify(text, question=QUIET, citations=citations).cited == ()  # no sources given

@@ -134,3 +134,21 @@ def test_amend_adds_issues_and_folds_in_the_judge_score() -> None:
     failed = amend(verdict, (Issue("JUDGE_OTHER", "error", "m", "f"),), judge_score=80)
     assert not failed.passed and failed.grade == "failed"
     assert failed.codes == ("JUDGE_OTHER",)
+
+
+def test_feedback_names_the_available_sources_after_a_citation_issue() -> None:
+    sources = (
+        Source("a1b2c3d4e5f60718", "Deploying billing › Rollback", "https://wiki.example.com/b"),
+        Source("0f1e2d3c4b5a6978", "On-call", None),
+    )
+    text = "Deploys run from CI on merge; roll back with the deploy button in the console."
+    uncited = verify(text, question="hi", sources=sources)
+    assert uncited.codes == ("UNCITED",)
+    told = feedback(uncited, sources)
+    assert (
+        "- Deploying billing › Rollback (source a1b2c3d4e5f60718, https://wiki.example.com/b)"
+        in told
+    )
+    assert "- On-call (source 0f1e2d3c4b5a6978)" in told
+    formatting = verify("**Deploys** run from CI.\n```\nx", question="hi")
+    assert "search results" not in feedback(formatting, sources)  # not a citation issue
