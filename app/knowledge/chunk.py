@@ -33,7 +33,7 @@ def passages(path: str, text: str, base_url: str | None = None) -> list[Passage]
     """The passages of one document (`path` relative, with "/")."""
     fields, body = _front_matter(text)
     doc_title = fields.get("title") or _first_heading(body) or _name(path)
-    url = fields.get("url") or (urljoin(base_url, quote(path)) if base_url else None)
+    url = _web_url(fields.get("url", "")) or (urljoin(base_url, quote(path)) if base_url else None)
     found: list[Passage] = []
     for heading, section in _sections(body):
         title = doc_title if heading in (None, doc_title) else f"{doc_title} › {heading}"
@@ -50,6 +50,13 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
         return {}, text
     fields = {key.lower(): value.strip("'\"") for key, value in _FIELD.findall(match.group(1))}
     return fields, text[match.end() :]
+
+
+def _web_url(value: str) -> str | None:
+    """A front-matter URL if it is an http(s) one, with unsafe characters percent-encoded."""
+    if not re.fullmatch(r"https?://[^\s/]+[^\n]*", value, re.IGNORECASE):
+        return None
+    return quote(value, safe=":/?#[]@!$&'*+,;=%~")
 
 
 def _first_heading(body: str) -> str | None:

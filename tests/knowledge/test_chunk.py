@@ -72,3 +72,14 @@ def test_non_english_text_is_kept_as_is() -> None:
         "ja/デプロイ.md", "# デプロイ手順\n\n本番環境へのデプロイは金曜日に行いません。"
     )
     assert jp.title == "デプロイ手順"
+
+
+def test_front_matter_urls_must_be_web_urls() -> None:
+    def url(value: str) -> str | None:
+        return passages("a.md", f"---\nurl: {value}\n---\nText.\n", "https://docs.example.com/")[
+            0
+        ].url
+
+    assert url("https://wiki.example.com/a b|c") == "https://wiki.example.com/a%20b%7Cc"
+    assert url("javascript:alert(1)") == "https://docs.example.com/a.md"  # the base URL instead
+    assert url("ftp://files.example.com/a") == "https://docs.example.com/a.md"
