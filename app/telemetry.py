@@ -37,7 +37,7 @@ from app.settings import Settings
 log = logging.getLogger("vouch.telemetry")
 
 TRACE_NAME = "vouch.answer"
-Kind = Literal["span", "generation", "guardrail"]
+Kind = Literal["span", "generation", "guardrail", "retriever"]
 Fate = Literal["repaired", "retried", "failed", "accepted"]
 Value = str | int | float | bool | None | Sequence[str]
 T = TypeVar("T")
@@ -68,6 +68,8 @@ METADATA_KEYS = frozenset(
         "verified",
         "history_messages",
         "format",
+        # knowledge.search: how many passages were given as sources
+        "sources",
     }
 )
 

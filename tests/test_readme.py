@@ -69,6 +69,7 @@ def test_readme_documents_every_telemetry_name() -> None:
     telemetry = README.split("## Telemetry", 1)[1].split("## Layout", 1)[0]
     names = set(METADATA_KEYS) | {
         "vouch.answer",
+        "knowledge.search",
         "claude.draft",
         "claude.judge",
         "agent.verify",

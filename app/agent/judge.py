@@ -4,6 +4,7 @@ whether the answer may be posted. It fails closed: no judgement, no verified ans
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -13,7 +14,7 @@ from anthropic import AsyncAnthropic
 from pydantic import BaseModel, Field
 
 from app.agent.model import CallFailed, Usage, usage_of
-from app.verify import Issue
+from app.verify import Issue, Source
 
 JUDGE_MAX_TOKENS = 1024
 JudgeCode = Literal[
@@ -25,6 +26,7 @@ Fail it (passed=false) if it states facts that are likely invented (HALLUCINATIO
 claims that nothing in the conversation supports and that are not common knowledge \
 (UNSUPPORTED_CLAIM), does not answer the question (NON_ANSWER), leaves out what the question \
 clearly asked for (INCOMPLETE), or could cause harm (UNSAFE); OTHER for anything else.
+When sources from the team's docs are given, what they say counts as supported.
 Do not judge formatting; it is checked elsewhere. score is 0-100 for overall quality.
 For each issue give its code and a one-sentence message; list required_fixes as short \
 instructions to the writer. An answer that passes has no issues."""
@@ -60,9 +62,19 @@ class Judged:
         )
 
 
-async def judge(client: AsyncAnthropic, model: str, question: str, answer: str) -> Judged:
-    """One structured-output call; raises JudgeUnavailable rather than guess."""
-    prompt = json.dumps({"question": question, "answer": answer}, ensure_ascii=False)
+async def judge(
+    client: AsyncAnthropic,
+    model: str,
+    question: str,
+    answer: str,
+    sources: Sequence[Source] = (),
+) -> Judged:
+    """One structured-output call; raises JudgeUnavailable rather than guess. Sources go as
+    plain text: this call has no citations (they do not mix with structured output)."""
+    given: dict[str, object] = {"question": question, "answer": answer}
+    if sources:
+        given["sources"] = [{"title": s.title, "text": s.text} for s in sources]
+    prompt = json.dumps(given, ensure_ascii=False)
     try:
         message = await client.messages.parse(
             model=model,

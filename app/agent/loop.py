@@ -10,7 +10,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from anthropic import AsyncAnthropic
 
@@ -29,8 +29,21 @@ from app.agent.outcome import Attempt, Outcome, Reason
 from app.agent.prompts import conversation_messages, retry_messages, system_blocks
 from app.settings import Settings
 from app.telemetry import NO_TRACE, Span, Trace
-from app.verify import Dialect, Verdict, amend, busy_message, failure_message, feedback, verify
+from app.verify import (
+    Dialect,
+    Source,
+    Verdict,
+    amend,
+    busy_message,
+    failure_message,
+    feedback,
+    verify,
+)
 from app.verify.codes import issue
+from app.verify.footer import sources_footer
+
+if TYPE_CHECKING:
+    from app.knowledge.retrieve import Knowledge
 
 Stage = Literal["drafting", "checking"]
 Progress = Callable[[Stage, int, int], Awaitable[None]]
@@ -61,10 +74,17 @@ class Deps:
     config: LoopConfig
     progress: Progress | None = None  # told when each attempt drafts and is judged
     trace: Trace = NO_TRACE  # the message's telemetry: told of every call, check and the end
+    knowledge: Knowledge | None = None  # the team's docs; None: no sources, no citation rules
 
     @classmethod
-    def from_settings(cls, settings: Settings, progress: Progress | None = None) -> Deps:
-        return cls(make_client(settings), LoopConfig.from_settings(settings), progress)
+    def from_settings(
+        cls,
+        settings: Settings,
+        progress: Progress | None = None,
+        knowledge: Knowledge | None = None,
+    ) -> Deps:
+        config = LoopConfig.from_settings(settings)
+        return cls(make_client(settings), config, progress, knowledge=knowledge)
 
 
 async def answer(conversation: Conversation, deps: Deps, reference: str = "") -> Outcome:
@@ -84,6 +104,7 @@ class _Run:
         self.conversation = conversation
         self.deps = deps
         self.reference = reference
+        self.sources: tuple[Source, ...] = ()
         self.prefix = conversation_messages(conversation)
         self.system = system_blocks(conversation.dialect)
         self.attempts: list[Attempt] = []
@@ -91,13 +112,28 @@ class _Run:
         self.started = time.perf_counter()
 
     async def loop(self) -> Outcome:
+        self.retrieve()
         messages = self.prefix
         for number in range(1, self.deps.config.max_attempts + 1):
             result = await self.attempt(number, messages)
             if isinstance(result, Outcome):
                 return result
-            messages = retry_messages(self.prefix, result.text, feedback(result))
+            told = feedback(result, self.sources)
+            messages = retry_messages(self.prefix, result.text, told)
         return self.give_up("exhausted")
+
+    def retrieve(self) -> None:
+        """Passages of the team's docs for this message become the sources every draft is
+        given (as search results) and checked against."""
+        knowledge = self.deps.knowledge
+        if knowledge is None:
+            return
+        with self.trace.observe("knowledge.search", "retriever") as search:
+            self.sources = knowledge.sources(self.conversation)
+            search.update({"sources": len(self.sources)})
+        if self.sources:
+            self.prefix = conversation_messages(self.conversation, self.sources)
+            self.system = system_blocks(self.dialect, sources=True)
 
     async def attempt(self, number: int, messages: list[dict[str, Any]]) -> Verdict | Outcome:
         """One draft, verified (and judged): an Outcome when the loop ends, else the verdict."""
@@ -120,7 +156,13 @@ class _Run:
             return await self.check(drafted, check)
 
     async def check(self, drafted: Draft, check: Span) -> Verdict | Outcome:
-        verdict = verify(drafted.text, question=self.conversation.message, dialect=self.dialect)
+        verdict = verify(
+            drafted.text,
+            question=self.conversation.message,
+            dialect=self.dialect,
+            sources=self.sources,
+            citations=drafted.citations,
+        )
         if drafted.stop_reason == "max_tokens":
             verdict = amend(verdict, (issue("TRUNCATED"),))
         judged = None
@@ -140,15 +182,27 @@ class _Run:
         self.record(drafted, verdict, judged, check=check)
         if not verdict.passed:
             return verdict
+        given = {source.id: source for source in self.sources}
+        cited = [given[source_id] for source_id in verdict.cited]
+        text = "\n\n".join(filter(None, (verdict.text, sources_footer(cited, self.dialect))))
         attempts = tuple(self.attempts)
-        return Outcome(verdict.text, True, "verified", attempts, verdict.score, verdict.grade)
+        return Outcome(
+            text,
+            True,
+            "verified",
+            attempts,
+            verdict.score,
+            verdict.grade,
+            cited=verdict.cited,
+        )
 
     async def judge(self, model: str, text: str, check: Span) -> Judged:
         await self.tell("checking")
         with self.trace.observe(
             "claude.judge", "generation", parent=check, model=model, attempt=self.number
         ) as call:
-            judged = await judge(self.deps.client, model, self.conversation.message, text)
+            question = self.conversation.message
+            judged = await judge(self.deps.client, model, question, text, self.sources)
             call.usage(judged.usage, None)
             return judged
 

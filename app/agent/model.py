@@ -9,6 +9,7 @@ import anthropic
 from anthropic import AsyncAnthropic
 
 from app.settings import Settings
+from app.verify import Citation
 
 # Errors that mean "not now" rather than "never": the SDK has already retried them.
 _TRANSIENT_STATUS = frozenset({408, 409, 429})
@@ -60,6 +61,7 @@ class Draft:
     text: str
     stop_reason: str | None
     usage: Usage
+    citations: tuple[Citation, ...] = ()
 
 
 def make_client(settings: Settings) -> AsyncAnthropic:
@@ -100,8 +102,23 @@ async def _stream(client: AsyncAnthropic, request: Request) -> Draft:
     except anthropic.APIConnectionError as exc:  # includes APITimeoutError
         reason = "timeout" if isinstance(exc, anthropic.APITimeoutError) else "connection"
         raise ModelUnavailable(reason) from None
-    text = "".join(block.text for block in final.content if block.type == "text")
-    return Draft(text, final.stop_reason, usage_of(final.usage))
+    texts = [block for block in final.content if block.type == "text"]
+    text = "".join(block.text for block in texts)
+    citations = tuple(citation_of(c) for block in texts for c in block.citations or ())
+    return Draft(text, final.stop_reason, usage_of(final.usage), citations)
+
+
+def citation_of(citation: anthropic.types.TextCitation) -> Citation:
+    """A citation as verification sees it. Search-result citations name the source id we
+    gave; any other kind (we give no documents or web search) names what it points at, or
+    its type, and so matches no source."""
+    if citation.type == "search_result_location":
+        source = citation.source
+    elif citation.type == "web_search_result_location":
+        source = citation.url
+    else:
+        source = citation.type
+    return Citation(source, getattr(citation, "title", None) or "", citation.cited_text)
 
 
 def usage_of(usage: anthropic.types.Usage) -> Usage:

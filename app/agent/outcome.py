@@ -37,6 +37,7 @@ class Outcome:
     attempts: tuple[Attempt, ...]
     score: float | None = None
     grade: str | None = None
+    cited: tuple[str, ...] = ()  # ids of the sources the answer cites, listed in its footer
 
     @property
     def usage(self) -> Usage:

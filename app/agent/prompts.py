@@ -6,10 +6,12 @@ conversation, so a retry (the same prefix + the failed draft + feedback) reads t
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from app.agent.conversation import Conversation, Turn
-from app.verify import Dialect
+from app.verify import Dialect, Source
 
 Message = dict[str, Any]
 CACHE = {"type": "ephemeral"}
@@ -53,6 +55,14 @@ Merge to `main` & the pipeline deploys it. See [the pipeline](https://ci.example
 make deploy ENV=staging
 ```"""
 
+_SOURCES = """
+
+The latest message comes with search results from the team's docs. Answer from them and \
+cite them (citations are enabled on every result): your answer must cite at least one. You \
+may also link a result's URL. Never cite or link anything that is not among the results. \
+If they do not cover the question, say so, cite the closest one, and add only what you \
+know for certain."""
+
 SYSTEM: dict[Dialect, str] = {
     "mrkdwn": _COMMON.format(dialect="Slack mrkdwn") + _MRKDWN,
     "markdown": _COMMON.format(dialect="Markdown") + _MARKDOWN,
@@ -64,12 +74,16 @@ def example(dialect: Dialect) -> str:
     return SYSTEM[dialect].split("For example:\n", 1)[1]
 
 
-def system_blocks(dialect: Dialect) -> list[Message]:
-    return [{"type": "text", "text": SYSTEM[dialect], "cache_control": CACHE}]
+def system_blocks(dialect: Dialect, sources: bool = False) -> list[Message]:
+    text = SYSTEM[dialect] + (_SOURCES if sources else "")
+    return [{"type": "text", "text": text, "cache_control": CACHE}]
 
 
-def conversation_messages(conversation: Conversation) -> list[Message]:
-    """Alternating user/assistant messages ending with the new message, marked for caching."""
+def conversation_messages(
+    conversation: Conversation, sources: Sequence[Source] = ()
+) -> list[Message]:
+    """Alternating user/assistant messages ending with the new message, marked for caching;
+    `sources` go before the new message as search results with citations enabled."""
     turns = [turn for turn in conversation.turns if turn.text.strip()]
     turns.append(Turn("user", conversation.message))
     merged: list[Turn] = []
@@ -81,8 +95,22 @@ def conversation_messages(conversation: Conversation) -> list[Message]:
         else:
             merged.append(turn)
     messages = [_text_message(turn.role, turn.text) for turn in merged]
+    messages[-1]["content"][:0] = [search_result(source) for source in sources]
     messages[-1]["content"][-1]["cache_control"] = CACHE
     return messages
+
+
+def search_result(source: Source) -> Message:
+    """A passage as a search result; one text block per paragraph, so a citation can point
+    at the paragraph it uses (the API cites whole blocks)."""
+    paragraphs = [p.strip() for p in re.split(r"\n[ \t]*\n", source.text) if p.strip()]
+    return {
+        "type": "search_result",
+        "source": source.id,
+        "title": source.title,
+        "content": [{"type": "text", "text": p} for p in paragraphs or [source.title]],
+        "citations": {"enabled": True},
+    }
 
 
 def retry_messages(prefix: list[Message], draft: str, feedback: str) -> list[Message]:

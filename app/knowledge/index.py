@@ -43,7 +43,7 @@ _SCRIPTS = re.compile(f"{_CJK.pattern}+|(?:(?!{_CJK.pattern})[^\\W_])+")
 _MAX_TERMS = 32
 _TITLE_WEIGHT, _TEXT_WEIGHT = 4.0, 1.0  # bm25() weights: a title match counts more
 
-_TABLES = ("files", "passages", "search", "vocab")
+_TABLES = ("files", "passages", "search", "vocab", "meta")
 SCHEMA = """
 CREATE TABLE files (
     path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, digest TEXT NOT NULL
@@ -57,6 +57,7 @@ CREATE VIRTUAL TABLE search USING fts5(
     title_terms, terms, content = '', tokenize = 'unicode61 remove_diacritics 2'
 );
 CREATE TABLE vocab (term TEXT PRIMARY KEY, rows INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -110,7 +111,11 @@ class Index:
 
     def sync(self, folder: Path, base_url: str | None = None, max_bytes: int = 1_000_000) -> Synced:
         """Index new and changed files, drop deleted ones; unreadable files are skipped
-        with a warning naming them (and dropped if they were indexed before)."""
+        with a warning naming them (and dropped if they were indexed before). A different
+        base URL than last time changes every passage's URL: everything is re-indexed."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'base_url'").fetchone()
+        if row is not None and row[0] != (base_url or ""):
+            self._clear()
         done = Synced([], [], [], [])
         known = dict(self.db.execute("SELECT path, mtime_ns || ':' || size FROM files"))
         seen: set[str] = set()
@@ -146,6 +151,7 @@ class Index:
             for gone in sorted(set(known) - seen):
                 self._drop(gone)
                 done.removed.append(gone)
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base_url', ?)", (base_url or "",))
             if done.changed or done.skipped:
                 self.db.execute("DELETE FROM vocab")
                 self.db.execute("INSERT INTO vocab SELECT term, doc FROM temp.search_vocab")
@@ -155,11 +161,14 @@ class Index:
     def rebuild(
         self, folder: Path, base_url: str | None = None, max_bytes: int = 1_000_000
     ) -> Synced:
+        self._clear()
+        return self.sync(folder, base_url, max_bytes)
+
+    def _clear(self) -> None:
         with self.db:
-            for table in ("files", "passages", "vocab"):
+            for table in ("files", "passages", "vocab", "meta"):
                 self.db.execute(f"DELETE FROM {table}")
             self.db.execute("INSERT INTO search (search) VALUES ('delete-all')")
-        return self.sync(folder, base_url, max_bytes)
 
     def search(self, query: str, k: int, floor: float = 0.0, planned: bool = True) -> list[Hit]:
         """The `k` best passages for `query` with relevance at least `floor`.

@@ -57,7 +57,12 @@ def amend(
     judge's score folded in; `passed`, `score` and `grade` are recomputed."""
     found = (*verdict.issues, *issues)
     return _verdict(
-        verdict.text, verdict.dialect, found, verdict.repaired, judge_score, verdict.cited
+        verdict.text,
+        verdict.dialect,
+        found,
+        verdict.repaired,
+        judge_score=judge_score,
+        cited=verdict.cited,
     )
 
 
@@ -66,6 +71,7 @@ def _verdict(
     dialect: Dialect,
     issues: tuple[Issue, ...],
     repaired: tuple[str, ...],
+    *,
     judge_score: float | None = None,
     cited: tuple[str, ...] = (),
 ) -> Verdict:

@@ -57,24 +57,24 @@ def citation_findings(
         return
     by_id = {source.id: source for source in sources}
     by_url: dict[str, Source] = {}
-    for source in sources:
-        if source.url:
-            by_url.setdefault(normalise_url(source.url), source)
+    for given in sources:
+        if given.url:
+            by_url.setdefault(normalise_url(given.url), given)
     for number, citation in enumerate(citations, 1):
-        source = by_id.get(citation.source) or by_url.get(normalise_url(citation.source))
-        if source is None:
+        named = by_id.get(citation.source) or by_url.get(normalise_url(citation.source))
+        if named is None:
             yield Finding("UNKNOWN_SOURCE", 0, 0, detail=f"(citation {number})")
             continue
-        if not quotes(citation.cited_text, source.text):
-            yield Finding("MISQUOTED", 0, 0, detail=f"(citation {number}, {source.id})")
-        if source.id not in cited:
-            cited.append(source.id)
+        if not quotes(citation.cited_text, named.text):
+            yield Finding("MISQUOTED", 0, 0, detail=f"(citation {number}, {named.id})")
+        if named.id not in cited:
+            cited.append(named.id)
     for start, end, url in links(layout):
-        source = by_url.get(normalise_url(url))
-        if source is None:
+        linked = by_url.get(normalise_url(url))
+        if linked is None:
             yield Finding("UNKNOWN_SOURCE", start, end)
-        elif source.id not in cited:
-            cited.append(source.id)
+        elif linked.id not in cited:
+            cited.append(linked.id)
     if not cited:
         yield Finding("UNCITED", 0, 0)
 

@@ -12,6 +12,7 @@ import pytest
 from app.knowledge.index import Index
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "knowledge"
+BASE = "https://docs.example.com/"
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def docs(tmp_path: Path) -> Path:
 @pytest.fixture
 def index(docs: Path, tmp_path: Path) -> Index:
     made = Index(tmp_path / "data" / "knowledge.sqlite3")
-    made.sync(docs, base_url="https://docs.example.com/")
+    made.sync(docs, base_url=BASE)
     return made
 
 
@@ -76,14 +77,14 @@ def test_non_english_docs_and_queries(index: Index) -> None:
 
 
 def test_resync_reindexes_only_what_changed(index: Index, docs: Path) -> None:
-    again = index.sync(docs)
+    again = index.sync(docs, BASE)
     assert (again.added, again.updated, again.removed, again.unchanged) == ([], [], [], 5)
 
     (docs / "oncall.md").write_text("# On-call\n\nThe rotation now changes on Tuesdays.\n")
     os.utime(docs / "lunch.txt")  # touched, same content
     (docs / "fr" / "deploiement.md").unlink()
     (docs / "new.md").write_text("# Holidays\n\nThe office closes on 24 December.\n")
-    changed = index.sync(docs)
+    changed = index.sync(docs, BASE)
     assert changed.updated == ["oncall.md"]
     assert changed.added == ["new.md"]
     assert changed.removed == ["fr/deploiement.md"]
@@ -116,7 +117,7 @@ def test_rebuild_and_persistence(index: Index, docs: Path, tmp_path: Path) -> No
     index.close()
     reopened = Index(tmp_path / "data" / "knowledge.sqlite3")
     assert reopened.count() == count
-    assert reopened.sync(docs).unchanged == 5
+    assert reopened.sync(docs, BASE).unchanged == 5
     rebuilt = reopened.rebuild(docs)
     assert len(rebuilt.added) == 5 and reopened.count() == count
 
@@ -153,3 +154,11 @@ def test_planned_queries_score_few_passages_and_still_find_the_answer(
 def test_small_indexes_are_scored_exactly(index: Index) -> None:
     for query in ("how do I revert a billing deploy?", "page the on-call engineer", "デプロイ"):
         assert index.search(query, 5) == index.search(query, 5, planned=False)
+
+
+def test_a_new_base_url_reindexes_everything(index: Index, docs: Path) -> None:
+    assert index.search("pizza", 1)[0].passage.url == "https://docs.example.com/lunch.txt"
+    moved = index.sync(docs, base_url="https://handbook.example.org/")
+    assert len(moved.added) == 5
+    assert index.search("pizza", 1)[0].passage.url == "https://handbook.example.org/lunch.txt"
+    assert index.sync(docs, base_url="https://handbook.example.org/").unchanged == 5

@@ -1,0 +1,73 @@
+"""Per message: the passages of the team's docs worth giving Claude, as verification Sources.
+
+The query is the new message followed by the most recent turns of the thread, so a
+follow-up ("and how do I undo it?") still finds the docs its thread is about; the index
+keeps the first 32 distinct words, the message's first.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from dataclasses import dataclass
+
+from app.agent.conversation import Conversation
+from app.knowledge.index import Index, Synced
+from app.settings import Settings
+from app.verify import Source
+
+log = logging.getLogger("vouch.knowledge")
+
+RECENT_TURNS = 2
+
+
+@dataclass
+class Knowledge:
+    index: Index
+    top_k: int
+    floor: float
+
+    @classmethod
+    def open(cls, settings: Settings, rebuild: bool = False) -> Knowledge | None:
+        """None without KNOWLEDGE_DIR; else the index, brought up to date with the folder
+        (only files that changed are re-read, unless `rebuild`)."""
+        folder = settings.knowledge_dir
+        if folder is None:
+            return None
+        index = Index(settings.knowledge_index)
+        started = time.perf_counter()
+        update = index.rebuild if rebuild else index.sync
+        synced = update(folder, settings.knowledge_base_url, settings.knowledge_max_file_bytes)
+        log.info(
+            "knowledge: %s in %.2f s", summary(synced, index.count()), time.perf_counter() - started
+        )
+        return cls(index, settings.knowledge_top_k, settings.knowledge_min_relevance)
+
+    def sources(self, conversation: Conversation) -> tuple[Source, ...]:
+        """The top passages for the message (and recent turns) above the relevance floor;
+        none when the index cannot be read (logged: the answer goes on without sources)."""
+        recent = [turn.text for turn in reversed(conversation.turns[-RECENT_TURNS:])]
+        query = "\n".join([conversation.message, *recent])
+        try:
+            hits = self.index.search(query, self.top_k, self.floor)
+        except sqlite3.Error as exc:
+            log.error(
+                "knowledge: search failed (%s); answering without sources", type(exc).__name__
+            )
+            return ()
+        return tuple(
+            Source(hit.passage.source_id, hit.passage.title, hit.passage.url, hit.passage.text)
+            for hit in hits
+        )
+
+    def close(self) -> None:
+        self.index.close()
+
+
+def summary(synced: Synced, passages: int) -> str:
+    return (
+        f"{len(synced.added)} files added, {len(synced.updated)} updated, "
+        f"{len(synced.removed)} removed, {len(synced.skipped)} skipped, "
+        f"{synced.unchanged} unchanged; {passages} passages"
+    )
