@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -68,6 +70,33 @@ def make_settings(anthropic_server: FakeAnthropic, slack_server: FakeSlack) -> A
     return make
 
 
+DOCS = Path(__file__).resolve().parent / "fixtures" / "knowledge"
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    """A writable copy of the docs in tests/fixtures/knowledge."""
+    folder = tmp_path / "docs"
+    shutil.copytree(DOCS, folder)
+    return folder
+
+
+@pytest.fixture
+def knowledge_settings(make_settings: Any, docs: Path, tmp_path: Path) -> Any:
+    """Settings with KNOWLEDGE_DIR on the fixture docs and the index in tmp_path."""
+
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {
+            "knowledge_dir": docs,
+            "knowledge_index": tmp_path / "data" / "knowledge.sqlite3",
+            "knowledge_base_url": "https://docs.example.com/",
+            **overrides,
+        }
+        return make_settings(**values)
+
+    return make
+
+
 @pytest.fixture
 def langfuse_settings(make_settings: Any, fake_langfuse: FakeLangfuse) -> Any:
     """Settings with telemetry on, into the fake Langfuse, under a fresh project key (the SDK
@@ -83,7 +112,7 @@ def langfuse_settings(make_settings: Any, fake_langfuse: FakeLangfuse) -> Any:
             "telemetry_salt": "test-salt",
             **overrides,
         }
-        return make_settings(**values)  # type: ignore[no-any-return]
+        return make_settings(**values)
 
     return make
 

@@ -1,8 +1,10 @@
 """A loopback Anthropic Messages API speaking the real wire format, scripted per test.
 
 `POST /v1/messages` pops the next scripted item: a `Reply` (an SSE stream when the request
-asks to stream, a JSON message otherwise), a `Fail` (an HTTP error body), a `StreamError`
-(a 200 stream that breaks with an `error` event) or a `Hang`. Every request body is kept.
+asks to stream, a JSON message otherwise; `cited()` builds one whose text blocks carry
+search-result citations, streamed as `citations_delta` events), a `Fail` (an HTTP error
+body), a `StreamError` (a 200 stream that breaks with an `error` event) or a `Hang`.
+Every request body is kept.
 Prompt-cache usage is simulated per breakpoint: a prefix up to a `cache_control` block is a
 cache write the first time it is seen and a cache read afterwards.
 """
@@ -22,11 +24,60 @@ from tests.fakes.server import LoopbackServer
 
 
 @dataclass(frozen=True)
+class Cite:
+    """A search-result citation on one text block, as the API writes it."""
+
+    source: str
+    cited_text: str
+    title: str = ""
+    index: int = 0  # search_result_index
+
+    def wire(self) -> dict[str, Any]:
+        return {
+            "type": "search_result_location",
+            "source": self.source,
+            "title": self.title or None,
+            "cited_text": self.cited_text,
+            "search_result_index": self.index,
+            "start_block_index": 0,
+            "end_block_index": 1,
+        }
+
+
+@dataclass(frozen=True)
+class Block:
+    text: str
+    citations: tuple[Cite, ...] = ()
+
+
+@dataclass(frozen=True)
 class Reply:
     text: str
     stop_reason: str = "end_turn"
     delay: float = 0.0  # seconds before the first byte
     chunk: int = 40  # characters per text_delta
+    blocks: tuple[Block, ...] = ()  # when set, the content blocks (text is their join)
+
+    @property
+    def content(self) -> tuple[Block, ...]:
+        return self.blocks or (Block(self.text),)
+
+
+def cited(*parts: str | tuple[str, Cite]) -> Reply:
+    """A reply of text blocks; a (text, Cite) part is a block citing a search result."""
+    blocks = tuple(Block(p) if isinstance(p, str) else Block(p[0], (p[1],)) for p in parts)
+    return Reply("".join(b.text for b in blocks), blocks=blocks)
+
+
+def search_results(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The search_result blocks of a request, in order (what search_result_index counts)."""
+    return [
+        block
+        for message in request.get("messages", [])
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "search_result"
+    ]
 
 
 @dataclass(frozen=True)
@@ -106,7 +157,9 @@ class FakeAnthropic(LoopbackServer):
             await asyncio.sleep(item.delay)
         if not body.get("stream"):
             assert isinstance(item, Reply), "only replies can be non-streaming"
-            return web.json_response(_message(body, item.text, item.stop_reason, usage))
+            message = _message(body, item.text, item.stop_reason, usage)
+            message["content"] = [_block(block) for block in item.content]
+            return web.json_response(message)
         return await self._stream(request, body, item, usage)
 
     async def _stream(
@@ -118,19 +171,28 @@ class FakeAnthropic(LoopbackServer):
         start["content"] = []
         await _event(response, "message_start", {"type": "message_start", "message": start})
         await _event(response, "ping", {"type": "ping"})
-        block = {"type": "text", "text": ""}
-        await _event(response, "content_block_start", _block_start(block))
-        text = item.text if isinstance(item, Reply) else item.partial  # type: ignore[union-attr]
-        size = item.chunk if isinstance(item, Reply) else 8
-        for at in range(0, len(text), size):
-            delta = {"type": "text_delta", "text": text[at : at + size]}
-            await _event(response, "content_block_delta", _delta(delta))
         if isinstance(item, StreamError):
+            await _event(response, "content_block_start", _block_start(0, _block(Block(""))))
+            for at in range(0, len(item.partial), 8):
+                delta = {"type": "text_delta", "text": item.partial[at : at + 8]}
+                await _event(response, "content_block_delta", _delta(0, delta))
             error = {"type": "error", "error": {"type": item.error_type, "message": "Overloaded"}}
             await _event(response, "error", error)
             return response
         assert isinstance(item, Reply)
-        await _event(response, "content_block_stop", {"type": "content_block_stop", "index": 0})
+        for index, block in enumerate(item.content):
+            start = {"type": "text", "text": ""}
+            if block.citations:
+                start["citations"] = []
+            await _event(response, "content_block_start", _block_start(index, start))
+            for citation in block.citations:
+                delta = {"type": "citations_delta", "citation": citation.wire()}
+                await _event(response, "content_block_delta", _delta(index, delta))
+            for at in range(0, len(block.text), item.chunk):
+                delta = {"type": "text_delta", "text": block.text[at : at + item.chunk]}
+                await _event(response, "content_block_delta", _delta(index, delta))
+            stop = {"type": "content_block_stop", "index": index}
+            await _event(response, "content_block_stop", stop)
         end = {"stop_reason": item.stop_reason, "stop_sequence": None}
         delta_usage = {"output_tokens": usage["output_tokens"]}
         await _event(
@@ -187,12 +249,19 @@ def _message(
     }
 
 
-def _block_start(block: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "content_block_start", "index": 0, "content_block": block}
+def _block(block: Block) -> dict[str, Any]:
+    wire: dict[str, Any] = {"type": "text", "text": block.text}
+    if block.citations:
+        wire["citations"] = [citation.wire() for citation in block.citations]
+    return wire
 
 
-def _delta(delta: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "content_block_delta", "index": 0, "delta": delta}
+def _block_start(index: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": delta}
 
 
 async def _event(response: web.StreamResponse, name: str, data: dict[str, Any]) -> None:

@@ -4,22 +4,13 @@ non-English docs and queries."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from app.knowledge.index import Index
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "knowledge"
 BASE = "https://docs.example.com/"
-
-
-@pytest.fixture
-def docs(tmp_path: Path) -> Path:
-    folder = tmp_path / "docs"
-    shutil.copytree(FIXTURES, folder)
-    return folder
 
 
 @pytest.fixture
