@@ -1,5 +1,6 @@
 """Command line: `python -m app` runs the bot; `python -m app chat` talks to the agent loop
-in a terminal; `python -m app metrics` reports verification rates from Langfuse."""
+in a terminal; `python -m app index` rebuilds the knowledge index; `python -m app metrics`
+reports verification rates from Langfuse."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sys
 
 from app import logs
 from app.chat import chat
+from app.knowledge.index import Index
+from app.knowledge.retrieve import refresh, summary
 from app.metrics import MetricsError
 from app.metrics import run as metrics
 from app.server import SETUP_HINT, credential_problems, serve
@@ -20,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("run", help="run the Slack bot (the default)")
     commands.add_parser("chat", help="chat with the agent loop in this terminal")
+    commands.add_parser("index", help="rebuild the index of KNOWLEDGE_DIR")
     report = commands.add_parser("metrics", help="verification rates and failure patterns")
     report.add_argument("--since", default="7d", help="window: 90m, 24h, 7d, 2w (default 7d)")
     report.add_argument("--top", type=int, default=10, help="issue codes to list (default 10)")
@@ -31,17 +35,36 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     logs.configure(settings.log_level)
     try:
-        if args.command == "chat":
-            return asyncio.run(chat(settings))
-        if args.command == "metrics":
-            return metrics(settings, args.since, sys.stdout, args.top)
-        return _run(settings)
+        return _command(args, settings)
     except MetricsError as exc:
         print(f"Cannot report metrics: {exc}.", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
+
+
+def _command(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "chat":
+        return asyncio.run(chat(settings))
+    if args.command == "index":
+        return _index(settings)
+    if args.command == "metrics":
+        return metrics(settings, args.since, sys.stdout, args.top)
+    return _run(settings)
+
+
+def _index(settings: Settings) -> int:
+    if settings.knowledge_dir is None:
+        print("KNOWLEDGE_DIR is not set: there is nothing to index.", file=sys.stderr)
+        return 2
+    index = Index(settings.knowledge_index)
+    try:
+        synced = refresh(index, settings, rebuild=True)
+        print(f"Indexed {settings.knowledge_dir}: {summary(synced, index.count())}.")
+    finally:
+        index.close()
+    return 0
 
 
 def _run(settings: Settings) -> int:

@@ -10,6 +10,7 @@ from typing import TextIO
 from app.agent.conversation import Conversation, Turn
 from app.agent.loop import Deps, answer
 from app.agent.outcome import Attempt
+from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
 
 NO_KEY = (
@@ -23,7 +24,15 @@ async def chat(settings: Settings, out: TextIO = sys.stdout) -> int:
     if settings.anthropic_api_key is None:
         print(NO_KEY, file=sys.stderr)
         return 2
-    deps = Deps.from_settings(settings)
+    knowledge = await asyncio.to_thread(Knowledge.open, settings)
+    try:
+        return await _chat(settings, Deps.from_settings(settings, knowledge=knowledge), out)
+    finally:
+        if knowledge is not None:
+            knowledge.close()
+
+
+async def _chat(settings: Settings, deps: Deps, out: TextIO) -> int:
     config = deps.config
     turns: list[Turn] = []
     while (message := await _read("you> ")) is not None:

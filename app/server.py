@@ -11,6 +11,7 @@ from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from app.agent.loop import Deps
+from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
 from app.slack.app import create_app
 from app.telemetry import Telemetry
@@ -39,18 +40,28 @@ def credential_problems(settings: Settings) -> list[str]:
 
 
 async def serve(settings: Settings) -> None:
-    """Run until cancelled; Slack Web API calls share one connection pool; telemetry is
-    flushed on the way out, within LANGFUSE_FLUSH_TIMEOUT."""
+    """Run until cancelled; Slack Web API calls share one connection pool; the knowledge
+    index is brought up to date before the first event; telemetry is flushed on the way
+    out, within LANGFUSE_FLUSH_TIMEOUT."""
     telemetry = Telemetry.from_settings(settings)
+    knowledge = None
     try:
+        knowledge = await asyncio.to_thread(Knowledge.open, settings)
         async with aiohttp.ClientSession() as session:
-            await _serve(settings, session, telemetry)
+            await _serve(settings, session, telemetry, knowledge)
     finally:
+        if knowledge is not None:
+            knowledge.close()
         await telemetry.close()
 
 
-async def _serve(settings: Settings, session: aiohttp.ClientSession, telemetry: Telemetry) -> None:
-    agent = Deps.from_settings(settings)
+async def _serve(
+    settings: Settings,
+    session: aiohttp.ClientSession,
+    telemetry: Telemetry,
+    knowledge: Knowledge | None,
+) -> None:
+    agent = Deps.from_settings(settings, knowledge=knowledge)
     app = create_app(settings, agent, session, telemetry)
     if settings.slack_app_token is not None:
         log.info("starting in Socket Mode")

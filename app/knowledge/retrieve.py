@@ -29,19 +29,16 @@ class Knowledge:
     floor: float
 
     @classmethod
-    def open(cls, settings: Settings, rebuild: bool = False) -> Knowledge | None:
+    def open(cls, settings: Settings) -> Knowledge | None:
         """None without KNOWLEDGE_DIR; else the index, brought up to date with the folder
-        (only files that changed are re-read, unless `rebuild`)."""
-        folder = settings.knowledge_dir
-        if folder is None:
+        (only files that changed are re-read)."""
+        if settings.knowledge_dir is None:
             return None
         index = Index(settings.knowledge_index)
         started = time.perf_counter()
-        update = index.rebuild if rebuild else index.sync
-        synced = update(folder, settings.knowledge_base_url, settings.knowledge_max_file_bytes)
-        log.info(
-            "knowledge: %s in %.2f s", summary(synced, index.count()), time.perf_counter() - started
-        )
+        synced = refresh(index, settings)
+        took = time.perf_counter() - started
+        log.info("knowledge: %s in %.2f s", summary(synced, index.count()), took)
         return cls(index, settings.knowledge_top_k, settings.knowledge_min_relevance)
 
     def sources(self, conversation: Conversation) -> tuple[Source, ...]:
@@ -63,6 +60,16 @@ class Knowledge:
 
     def close(self) -> None:
         self.index.close()
+
+
+def refresh(index: Index, settings: Settings, rebuild: bool = False) -> Synced:
+    """Bring `index` up to date with KNOWLEDGE_DIR (which must be set)."""
+    if settings.knowledge_dir is None:
+        raise ValueError("KNOWLEDGE_DIR is not set")
+    update = index.rebuild if rebuild else index.sync
+    return update(
+        settings.knowledge_dir, settings.knowledge_base_url, settings.knowledge_max_file_bytes
+    )
 
 
 def summary(synced: Synced, passages: int) -> str:

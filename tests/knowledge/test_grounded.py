@@ -6,7 +6,7 @@ carries a Sources footer."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,10 +17,14 @@ from app.agent.outcome import Outcome
 from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
 from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, cited, judgement, search_results
-
-QUESTION = "How do I roll back a billing deploy?"
-ROLLBACK = "Press *Revert* on the last deploy, or run `kubectl rollout undo deploy/billing`."
-ANSWER = "To roll back billing, press Revert on the last deploy in the pipeline. "
+from tests.knowledge.grounding import (
+    ANSWER,
+    QUESTION,
+    ROLLBACK,
+    citing,
+    in_turn,
+    rollback_id,
+)
 
 
 @pytest.fixture
@@ -32,30 +36,11 @@ def knowledge(knowledge_settings: Any) -> Iterator[tuple[Settings, Knowledge]]:
     opened.close()
 
 
-def rollback_id(request: dict[str, Any]) -> str:
-    [result] = [r for r in search_results(request) if r["title"] == "Deploying billing › Rollback"]
-    return str(result["source"])
-
-
 async def ask(
     settings: Settings, knowledge: Knowledge | None, question: str = QUESTION, **kw: Any
 ) -> Outcome:
     deps = Deps.from_settings(settings, knowledge=knowledge)
     return await answer(Conversation((), question, **kw), deps, reference="ref0123456789")
-
-
-def in_turn(*replies: Callable[[dict[str, Any]], Reply]) -> Callable[[dict[str, Any]], Reply]:
-    """A responder giving each request the next reply, made from that request."""
-    pending = iter(replies)
-
-    def respond(request: dict[str, Any]) -> Reply:
-        return next(pending)(request)
-
-    return respond
-
-
-def citing(source: str, quote: str = ROLLBACK) -> Reply:
-    return cited(ANSWER, ("Or undo the rollout with kubectl.", Cite(source, quote)))
 
 
 @pytest.mark.parametrize(

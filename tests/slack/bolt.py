@@ -77,6 +77,15 @@ async def replied(slack: FakeSlack, method: str = "chat.postMessage", count: int
     await settle(slack)
 
 
+def final_texts(slack: FakeSlack) -> dict[str, str]:
+    """The text each message ends with, by ts, after posts and updates."""
+    texts = {}
+    for thread in slack.threads.values():
+        for msg in thread:
+            texts[msg["ts"]] = msg["text"]
+    return texts
+
+
 async def answered(app: AsyncApp, slack: FakeSlack, ts: str, text: str = "how do I deploy?") -> str:
     """Mention Vouch at `ts` in C0001 and wait for the reply; the message's key."""
     await dispatch(app, mention(text, ts))

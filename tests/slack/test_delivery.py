@@ -13,7 +13,16 @@ from app.slack.deliver import FEEDBACK_ACTION, MRKDWN_PIECE, STREAM_PIECE
 from app.verify.scan import scan
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.slack import TEAM, FakeSlack, Fault
-from tests.slack.bolt import dispatch, make_app, mention, message, replied, settle, until
+from tests.slack.bolt import (
+    dispatch,
+    final_texts,
+    make_app,
+    mention,
+    message,
+    replied,
+    settle,
+    until,
+)
 
 PARAGRAPH = "Deploys go through the pipeline; each stage is checked before it runs. " * 6
 CODE = "```\n" + "\n".join(f"step_{i} = deploy({i})" for i in range(60)) + "\n```"
@@ -24,15 +33,6 @@ def long_answer(size: int) -> str:
     while sum(len(p) + 2 for p in parts) < size:
         parts.append(CODE if len(parts) % 4 == 3 else PARAGRAPH)
     return "\n\n".join(parts)
-
-
-def final_texts(slack: FakeSlack) -> dict[str, str]:
-    """The text each message ends with, by ts, after posts and updates."""
-    texts = {}
-    for thread in slack.threads.values():
-        for msg in thread:
-            texts[msg["ts"]] = msg["text"]
-    return texts
 
 
 async def test_long_mrkdwn_answer_is_split_into_continuations(
