@@ -130,6 +130,7 @@ class FakeAnthropic(LoopbackServer):
         self.raw.clear()
         self._seen_prefixes.clear()
         self.default = None
+        self.responder = None
 
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
