@@ -1,6 +1,6 @@
 """Nothing anyone wrote leaves through telemetry or logs: random canaries planted in the user
-message, the thread history, every draft, the judge's words and the delivered answer appear in
-no byte sent to Langfuse and in no log line, with logging at DEBUG."""
+message, the thread history, every draft, the judge's words, the delivered answer and the
+team's docs appear in no byte sent to Langfuse and in no log line, with logging at DEBUG."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import logging
 import secrets
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,11 +17,13 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 
 from app import logs
 from app.agent.loop import Deps
+from app.knowledge.retrieve import Knowledge
 from app.slack.app import create_app
 from app.telemetry import Telemetry
-from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
+from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, cited, judgement, search_results
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault
+from tests.knowledge.grounding import in_turn
 from tests.slack.bolt import dispatch, mention, replied
 from tests.test_telemetry import GOOD, UNCLOSED
 
@@ -126,3 +129,51 @@ def test_exceptions_are_logged_by_type_only(log_output: io.StringIO) -> None:
     with logs.traced("ab" * 16):
         logging.getLogger("vouch.test").info("inside")
     assert json.loads(log_output.getvalue().splitlines()[-1])["trace_id"] == "ab" * 16
+
+
+@pytest.fixture
+def grounded_settings(langfuse_settings: Any, docs: Path) -> Any:
+    """Telemetry on, and KNOWLEDGE_DIR on a copy of the fixture docs."""
+    index = docs.parent / "k.sqlite3"
+    return lambda **kw: langfuse_settings(knowledge_dir=docs, knowledge_index=index, **kw)
+
+
+async def test_the_team_docs_do_not_reach_langfuse_or_logs(
+    grounded_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+    log_output: io.StringIO,
+) -> None:
+    title, body = canary("doctitle").replace("_", ""), canary("doctext")
+    settings = grounded_settings(judge_enabled=True)
+    secret = settings.knowledge_dir / "secret.md"
+    secret.write_text(f"# Vault {title}\n\nRotate the vault keys with {body} daily.\n")
+    knowledge = Knowledge.open(settings)
+    telemetry = Telemetry.from_settings(settings)
+    deps = Deps.from_settings(settings, knowledge=knowledge)
+    app = create_app(settings, deps, telemetry=telemetry)
+
+    def cite_vault(request: dict[str, Any]) -> Reply:
+        [vault] = [r for r in search_results(request) if title in r["title"]]
+        quote = vault["content"][0]["text"]
+        return cited(
+            "Rotate the vault keys daily. ", ("See the vault doc.", Cite(vault["source"], quote))
+        )
+
+    fake_anthropic.responder = in_turn(cite_vault, lambda r: judgement(True, 90))
+    await dispatch(app, mention("how often do we rotate the vault keys?", "410.000001"))
+    await replied(fake_slack)
+    assert await telemetry.flush()
+    await telemetry.close()
+
+    sent_to_model = b"".join(fake_anthropic.raw)
+    assert body.encode() in sent_to_model and title.encode() in sent_to_model
+    [posted] = fake_slack.of("chat.postMessage")
+    assert title in posted["text"]  # the footer names the doc
+    assert fake_langfuse.scores_named("verified")[0]["value"] == 1
+    to_langfuse = b"\n".join(fake_langfuse.received)
+    for value in (title, body):
+        assert value.encode() not in to_langfuse
+        assert value not in log_output.getvalue()
+    assert b"knowledge.search" in to_langfuse
