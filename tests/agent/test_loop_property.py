@@ -5,15 +5,29 @@ fragment of one."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.agent.conversation import Conversation
 from app.agent.loop import Deps, answer
-from app.verify import busy_message, failure_message, verify
-from tests.fakes.anthropic import Fail, FakeAnthropic, Reply, StreamError
+from app.knowledge.chunk import passages
+from app.knowledge.index import Index
+from app.knowledge.retrieve import Knowledge
+from app.verify import Citation, Source, busy_message, failure_message, verify
+from app.verify.footer import sources_footer
+from tests.fakes.anthropic import (
+    Cite,
+    Fail,
+    FakeAnthropic,
+    Reply,
+    StreamError,
+    cited,
+    search_results,
+)
 
 QUESTION = "How do I deploy the billing service?"
 REF = "prop0123"
@@ -81,3 +95,84 @@ def test_outcome_text_is_verified_or_canned(
         if canary and kind not in ("good", "repairable"):
             assert canary not in outcome.text, kind
     assert 1 <= len(outcome.attempts) <= max_attempts
+
+
+DOCS = Path(__file__).resolve().parent.parent / "fixtures" / "knowledge"
+GROUNDED_QUESTION = "How do I roll back a billing deploy?"
+ROLLBACK = "Press *Revert* on the last deploy, or run `kubectl rollout undo deploy/billing`."
+CITED_KINDS = ["cited", "fabricated", "misquoted", "uncited", "unclosed_cited", "status_529"]
+
+
+def rollback_source() -> Source:
+    text = (DOCS / "deploy.md").read_text()
+    [passage] = [p for p in passages("deploy.md", text) if p.title.endswith("Rollback")]
+    return Source(passage.source_id, passage.title, passage.url, passage.text)
+
+
+def cited_script(kind: str, n: int, source: str) -> tuple[Any, str | None]:
+    canary = f"canary{n}zq"
+    answer_text = f"Roll back billing with the Revert button ({canary}). "
+    if kind == "status_529":
+        return Fail(529), None
+    if kind == "uncited":
+        return Reply(answer_text), canary
+    quote = {"misquoted": "Run `make rollback` on prod."}.get(kind, ROLLBACK)
+    cite = Cite("https://made.up/doc" if kind == "fabricated" else source, quote)
+    extra = "\n```\nkubectl" if kind == "unclosed_cited" else ""
+    return cited(answer_text, (f"Or undo it with kubectl.{extra}", cite)), canary
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(CITED_KINDS), min_size=1, max_size=6), st.integers(1, 4))
+def test_with_sources_only_a_verified_cited_draft_and_its_footer_are_delivered(
+    anthropic_server: FakeAnthropic,
+    make_settings: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+    kinds: list[str],
+    max_attempts: int,
+) -> None:
+    anthropic_server.reset()
+    source = rollback_source()
+    items = [cited_script(kind, n, source.id) for n, kind in enumerate(kinds)]
+    anthropic_server.push(*(item for item, _ in items))
+    anthropic_server.default = Fail(400)
+    config = make_settings(max_attempts=max_attempts, anthropic_max_retries=0)
+    index = Index(tmp_path_factory.mktemp("k") / "k.sqlite3")
+    index.sync(DOCS)
+    knowledge = Knowledge(index, top_k=5, floor=1.0)
+    deps = Deps.from_settings(config, knowledge=knowledge)
+    try:
+        outcome = asyncio.run(answer(Conversation((), GROUNDED_QUESTION), deps, REF))
+    finally:
+        index.close()
+
+    sources = knowledge_sources(anthropic_server)
+    assert source.id in {s.id for s in sources}
+    footer = sources_footer([source], "mrkdwn")
+    passing = set()
+    for item, _ in items:
+        if isinstance(item, Reply):
+            citations = tuple(
+                Citation(c.source, c.title, c.cited_text) for b in item.content for c in b.citations
+            )
+            verdict = verify(
+                item.text, question=GROUNDED_QUESTION, sources=sources, citations=citations
+            )
+            if verdict.passed:
+                passing.add(f"{verdict.text}\n\n{footer}")
+    if outcome.verified:
+        assert outcome.text in passing
+    else:
+        assert outcome.text in {failure_message("mrkdwn", REF), busy_message("mrkdwn", REF)}
+    for (_, canary), kind in zip(items, kinds, strict=True):
+        if canary and kind != "cited":
+            assert canary not in outcome.text, kind
+
+
+def knowledge_sources(fake: FakeAnthropic) -> tuple[Source, ...]:
+    """The sources the loop gave the model, read back from its first request."""
+    results = search_results(fake.requests[0]) if fake.requests else []
+    return tuple(
+        Source(r["source"], r["title"], None, "\n\n".join(b["text"] for b in r["content"]))
+        for r in results
+    )
