@@ -15,16 +15,20 @@ question of common words would score most of the index. A query is therefore pla
 when its words would match more than SCORED_ROWS passages, words in over half the passages
 are left out (FTS5 gives them no weight: their idf is floored at 1e-6) and the rarest words
 are used, up to SCORED_ROWS passages; a question with no word that rare asks for passages
-holding its rarest words together, or else with them in the title.
+holding its rarest words together, or else with them in the title. The best RERANKED of
+those are then scored again with every query word, by FTS5's BM25 formula (here in Python,
+over their text), so the words left out still order them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import re
 import sqlite3
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import pairwise
@@ -37,11 +41,16 @@ log = logging.getLogger("vouch.knowledge")
 SUFFIXES = frozenset({".md", ".markdown", ".txt"})
 SCORED_ROWS = 4_000  # passages one query may score; beyond it the query is planned
 LAYOUT = 2  # PRAGMA user_version of the current layout
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK = re.compile(f"[{_CJK_RANGES}]")
 _WORD = re.compile(r"[^\W_]+")
-_SCRIPTS = re.compile(f"{_CJK.pattern}+|(?:(?!{_CJK.pattern})[^\\W_])+")
+_SCRIPTS = re.compile(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+")
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_TOKEN = re.compile(f"[{_CJK_RANGES}]|[^\\W_{_CJK_RANGES}]+")  # CJK one by one
 _MAX_TERMS = 32
 _TITLE_WEIGHT, _TEXT_WEIGHT = 4.0, 1.0  # bm25() weights: a title match counts more
+_K1, _B = 1.2, 0.75  # FTS5's bm25() constants
+RERANKED = 30  # a planned query's best passages, re-scored with every query word
 
 _TABLES = ("files", "passages", "search", "vocab", "meta")
 SCHEMA = """
@@ -104,7 +113,7 @@ class Index:
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab "
             "USING fts5vocab(main, search, 'row')"
         )
-        self.total = self.count()
+        self.total, self.tokens = self.count(), self._tokens()
 
     def close(self) -> None:
         self.db.close()
@@ -155,7 +164,11 @@ class Index:
             if done.changed or done.skipped:
                 self.db.execute("DELETE FROM vocab")
                 self.db.execute("INSERT INTO vocab SELECT term, doc FROM temp.search_vocab")
-        self.total = self.count()
+                self.db.execute(
+                    "INSERT OR REPLACE INTO meta "
+                    "SELECT 'tokens', coalesce(sum(cnt), 0) FROM temp.search_vocab"
+                )
+        self.total, self.tokens = self.count(), self._tokens()
         return done
 
     def rebuild(
@@ -177,37 +190,50 @@ class Index:
         terms = _terms_of(query)
         if not terms or k <= 0:
             return []
-        match = self._plan(terms) if planned else _any(terms)
+        rows = self._rows(terms)
+        match = self._plan(terms, rows) if planned else _any(terms)
         if match is None:
             return []
-        rows = self.db.execute(
+        exact = match == _any(terms)
+        found = self.db.execute(
             "SELECT p.source_id, p.path, p.title, p.url, p.text, s.relevance FROM ("
             f"  SELECT rowid, -bm25(search, {_TITLE_WEIGHT}, {_TEXT_WEIGHT}) AS relevance"
             "   FROM search WHERE search MATCH ? ORDER BY relevance DESC LIMIT ?"
             ") AS s JOIN passages AS p ON p.id = s.rowid ORDER BY s.relevance DESC",
-            (match, k),
+            (match, k if exact else max(k, RERANKED)),
         )
-        return [
+        hits = [
             Hit(Passage(source_id, path, title, url, text), relevance)
-            for source_id, path, title, url, text, relevance in rows
-            if relevance >= floor
+            for source_id, path, title, url, text, relevance in found
         ]
+        if not exact:
+            hits = sorted(self._rescored(hits, terms, rows), key=lambda h: -h.relevance)[:k]
+        return [hit for hit in hits if hit.relevance >= floor]
 
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM passages").fetchone()[0])
 
-    def _plan(self, terms: list[_Term]) -> str | None:
-        """The FTS5 query for `terms` that scores at most about `scored_rows` passages."""
+    def _tokens(self) -> int:
+        """How many tokens the index holds, over all passages and columns."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'tokens'").fetchone()
+        return int(row[0]) if row is not None else 0
+
+    def _rows(self, terms: list[_Term]) -> dict[_Term, int]:
+        """How many passages hold each term (a phrase: at most as many as its rarest token;
+        a token the index has never seen: none)."""
         tokens = sorted({token for term in terms for token in term.tokens})
         marks = ", ".join("?" * len(tokens))
         found = dict(
             self.db.execute(f"SELECT term, rows FROM vocab WHERE term IN ({marks})", tokens)
         )
-        # A phrase is in no more passages than its rarest token (unknown tokens: none).
-        rows = {t: min(found.get(token, 0) for token in t.tokens) for t in terms}
+        return {t: min(found.get(token, 0) for token in t.tokens) for t in terms}
+
+    def _plan(self, terms: list[_Term], rows: dict[_Term, int]) -> str | None:
+        """The FTS5 query for `terms` that scores at most about `scored_rows` passages."""
         if sum(rows.values()) <= self.scored_rows:
             return _any(terms)
-        useful = sorted((t for t in terms if rows[t] * 2 <= self.total), key=rows.__getitem__)
+        # Words no passage holds cannot match; words in over half weigh nothing.
+        useful = sorted((t for t in terms if 0 < rows[t] * 2 <= self.total), key=rows.__getitem__)
         if not useful:
             return None
         chosen, scored = [useful[0]], rows[useful[0]]
@@ -227,6 +253,26 @@ class Index:
         if expected <= self.scored_rows:
             return " AND ".join(term.expression for term in together)
         return f"{{title_terms}} : ({_any(together)})"
+
+    def _rescored(
+        self, hits: list[Hit], terms: list[_Term], rows: dict[_Term, int]
+    ) -> Iterator[Hit]:
+        """`hits` scored with every term, as FTS5's bm25() would with all of them in the
+        query: idf floored at 1e-6, column weights on term counts, length normalised by
+        the passage's tokens over the index's average."""
+        total = max(self.total, 1)
+        average = max(self.tokens / total, 1.0)
+        idf = {t: max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for t, n in rows.items()}
+        for hit in hits:
+            title = _tokens(hit.passage.title)
+            text = _tokens(hit.passage.text)
+            norm = _K1 * (1 - _B + _B * (len(title) + len(text)) / average)
+            title_counts, text_counts = _counts(title, terms), _counts(text, terms)
+            score = 0.0
+            for term in terms:
+                freq = _TITLE_WEIGHT * title_counts[term] + _TEXT_WEIGHT * text_counts[term]
+                score += idf[term] * freq * (_K1 + 1) / (freq + norm)
+            yield Hit(hit.passage, score)
 
     def _add(self, found: Iterable[Passage]) -> None:
         for p in found:
@@ -284,9 +330,35 @@ def _indexed(text: str) -> str:
 
 
 def _fold(word: str) -> str:
-    """A word as unicode61 with remove_diacritics folds it (lower case, no accents)."""
-    decomposed = unicodedata.normalize("NFKD", word.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    """Text as unicode61 with remove_diacritics folds it: lower case, no accents on Latin,
+    Greek and Cyrillic letters (combining marks removed), everything else as it is."""
+    if word.isascii():
+        return word.lower()
+    bare = _COMBINING.sub("", unicodedata.normalize("NFD", word.lower()))
+    return unicodedata.normalize("NFC", bare)  # kana keep their voicing marks, as in FTS5
+
+
+def _tokens(text: str) -> list[str]:
+    """Text as the index tokenizes it (near enough: unicode61's word characters are
+    letters and digits, as here), CJK characters one by one."""
+    return _TOKEN.findall(_fold(text))
+
+
+def _counts(tokens: list[str], terms: list[_Term]) -> Counter[_Term]:
+    """How often each term (a token, or a phrase of consecutive tokens) occurs."""
+    single = Counter(tokens)
+    counts: Counter[_Term] = Counter()
+    for term in terms:
+        if len(term.tokens) == 1:
+            counts[term] = single[term.tokens[0]]
+        else:
+            width = len(term.tokens)
+            counts[term] = sum(
+                1
+                for i in range(len(tokens) - width + 1)
+                if tuple(tokens[i : i + width]) == term.tokens
+            )
+    return counts
 
 
 def _terms_of(query: str) -> list[_Term]:

@@ -153,3 +153,24 @@ def test_a_new_base_url_reindexes_everything(index: Index, docs: Path) -> None:
     assert len(moved.added) == 5
     assert index.search("pizza", 1)[0].passage.url == "https://handbook.example.org/lunch.txt"
     assert index.sync(docs, base_url="https://handbook.example.org/").unchanged == 5
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how do I revert a billing deploy?",
+        "who approves production deploys on staging",
+        "déploiement de la facturation",
+        "金曜日にデプロイできますか",
+    ],
+)
+def test_rescoring_reproduces_fts5_bm25(docs: Path, tmp_path: Path, query: str) -> None:
+    """A planned query's passages are re-scored in Python with every word; the scores are
+    the ones FTS5's bm25() gives when the whole query is run."""
+    index = Index(tmp_path / "k.sqlite3", scored_rows=0)  # plan every query
+    index.sync(docs, BASE)
+    exact = {hit.passage.source_id: hit.relevance for hit in index.search(query, 50, planned=False)}
+    rescored = index.search(query, 50)
+    assert rescored
+    for hit in rescored:
+        assert hit.relevance == pytest.approx(exact[hit.passage.source_id], rel=1e-6)
