@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.loop
 	$(BIN)/python -m bench.load
 	$(BIN)/python -m bench.telemetry
+	$(BIN)/python -m bench.knowledge
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
