@@ -113,7 +113,7 @@ class Index:
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab "
             "USING fts5vocab(main, search, 'row')"
         )
-        self.total, self.tokens = self.count(), self._tokens()
+        self.total, self.tokens = self.count(), self._token_total()
 
     def close(self) -> None:
         self.db.close()
@@ -168,7 +168,7 @@ class Index:
                     "INSERT OR REPLACE INTO meta "
                     "SELECT 'tokens', coalesce(sum(cnt), 0) FROM temp.search_vocab"
                 )
-        self.total, self.tokens = self.count(), self._tokens()
+        self.total, self.tokens = self.count(), self._token_total()
         return done
 
     def rebuild(
@@ -213,14 +213,14 @@ class Index:
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM passages").fetchone()[0])
 
-    def _tokens(self) -> int:
+    def _token_total(self) -> int:
         """How many tokens the index holds, over all passages and columns."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'tokens'").fetchone()
         return int(row[0]) if row is not None else 0
 
     def _rows(self, terms: list[_Term]) -> dict[_Term, int]:
-        """How many passages hold each term (a phrase: at most as many as its rarest token;
-        a token the index has never seen: none)."""
+        """How many passages hold each term (a phrase: estimated by its rarest token, an
+        upper bound; a token the index has never seen: none)."""
         tokens = sorted({token for term in terms for token in term.tokens})
         marks = ", ".join("?" * len(tokens))
         found = dict(

@@ -11,6 +11,7 @@ import logging
 import sqlite3
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from app.agent.conversation import Conversation
 from app.knowledge.index import Index, Synced
@@ -34,7 +35,7 @@ class Knowledge:
         (only files that changed are re-read)."""
         if settings.knowledge_dir is None:
             return None
-        index = Index(settings.knowledge_index)
+        index = _opened(settings.knowledge_index)
         started = time.perf_counter()
         synced = refresh(index, settings)
         took = time.perf_counter() - started
@@ -60,6 +61,17 @@ class Knowledge:
 
     def close(self) -> None:
         self.index.close()
+
+
+def _opened(path: Path) -> Index:
+    """The index at `path`; a file that is not a readable index is a broken cache: it is
+    replaced (and rebuilt by the sync that follows)."""
+    try:
+        return Index(path)
+    except sqlite3.DatabaseError as exc:
+        log.warning("knowledge: index %s unreadable (%s); rebuilding it", path, type(exc).__name__)
+        path.unlink(missing_ok=True)
+        return Index(path)
 
 
 def refresh(index: Index, settings: Settings, rebuild: bool = False) -> Synced:

@@ -229,3 +229,16 @@ async def test_the_judge_sees_the_sources(
     assert outcome.verified
     judged = json.loads(fake_anthropic.requests[1]["messages"][0]["content"])
     assert any(source["text"] == ROLLBACK for source in judged["sources"])
+
+
+def test_a_corrupt_index_file_is_rebuilt(
+    knowledge_settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = knowledge_settings()
+    settings.knowledge_index.parent.mkdir(parents=True)
+    settings.knowledge_index.write_bytes(b"this is not an SQLite database" * 100)
+    docs = Knowledge.open(settings)
+    assert docs is not None
+    assert docs.index.count() > 0
+    assert "unreadable (DatabaseError); rebuilding it" in caplog.text
+    docs.close()
