@@ -14,15 +14,16 @@ from dataclasses import dataclass
 from urllib.parse import quote, urljoin
 
 MAX_CHARS = 1_500  # per passage: a few paragraphs, what a citation can point at
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*)")  # the closing #s are trimmed in Python
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
-_FIELD = re.compile(r"^([A-Za-z_]+)[ \t]*:[ \t]*(.*?)[ \t]*$", re.MULTILINE)
+_FIELD = re.compile(r"^([A-Za-z_]+)[ \t]*:(.*)$", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
 class Passage:
-    source_id: str  # stable while the document's path, heading and position stay
+    source_id: str  # stable while the file's path, the section's heading (and which of the
+    # sections with that heading it is) and the piece's place in the section stay
     path: str  # relative to the knowledge folder, with "/"
     title: str  # "Document title › Heading"
     url: str | None
@@ -35,10 +36,12 @@ def passages(path: str, text: str, base_url: str | None = None) -> list[Passage]
     doc_title = fields.get("title") or _first_heading(body) or _name(path)
     url = _web_url(fields.get("url", "")) or (urljoin(base_url, quote(path)) if base_url else None)
     found: list[Passage] = []
+    repeats: dict[str | None, int] = {}
     for heading, section in _sections(body):
+        repeat = repeats[heading] = repeats.get(heading, -1) + 1
         title = doc_title if heading in (None, doc_title) else f"{doc_title} › {heading}"
         for n, piece in enumerate(_pieces(section)):
-            seed = f"{path}\0{heading or ''}\0{n}"
+            seed = f"{path}\0{heading or ''}\0{repeat}\0{n}"
             source_id = hashlib.sha256(seed.encode()).hexdigest()[:16]
             found.append(Passage(source_id, path, title, url, piece))
     return found
@@ -48,7 +51,9 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
     match = _FRONT_MATTER.match(text)
     if match is None:
         return {}, text
-    fields = {key.lower(): value.strip("'\"") for key, value in _FIELD.findall(match.group(1))}
+    fields = {
+        key.lower(): value.strip().strip("'\"") for key, value in _FIELD.findall(match.group(1))
+    }
     return fields, text[match.end() :]
 
 
@@ -60,10 +65,7 @@ def _web_url(value: str) -> str | None:
 
 
 def _first_heading(body: str) -> str | None:
-    for heading, _ in _sections(body):
-        if heading is not None:
-            return heading
-    return None
+    return next((heading for heading, _ in _all_sections(body) if heading is not None), None)
 
 
 def _name(path: str) -> str:
@@ -72,7 +74,12 @@ def _name(path: str) -> str:
 
 
 def _sections(body: str) -> list[tuple[str | None, str]]:
-    """(heading, text under it) in order; text before the first heading has None."""
+    """(heading, text under it) in order, for sections with text; text before the first
+    heading has None."""
+    return [(heading, text) for heading, text in _all_sections(body) if text]
+
+
+def _all_sections(body: str) -> list[tuple[str | None, str]]:
     sections: list[tuple[str | None, list[str]]] = [(None, [])]
     fence: str | None = None
     for line in body.splitlines():
@@ -83,12 +90,21 @@ def _sections(body: str) -> list[tuple[str | None, str]]:
                 fence = marker[0] * len(marker)
             elif marker.startswith(fence):
                 fence = None
-        heading = _HEADING.match(line) if fence is None else None
+        heading = _HEADING.fullmatch(line) if fence is None else None
         if heading is not None:
-            sections.append((heading.group(2).strip(), []))
+            sections.append((_heading_text(heading.group(2)), []))
         else:
             sections[-1][1].append(line)
-    return [(h, "\n".join(lines).strip()) for h, lines in sections if "\n".join(lines).strip()]
+    return [(h, "\n".join(lines).strip()) for h, lines in sections]
+
+
+def _heading_text(raw: str) -> str:
+    """A heading without its optional closing #s (which need a space before them)."""
+    text = raw.rstrip(" \t")
+    bare = text.rstrip("#")
+    if bare != text and (not bare or bare[-1] in " \t"):
+        text = bare.rstrip(" \t")
+    return text or raw.strip()
 
 
 def _pieces(section: str) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from app.knowledge.chunk import MAX_CHARS, passages
 
 DOC = """---
@@ -83,3 +85,29 @@ def test_front_matter_urls_must_be_web_urls() -> None:
     assert url("https://wiki.example.com/a b|c") == "https://wiki.example.com/a%20b%7Cc"
     assert url("javascript:alert(1)") == "https://docs.example.com/a.md"  # the base URL instead
     assert url("ftp://files.example.com/a") == "https://docs.example.com/a.md"
+
+
+def test_repeated_headings_get_their_own_ids() -> None:
+    doc = (
+        "# Guide\n\n## Deploy\n\n### Example\n\nmake deploy\n\n"
+        "## Rollback\n\n### Example\n\nmake undo\n"
+    )
+    found = passages("guide.md", doc)
+    assert [p.title for p in found] == ["Guide › Example", "Guide › Example"]
+    assert len({p.source_id for p in found}) == 2
+    assert found[0].source_id == passages("guide.md", doc.replace("make undo", "x"))[0].source_id
+
+
+def test_the_document_title_is_the_first_heading_even_without_text_under_it() -> None:
+    found = passages("g.md", "# Guide\n\n## Install ##\n\nRun the installer.\n")
+    assert [p.title for p in found] == ["Guide › Install"]
+    assert passages("c.md", "# C# tips #\n\nUse records.\n")[0].title == "C# tips"
+
+
+def test_pathological_lines_are_linear() -> None:
+    heading = "# a" + "#" * 200_000 + "b\n\nText.\n"
+    front = "---\ntitle: x" + " " * 200_000 + "y\n---\nText.\n"
+    started = time.perf_counter()
+    passages("a.md", heading)
+    passages("b.md", front)
+    assert time.perf_counter() - started < 2.0
