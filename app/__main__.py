@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sqlite3
 import sys
 
 from app import logs
 from app.chat import chat
-from app.knowledge.index import Index
-from app.knowledge.retrieve import refresh, summary
+from app.knowledge.retrieve import open_index, summary
 from app.metrics import MetricsError
 from app.metrics import run as metrics
 from app.server import SETUP_HINT, credential_problems, serve
@@ -58,12 +58,13 @@ def _index(settings: Settings) -> int:
     if settings.knowledge_dir is None:
         print("KNOWLEDGE_DIR is not set: there is nothing to index.", file=sys.stderr)
         return 2
-    index = Index(settings.knowledge_index)
     try:
-        synced = refresh(index, settings, rebuild=True)
-        print(f"Indexed {settings.knowledge_dir}: {summary(synced, index.count())}.")
-    finally:
-        index.close()
+        index, synced = open_index(settings, rebuild=True)
+    except (NotADirectoryError, sqlite3.Error) as exc:
+        print(f"Cannot index {settings.knowledge_dir}: {type(exc).__name__}.", file=sys.stderr)
+        return 2
+    print(f"Indexed {settings.knowledge_dir}: {summary(synced, index.count())}.")
+    index.close()
     return 0
 
 

@@ -40,7 +40,7 @@ log = logging.getLogger("vouch.knowledge")
 
 SUFFIXES = frozenset({".md", ".markdown", ".txt"})
 SCORED_ROWS = 4_000  # passages one query may score; beyond it the query is planned
-LAYOUT = 2  # PRAGMA user_version of the current layout
+LAYOUT = 3  # PRAGMA user_version of the current layout
 _CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK = re.compile(f"[{_CJK_RANGES}]")
 _WORD = re.compile(r"[^\W_]+")
@@ -54,9 +54,7 @@ RERANKED = 30  # a planned query's best passages, re-scored with every query wor
 
 _TABLES = ("files", "passages", "search", "vocab", "meta")
 SCHEMA = """
-CREATE TABLE files (
-    path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, digest TEXT NOT NULL
-);
+CREATE TABLE files (path TEXT PRIMARY KEY, stamp TEXT NOT NULL, digest TEXT NOT NULL);
 CREATE TABLE passages (
     id INTEGER PRIMARY KEY, source_id TEXT NOT NULL, path TEXT NOT NULL, title TEXT NOT NULL,
     url TEXT, text TEXT NOT NULL
@@ -118,50 +116,50 @@ class Index:
     def close(self) -> None:
         self.db.close()
 
-    def sync(self, folder: Path, base_url: str | None = None, max_bytes: int = 1_000_000) -> Synced:
-        """Index new and changed files, drop deleted ones; unreadable files are skipped
-        with a warning naming them (and dropped if they were indexed before). A different
-        base URL than last time changes every passage's URL: everything is re-indexed."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'base_url'").fetchone()
-        if row is not None and row[0] != (base_url or ""):
-            self._clear()
+    def sync(
+        self,
+        folder: Path,
+        base_url: str | None = None,
+        max_bytes: int = 1_000_000,
+        *,
+        clear: bool = False,
+    ) -> Synced:
+        """Index new and changed files, drop deleted ones, in one transaction; unreadable
+        files are skipped with a warning naming them (and dropped if they were indexed
+        before). `clear`, or a different base URL than last time (it changes every
+        passage's URL), re-indexes everything. A folder that is not there raises
+        NotADirectoryError and leaves the index as it was."""
+        if not folder.is_dir():
+            raise NotADirectoryError(f"{folder} is not a folder")
+        root = folder.resolve()
         done = Synced([], [], [], [])
-        known = dict(self.db.execute("SELECT path, mtime_ns || ':' || size FROM files"))
-        seen: set[str] = set()
         with self.db:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'base_url'").fetchone()
+            if clear or (row is not None and row[0] != (base_url or "")):
+                self._clear()
+            known = dict(self.db.execute("SELECT path, stamp FROM files"))
+            seen: set[str] = set()
             for file in _files(folder):
-                relative = file.relative_to(folder).as_posix()
+                relative = _relative(file, folder)
+                if relative is None:
+                    done.skipped.append(_printable(file.relative_to(folder).as_posix()))
+                    continue
                 seen.add(relative)
-                stat = file.stat()
-                if known.get(relative) == f"{stat.st_mtime_ns}:{stat.st_size}":
-                    done.unchanged += 1
-                    continue
-                text = _readable(file, relative, stat.st_size, max_bytes)
-                if text is None:
-                    done.skipped.append(relative)
-                    if relative in known:
-                        self._drop(relative)
-                    continue
-                digest = hashlib.sha256(text.encode()).hexdigest()
-                stored = self.db.execute(
-                    "SELECT digest FROM files WHERE path = ?", (relative,)
-                ).fetchone()
-                if stored is None or stored[0] != digest:
-                    if stored is not None:
-                        self._drop(relative)
-                    self._add(passages(relative, text, base_url))
-                    (done.added if stored is None else done.updated).append(relative)
-                else:
-                    done.unchanged += 1
-                self.db.execute(
-                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)",
-                    (relative, stat.st_mtime_ns, stat.st_size, digest),
+                before = known.get(relative)
+                self._sync_file(
+                    file,
+                    relative,
+                    root=root,
+                    stamp_before=before,
+                    base_url=base_url,
+                    max_bytes=max_bytes,
+                    done=done,
                 )
             for gone in sorted(set(known) - seen):
                 self._drop(gone)
                 done.removed.append(gone)
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base_url', ?)", (base_url or "",))
-            if done.changed or done.skipped:
+            if done.changed or done.skipped or clear:
                 self.db.execute("DELETE FROM vocab")
                 self.db.execute("INSERT INTO vocab SELECT term, doc FROM temp.search_vocab")
                 self.db.execute(
@@ -171,17 +169,64 @@ class Index:
         self.total, self.tokens = self.count(), self._token_total()
         return done
 
+    def _sync_file(
+        self,
+        file: Path,
+        relative: str,
+        *,
+        root: Path,
+        stamp_before: str | None,
+        base_url: str | None,
+        max_bytes: int,
+        done: Synced,
+    ) -> None:
+        reason = None
+        try:
+            stat = file.stat()  # follows a symlink: a dangling one fails here
+            inside = file.resolve().is_relative_to(root)
+        except OSError as exc:
+            reason = f"unreadable: {type(exc).__name__}"
+        else:
+            if not inside:
+                reason = "a link to outside the folder"
+            elif stat.st_size > max_bytes:
+                reason = f"over {max_bytes} bytes"
+        text = None
+        if reason is None:
+            # A copy that restores the modification time still changes ctime and inode.
+            stamp = f"{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}:{stat.st_size}"
+            if stamp == stamp_before:
+                done.unchanged += 1
+                return
+            text, reason = _readable(file)
+        if text is None:
+            log.warning("knowledge: skipped %s (%s)", relative, reason)
+            done.skipped.append(relative)
+            if stamp_before is not None:
+                self._drop(relative)
+            return
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        stored = self.db.execute("SELECT digest FROM files WHERE path = ?", (relative,)).fetchone()
+        if stored is None or stored[0] != digest:
+            if stored is not None:
+                self._drop(relative)
+            self._add(passages(relative, text, base_url))
+            (done.added if stored is None else done.updated).append(relative)
+        else:
+            done.unchanged += 1
+        self.db.execute("INSERT OR REPLACE INTO files VALUES (?, ?, ?)", (relative, stamp, digest))
+
     def rebuild(
         self, folder: Path, base_url: str | None = None, max_bytes: int = 1_000_000
     ) -> Synced:
-        self._clear()
-        return self.sync(folder, base_url, max_bytes)
+        """Re-index everything, in one transaction: a failure keeps the old index."""
+        return self.sync(folder, base_url, max_bytes, clear=True)
 
     def _clear(self) -> None:
-        with self.db:
-            for table in ("files", "passages", "vocab", "meta"):
-                self.db.execute(f"DELETE FROM {table}")
-            self.db.execute("INSERT INTO search (search) VALUES ('delete-all')")
+        """Forget everything (within the caller's transaction)."""
+        for table in ("files", "passages", "vocab", "meta"):
+            self.db.execute(f"DELETE FROM {table}")
+        self.db.execute("INSERT INTO search (search) VALUES ('delete-all')")
 
     def search(self, query: str, k: int, floor: float = 0.0, planned: bool = True) -> list[Hit]:
         """The `k` best passages for `query` with relevance at least `floor`.
@@ -300,33 +345,45 @@ class Index:
 
 def _files(folder: Path) -> Iterator[Path]:
     for file in sorted(folder.rglob("*")):
-        if file.is_file() and file.suffix.lower() in SUFFIXES and not file.name.startswith("."):
+        wanted = file.suffix.lower() in SUFFIXES and not file.name.startswith(".")
+        if wanted and (file.is_file() or file.is_symlink()):
             yield file
 
 
-def _readable(file: Path, relative: str, size: int, max_bytes: int) -> str | None:
-    """The file's text, or None (with a warning naming it) when it cannot be indexed."""
-    if size > max_bytes:
-        log.warning("knowledge: skipped %s (over %d bytes)", relative, max_bytes)
+def _relative(file: Path, folder: Path) -> str | None:
+    """The file's path in the folder, or None (with a warning) when the name is not UTF-8
+    (SQLite could not store it)."""
+    relative = file.relative_to(folder).as_posix()
+    try:
+        relative.encode("utf-8")
+    except UnicodeEncodeError:
+        log.warning("knowledge: skipped %s (name not UTF-8)", _printable(relative))
         return None
+    return relative
+
+
+def _printable(name: str) -> str:
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _readable(file: Path) -> tuple[str, None] | tuple[None, str]:
+    """The file's text, or why it cannot be indexed."""
     try:
         data = file.read_bytes()
     except OSError as exc:
-        log.warning("knowledge: skipped %s (unreadable: %s)", relative, type(exc).__name__)
-        return None
+        return None, f"unreadable: {type(exc).__name__}"
     if b"\0" in data:
-        log.warning("knowledge: skipped %s (binary)", relative)
-        return None
+        return None, "binary"
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), None
     except UnicodeDecodeError:
-        log.warning("knowledge: skipped %s (not UTF-8)", relative)
-        return None
+        return None, "not UTF-8"
 
 
 def _indexed(text: str) -> str:
-    """Text as the tokenizer should see it: CJK characters one by one."""
-    return _CJK.sub(lambda m: f" {m.group(0)} ", text)
+    """Text as the tokenizer should see it: folded here, as queries are (unicode61 alone
+    keeps Greek and Cyrillic accents), and CJK characters one by one."""
+    return _CJK.sub(lambda m: f" {m.group(0)} ", _fold(text))
 
 
 def _fold(word: str) -> str:

@@ -11,7 +11,6 @@ import logging
 import sqlite3
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from app.agent.conversation import Conversation
 from app.knowledge.index import Index, Synced
@@ -32,14 +31,33 @@ class Knowledge:
     @classmethod
     def open(cls, settings: Settings) -> Knowledge | None:
         """None without KNOWLEDGE_DIR; else the index, brought up to date with the folder
-        (only files that changed are re-read)."""
-        if settings.knowledge_dir is None:
+        (only files that changed are re-read). Never raises: a folder that has gone keeps
+        the index as it was, and an index that cannot be used means no sources (logged)."""
+        folder = settings.knowledge_dir
+        if folder is None:
             return None
-        index = _opened(settings.knowledge_index)
         started = time.perf_counter()
-        synced = refresh(index, settings)
-        took = time.perf_counter() - started
-        log.info("knowledge: %s in %.2f s", summary(synced, index.count()), took)
+        try:
+            index, synced = open_index(settings)
+        except NotADirectoryError:
+            log.error("knowledge: %s is not a folder; answering from the index as it was", folder)
+            return cls.stale(settings)
+        except sqlite3.Error as exc:
+            log.error("knowledge: index unusable (%s); answering without sources", label(exc))
+            return None
+        else:
+            took = time.perf_counter() - started
+            log.info("knowledge: %s in %.2f s", summary(synced, index.count()), took)
+        return cls(index, settings.knowledge_top_k, settings.knowledge_min_relevance)
+
+    @classmethod
+    def stale(cls, settings: Settings) -> Knowledge | None:
+        """The index as it is, without a sync; None (logged) if it cannot be opened."""
+        try:
+            index = Index(settings.knowledge_index)
+        except sqlite3.Error as exc:
+            log.error("knowledge: index unusable (%s); answering without sources", label(exc))
+            return None
         return cls(index, settings.knowledge_top_k, settings.knowledge_min_relevance)
 
     def sources(self, conversation: Conversation) -> tuple[Source, ...]:
@@ -63,15 +81,31 @@ class Knowledge:
         self.index.close()
 
 
-def _opened(path: Path) -> Index:
-    """The index at `path`; a file that is not a readable index is a broken cache: it is
-    replaced (and rebuilt by the sync that follows)."""
+def open_index(settings: Settings, rebuild: bool = False) -> tuple[Index, Synced]:
+    """The index at KNOWLEDGE_INDEX brought up to date (or rebuilt). A file that is not a
+    usable index is a broken cache: it is replaced and rebuilt. Errors that say the file is
+    busy or not writable (OperationalError) are not corruption and are raised."""
+    path = settings.knowledge_index
     try:
-        return Index(path)
+        return _synced(Index(path), settings, rebuild)
+    except sqlite3.OperationalError:
+        raise
     except sqlite3.DatabaseError as exc:
-        log.warning("knowledge: index %s unreadable (%s); rebuilding it", path, type(exc).__name__)
-        path.unlink(missing_ok=True)
-        return Index(path)
+        log.warning("knowledge: index %s unreadable (%s); rebuilding it", path, label(exc))
+    path.unlink(missing_ok=True)
+    return _synced(Index(path), settings, rebuild=True)
+
+
+def _synced(index: Index, settings: Settings, rebuild: bool) -> tuple[Index, Synced]:
+    try:
+        return index, refresh(index, settings, rebuild)
+    except BaseException:
+        index.close()
+        raise
+
+
+def label(exc: BaseException) -> str:
+    return type(exc).__name__
 
 
 def refresh(index: Index, settings: Settings, rebuild: bool = False) -> Synced:

@@ -71,3 +71,13 @@ def test_chat_answers_from_the_docs_with_a_footer(
         in (done.stdout)
     )
     assert "attempt 1/3: passed" in done.stdout
+
+
+def test_index_replaces_a_corrupt_index_file(docs: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "data" / "knowledge.sqlite3"
+    broken.parent.mkdir()
+    broken.write_bytes(b"not a database" * 500)
+    done = run(tmp_path, "index", KNOWLEDGE_DIR=str(docs))
+    assert done.returncode == 0, done.stderr
+    assert "5 files added" in done.stdout and "Traceback" not in done.stderr
+    assert "unreadable (DatabaseError); rebuilding it" in done.stderr

@@ -6,7 +6,9 @@ carries a Sources footer."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -242,3 +244,18 @@ def test_a_corrupt_index_file_is_rebuilt(
     assert docs.index.count() > 0
     assert "unreadable (DatabaseError); rebuilding it" in caplog.text
     docs.close()
+
+
+def test_a_vanished_folder_keeps_answering_from_the_index(
+    knowledge_settings: Any, docs: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings = knowledge_settings()
+    first = Knowledge.open(settings)
+    assert first is not None
+    count = first.index.count()
+    first.close()
+    shutil.rmtree(docs)
+    again = Knowledge.open(settings)
+    assert again is not None and again.index.count() == count
+    assert "is not a folder; answering from the index as it was" in caplog.text
+    again.close()

@@ -174,3 +174,73 @@ def test_rescoring_reproduces_fts5_bm25(docs: Path, tmp_path: Path, query: str) 
     assert rescored
     for hit in rescored:
         assert hit.relevance == pytest.approx(exact[hit.passage.source_id], rel=1e-6)
+
+
+def test_greek_and_cyrillic_accents_are_folded_on_both_sides(tmp_path: Path) -> None:
+    folder = tmp_path / "intl"
+    folder.mkdir()
+    (folder / "ru.md").write_text("# Йогурт\n\nЙогурт хранится в холодильнике.\n")
+    (folder / "el.md").write_text("# Ελληνικά\n\nΗ άλφα έκδοση κυκλοφορεί σήμερα.\n")
+    index = Index(tmp_path / "k.sqlite3")
+    index.sync(folder)
+    assert titles(index, "йогурт")[0] == "Йогурт"
+    assert titles(index, "Ελληνικά άλφα")[0] == "Ελληνικά"
+    assert titles(index, "αλφα εκδοση")[0] == "Ελληνικά"
+
+
+def test_awkward_files_are_skipped_with_a_warning_and_nothing_breaks(
+    docs: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    os.close(os.open(os.fsencode(docs) + b"/caf\xe9.md", os.O_CREAT | os.O_WRONLY))
+    (docs / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    outside = tmp_path / "secret.md"
+    outside.write_text("# Secret\n\nThe vault code.\n")
+    (docs / "linked.md").symlink_to(outside)
+    index = Index(tmp_path / "k.sqlite3")
+    done = index.sync(docs, BASE)
+    assert len(done.added) == 5
+    assert sorted(done.skipped) == ["caf\\xe9.md", "gone.md", "linked.md"]
+    warnings = {r.getMessage() for r in caplog.records if r.levelname == "WARNING"}
+    assert "knowledge: skipped caf\\xe9.md (name not UTF-8)" in warnings
+    assert "knowledge: skipped gone.md (unreadable: FileNotFoundError)" in warnings
+    assert "knowledge: skipped linked.md (a link to outside the folder)" in warnings
+    assert index.search("vault code", 5) == []
+
+
+def test_edits_that_restore_the_modification_time_are_seen(index: Index, docs: Path) -> None:
+    target = docs / "oncall.md"
+    before = target.stat()
+    text = target.read_text().replace("Monday", "Friday")
+    target.write_text(text)
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert target.stat().st_size == before.st_size
+    assert index.sync(docs, BASE).updated == ["oncall.md"]
+    assert titles(index, "rotation friday")[0] == "On-call"
+
+
+def test_a_lower_size_limit_drops_files_now_over_it(index: Index, docs: Path) -> None:
+    done = index.sync(docs, BASE, max_bytes=300)
+    assert "deploy.md" in done.skipped
+    assert index.search("rollback", 5) == []
+
+
+def test_a_missing_folder_leaves_the_index_as_it_was(index: Index, tmp_path: Path) -> None:
+    count = index.count()
+    with pytest.raises(NotADirectoryError):
+        index.sync(tmp_path / "unmounted", BASE)
+    assert index.count() == count
+
+
+def test_a_rebuild_that_fails_keeps_the_old_index(
+    index: Index, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    count = index.count()
+
+    def broken(*args: object) -> list[object]:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr("app.knowledge.index.passages", broken)
+    with pytest.raises(RuntimeError):
+        index.rebuild(docs, BASE)
+    assert index.count() == count
+    assert titles(index, "rollback")[0] == "Deploying billing › Rollback"
