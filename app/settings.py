@@ -80,6 +80,12 @@ class Settings(BaseSettings):
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
 
+    @field_validator("knowledge_base_url")
+    @classmethod
+    def _a_folder_url(cls, value: str | None) -> str | None:
+        """Paths are joined onto it: without a final "/" its last segment would be lost."""
+        return value if value is None or value.endswith("/") else value + "/"
+
     @field_validator("langfuse_environment")
     @classmethod
     def _not_reserved(cls, value: str) -> str:

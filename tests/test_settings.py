@@ -69,3 +69,16 @@ def test_only_settings_reads_the_environment() -> None:
         if path.name != "settings.py" and readers.search(path.read_text())
     ]
     assert offenders == []
+
+
+def test_knowledge_base_url_is_a_folder(tmp_path: Path) -> None:
+    def base(value: str) -> str | None:
+        return load_settings(_env_file=None, knowledge_base_url=value).knowledge_base_url
+
+    assert base("https://wiki.example.com/docs") == "https://wiki.example.com/docs/"
+    assert base("https://wiki.example.com/docs/") == "https://wiki.example.com/docs/"
+    assert base("") is None
+    with pytest.raises(SettingsError, match="KNOWLEDGE_BASE_URL"):
+        base("ftp://files.example.com/")
+    with pytest.raises(SettingsError, match="KNOWLEDGE_DIR"):
+        load_settings(_env_file=None, knowledge_dir=tmp_path / "missing")

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin
 
+from app.verify.footer import SECTION
+
 MAX_CHARS = 1_500  # per passage: a few paragraphs, what a citation can point at
 _HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*)")  # the closing #s are trimmed in Python
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
@@ -39,7 +41,7 @@ def passages(path: str, text: str, base_url: str | None = None) -> list[Passage]
     repeats: dict[str | None, int] = {}
     for heading, section in _sections(body):
         repeat = repeats[heading] = repeats.get(heading, -1) + 1
-        title = doc_title if heading in (None, doc_title) else f"{doc_title} › {heading}"
+        title = doc_title if heading in (None, doc_title) else f"{doc_title}{SECTION}{heading}"
         for n, piece in enumerate(_pieces(section)):
             seed = f"{path}\0{heading or ''}\0{repeat}\0{n}"
             source_id = hashlib.sha256(seed.encode()).hexdigest()[:16]

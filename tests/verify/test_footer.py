@@ -28,6 +28,17 @@ def test_footer_in_each_dialect() -> None:
     assert sources_footer((), "mrkdwn") == ""
 
 
+def test_sections_of_one_document_are_one_entry() -> None:
+    rollback, staging = (
+        Source(x, f"Deploying billing › {h}", "https://wiki.example.com/billing/deploy")
+        for x, h in (("a1", "Rollback"), ("c3", "Staging"))
+    )
+    on_call = Source("b2", "On-call", None)
+    assert sources_footer((rollback, on_call, staging, rollback), "mrkdwn") == (
+        "*Sources*\n• <https://wiki.example.com/billing/deploy|Deploying billing>\n• On-call"
+    )
+
+
 HOSTILE = [
     "**Bold** & <b>html</b> | pipes",
     "[label](https://evil.example.com) ![img](x)",
