@@ -15,7 +15,8 @@ question of common words would score most of the index. A query is therefore pla
 when its words would match more than SCORED_ROWS passages, words in over half the passages
 are left out (FTS5 gives them no weight: their idf is floored at 1e-6) and the rarest words
 are used, up to SCORED_ROWS passages; a question with no word that rare asks for passages
-holding its rarest words together, or else with them in the title. The best RERANKED of
+holding its rarest words together, or else with them in the title, and only if that finds
+too few, for its rarest word alone. The best RERANKED of
 those are then scored again with every query word, by FTS5's BM25 formula (here in Python,
 over their text), so the words left out still order them.
 """
@@ -236,24 +237,31 @@ class Index:
         if not terms or k <= 0:
             return []
         rows = self._rows(terms)
-        match = self._plan(terms, rows) if planned else _any(terms)
-        if match is None:
-            return []
-        exact = match == _any(terms)
-        found = self.db.execute(
+        plans = self._plan(terms, rows) if planned else [_any(terms)]
+        exact = plans == [_any(terms)]
+        found: dict[str, Hit] = {}
+        for match in plans:  # the next plan only if the last found too few
+            for hit in self._matching(match, k if exact else max(k, RERANKED)):
+                found.setdefault(hit.passage.source_id, hit)
+            if len(found) >= k:
+                break
+        hits = list(found.values())
+        if not exact:
+            hits = sorted(self._rescored(hits, terms, rows), key=lambda h: -h.relevance)[:k]
+        return [hit for hit in hits if hit.relevance >= floor]
+
+    def _matching(self, match: str, limit: int) -> list[Hit]:
+        rows = self.db.execute(
             "SELECT p.source_id, p.path, p.title, p.url, p.text, s.relevance FROM ("
             f"  SELECT rowid, -bm25(search, {_TITLE_WEIGHT}, {_TEXT_WEIGHT}) AS relevance"
             "   FROM search WHERE search MATCH ? ORDER BY relevance DESC LIMIT ?"
             ") AS s JOIN passages AS p ON p.id = s.rowid ORDER BY s.relevance DESC",
-            (match, k if exact else max(k, RERANKED)),
+            (match, limit),
         )
-        hits = [
+        return [
             Hit(Passage(source_id, path, title, url, text), relevance)
-            for source_id, path, title, url, text, relevance in found
+            for source_id, path, title, url, text, relevance in rows
         ]
-        if not exact:
-            hits = sorted(self._rescored(hits, terms, rows), key=lambda h: -h.relevance)[:k]
-        return [hit for hit in hits if hit.relevance >= floor]
 
     def count(self) -> int:
         return int(self.db.execute("SELECT count(*) FROM passages").fetchone()[0])
@@ -273,14 +281,16 @@ class Index:
         )
         return {t: min(found.get(token, 0) for token in t.tokens) for t in terms}
 
-    def _plan(self, terms: list[_Term], rows: dict[_Term, int]) -> str | None:
-        """The FTS5 query for `terms` that scores at most about `scored_rows` passages."""
+    def _plan(self, terms: list[_Term], rows: dict[_Term, int]) -> list[str]:
+        """FTS5 queries for `terms`, each scoring at most about `scored_rows` passages where
+        it can; the first that finds enough wins. A last resort (the rarest word alone) may
+        score more, and runs only when the cheaper queries found too few."""
         if sum(rows.values()) <= self.scored_rows:
-            return _any(terms)
+            return [_any(terms)]
         # Words no passage holds cannot match; words in over half weigh nothing.
         useful = sorted((t for t in terms if 0 < rows[t] * 2 <= self.total), key=rows.__getitem__)
         if not useful:
-            return None
+            return []
         chosen, scored = [useful[0]], rows[useful[0]]
         for term in useful[1:]:
             if scored + rows[term] > self.scored_rows:
@@ -288,7 +298,7 @@ class Index:
             chosen.append(term)
             scored += rows[term]
         if scored <= self.scored_rows:
-            return _any(chosen)
+            return [_any(chosen)]
         together, expected = [useful[0]], float(rows[useful[0]])
         for term in useful[1:]:
             if expected <= self.scored_rows:
@@ -296,8 +306,10 @@ class Index:
             together.append(term)
             expected *= rows[term] / self.total
         if expected <= self.scored_rows:
-            return " AND ".join(term.expression for term in together)
-        return f"{{title_terms}} : ({_any(together)})"
+            first = " AND ".join(term.expression for term in together)
+        else:
+            first = f"{{title_terms}} : ({_any(together)})"
+        return [first, useful[0].expression]
 
     def _rescored(
         self, hits: list[Hit], terms: list[_Term], rows: dict[_Term, int]

@@ -119,7 +119,9 @@ def crowded(tmp_path: Path) -> Path:
     folder = tmp_path / "crowded"
     folder.mkdir()
     for n in range(20):
-        extra = " Staging needs a feature flag." if n % 4 == 0 else ""
+        extra = {0: " Staging needs a feature flag.", 1: " A canary release needs approval."}.get(
+            n % 4, ""
+        )
         (folder / f"runbook{n}.md").write_text(
             f"# Runbook {n}\n\nThe team deploys the service with care.{extra} "
             f"Ask about codeword{n} in the channel.\n"
@@ -140,6 +142,9 @@ def test_planned_queries_score_few_passages_and_still_find_the_answer(
     # No rare word, but words in a quarter of the passages: they are asked for together.
     found = {hit.passage.path for hit in index.search("staging feature flag", 10)}
     assert found == {f"runbook{n}.md" for n in range(0, 20, 4)}
+    # Asked together the rare words are never in one passage: the rarest word alone then.
+    found = {hit.passage.path for hit in index.search("canary staging", 10)}
+    assert found == {f"runbook{n}.md" for n in range(1, 20, 4)}
 
 
 def test_small_indexes_are_scored_exactly(index: Index) -> None:
