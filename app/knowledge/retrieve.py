@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from app.agent.conversation import Conversation
 from app.knowledge.index import Index, Synced
 from app.settings import Settings
+from app.telemetry import label
 from app.verify import Source
 
 log = logging.getLogger("vouch.knowledge")
@@ -102,10 +103,6 @@ def _synced(index: Index, settings: Settings, rebuild: bool) -> tuple[Index, Syn
     except BaseException:
         index.close()
         raise
-
-
-def label(exc: BaseException) -> str:
-    return type(exc).__name__
 
 
 def refresh(index: Index, settings: Settings, rebuild: bool = False) -> Synced:
