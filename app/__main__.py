@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sqlite3
 import sys
 
@@ -73,8 +74,25 @@ def _run(settings: Settings) -> int:
     if problems:
         print(f"Cannot start Vouch: set {'; '.join(problems)}. {SETUP_HINT}", file=sys.stderr)
         return 2
-    asyncio.run(serve(settings))
+    asyncio.run(_until_stopped(settings))
     return 0
+
+
+async def _until_stopped(settings: Settings) -> None:
+    """Serve until SIGTERM or SIGINT, then shut down gracefully; a second signal acts at
+    once (the default handlers are back)."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    signals = (signal.SIGTERM, signal.SIGINT)
+
+    def stopping() -> None:
+        stop.set()
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+
+    for signum in signals:
+        loop.add_signal_handler(signum, stopping)
+    await serve(settings, stop)
 
 
 if __name__ == "__main__":

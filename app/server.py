@@ -1,5 +1,10 @@
 """Start the bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP on HOST:PORT with
-POST /slack/events (signature-verified by Bolt) and GET /healthz."""
+POST /slack/events (signature-verified by Bolt) and GET /healthz.
+
+Shutdown (the `stop` event: SIGTERM or SIGINT from the command line) is graceful: no new
+events are taken (HTTP answers 503, so Slack retries elsewhere, and /healthz turns 503;
+Socket Mode disconnects), answers in flight get up to SHUTDOWN_GRACE seconds to finish,
+then telemetry is flushed."""
 
 from __future__ import annotations
 
@@ -8,12 +13,14 @@ import logging
 
 import aiohttp
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
 from app.slack.app import create_app
+from app.slack.drain import InFlight
 from app.telemetry import Telemetry
 
 log = logging.getLogger("vouch")
@@ -39,16 +46,16 @@ def credential_problems(settings: Settings) -> list[str]:
     return problems
 
 
-async def serve(settings: Settings) -> None:
-    """Run until cancelled; Slack Web API calls share one connection pool; the knowledge
-    index is brought up to date before the first event; telemetry is flushed on the way
-    out, within LANGFUSE_FLUSH_TIMEOUT."""
+async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
+    """Run until `stop` is set (then shut down gracefully) or until cancelled; Slack Web API
+    calls share one connection pool; the knowledge index is brought up to date before the
+    first event; telemetry is flushed on the way out, within LANGFUSE_FLUSH_TIMEOUT."""
     telemetry = Telemetry.from_settings(settings)
     knowledge = None
     try:
         knowledge = await asyncio.to_thread(Knowledge.open, settings)
         async with aiohttp.ClientSession() as session:
-            await _serve(settings, session, telemetry, knowledge)
+            await _serve(settings, session, telemetry, knowledge, stop or asyncio.Event())
     finally:
         if knowledge is not None:
             knowledge.close()
@@ -60,25 +67,59 @@ async def _serve(
     session: aiohttp.ClientSession,
     telemetry: Telemetry,
     knowledge: Knowledge | None,
+    stop: asyncio.Event,
 ) -> None:
     agent = Deps.from_settings(settings, knowledge=knowledge)
-    app = create_app(settings, agent, session, telemetry)
+    inflight = InFlight()
+    app = create_app(settings, agent, session, telemetry, inflight)
     if settings.slack_app_token is not None:
         log.info("starting in Socket Mode")
         handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())
-        await handler.start_async()  # type: ignore[no-untyped-call]
+        await handler.connect_async()  # type: ignore[no-untyped-call]
+        try:
+            await stop.wait()
+        finally:
+            inflight.closing = True
+            await handler.close_async()  # type: ignore[no-untyped-call]
+        await _drain(inflight, settings.shutdown_grace)
         return
     web_app = app.web_app(path="/slack/events", port=settings.port)
-    web_app.router.add_get("/healthz", _healthz)
+    web_app.middlewares.append(_refuse_when_closing(inflight))
+    web_app.router.add_get("/healthz", _healthz(inflight))
     runner = web.AppRunner(web_app)
     await runner.setup()
     await web.TCPSite(runner, settings.host, settings.port).start()
     log.info("listening for HTTP events on %s:%s", settings.host, settings.port)
     try:
-        await asyncio.Event().wait()
+        await stop.wait()
+        inflight.closing = True
+        await _drain(inflight, settings.shutdown_grace)
     finally:
         await runner.cleanup()
 
 
-async def _healthz(request: web.Request) -> web.Response:
-    return web.json_response({"ok": True})
+async def _drain(inflight: InFlight, grace: float) -> None:
+    log.info("shutting down: %d answer(s) in flight, waiting up to %.0f s", inflight.count, grace)
+    if await inflight.drained(grace):
+        log.info("shutdown: every answer finished")
+    else:
+        log.warning("shutdown: %d answer(s) still in flight after %.0f s", inflight.count, grace)
+
+
+def _refuse_when_closing(inflight: InFlight) -> Middleware:
+    @web.middleware
+    async def refuse(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if inflight.closing and request.method == "POST":
+            return web.json_response({"ok": False, "error": "shutting_down"}, status=503)
+        return await handler(request)
+
+    return refuse
+
+
+def _healthz(inflight: InFlight) -> Handler:
+    async def healthz(request: web.Request) -> web.StreamResponse:
+        if inflight.closing:
+            return web.json_response({"ok": False, "closing": True}, status=503)
+        return web.json_response({"ok": True})
+
+    return healthz

@@ -48,6 +48,7 @@ class Settings(BaseSettings):
     thread_max_messages: int = Field(50, ge=1, le=1000)
     thread_max_chars: int = Field(30_000, ge=1_000, le=200_000)
     dedupe_ttl: float = Field(900.0, ge=60, le=86_400)
+    shutdown_grace: float = Field(20.0, ge=0, le=600)
 
     langfuse_public_key: str | None = None
     langfuse_secret_key: SecretStr | None = None

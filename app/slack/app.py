@@ -18,6 +18,7 @@ from app.agent.loop import Deps
 from app.settings import Settings
 from app.slack.dedupe import SeenMessages, ThreadOrder
 from app.slack.deliver import FEEDBACK_ACTION
+from app.slack.drain import InFlight
 from app.slack.listeners import Listeners
 from app.telemetry import Telemetry
 
@@ -54,6 +55,7 @@ def create_app(
     agent: Deps,
     session: aiohttp.ClientSession | None = None,
     telemetry: Telemetry | None = None,
+    inflight: InFlight | None = None,
 ) -> AsyncApp:
     secret = settings.slack_signing_secret
     app = AsyncApp(
@@ -68,6 +70,7 @@ def create_app(
         SeenMessages(settings.dedupe_ttl),
         ThreadOrder(),
         telemetry or Telemetry.off(),
+        inflight or InFlight(),
     )
     app.event("app_mention")(listeners.on_mention)
     app.event("message")(listeners.on_message)

@@ -18,6 +18,7 @@ from app.logs import traced
 from app.settings import Settings
 from app.slack.dedupe import SeenMessages, ThreadOrder, message_key
 from app.slack.deliver import Target, deliver
+from app.slack.drain import InFlight
 from app.slack.status import Status, status_text
 from app.slack.thread import Bot, is_own, strip_mention, to_conversation
 from app.telemetry import MessageIds, Telemetry, label
@@ -50,6 +51,7 @@ class Listeners:
     seen: SeenMessages
     order: ThreadOrder
     telemetry: Telemetry
+    inflight: InFlight
 
     async def on_mention(
         self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
@@ -120,7 +122,7 @@ class Listeners:
             else "mention",
         )
         progress = _Progress()
-        with traced(reference):
+        with traced(reference), self.inflight.answering():
             try:
                 async with self.order.turn(ids.thread):
                     await self.respond(

@@ -1,0 +1,123 @@
+"""Graceful shutdown of `python -m app` (HTTP mode) on SIGTERM: no new events are taken,
+the answer in flight is delivered, telemetry is flushed, and the wait is bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.fakes.server import free_port, wait_healthy
+from tests.fakes.slack import FakeSlack
+from tests.slack.bolt import mention, post_event, until
+
+SECRET = "shutdown-secret"
+GOOD = "Merge to `main` and the pipeline deploys billing to staging."
+
+
+@pytest.fixture
+def bot(tmp_path: Path, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack) -> Iterator[Any]:
+    """Starts `python -m app` on a free port against the fakes; kills it at the end."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(**env: str) -> tuple[subprocess.Popen[str], int]:
+        port = free_port()
+        clean = {k: v for k, v in os.environ.items() if not k.startswith(("LANGFUSE_", "SLACK_"))}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "app"],
+            cwd=tmp_path,
+            env={
+                **clean,
+                "SLACK_BOT_TOKEN": "xoxb-test",
+                "SLACK_SIGNING_SECRET": SECRET,
+                "SLACK_API_URL": fake_slack.url,
+                "ANTHROPIC_API_KEY": "test-key",
+                "ANTHROPIC_BASE_URL": fake_anthropic.url,
+                "HOST": "127.0.0.1",
+                "PORT": str(port),
+                **env,
+            },
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        started.append(process)
+        return process, port
+
+    yield start
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+async def status(url: str, method: str = "GET") -> int:
+    async with aiohttp.ClientSession() as session, session.request(method, url) as response:
+        return response.status
+
+
+async def test_sigterm_finishes_the_answer_in_flight_and_takes_no_new_events(
+    bot: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_anthropic.push(Reply(GOOD, delay=2.0))
+    process, port = bot(SHUTDOWN_GRACE="10")
+    base = f"http://127.0.0.1:{port}"
+    await wait_healthy(base)
+    assert await post_event(port, mention("how do I deploy?", "510.000001"), SECRET) == 200
+    await until(lambda: bool(fake_anthropic.requests))  # the answer is in flight
+    stopping = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    await asyncio.sleep(0.3)
+    assert await status(f"{base}/healthz") == 503  # load balancers stop sending
+    assert await post_event(port, mention("and staging?", "510.000002"), SECRET) == 503
+    _, stderr = await asyncio.to_thread(process.communicate, timeout=30)
+    assert process.returncode == 0
+    assert time.monotonic() - stopping < 6.0
+    [post] = fake_slack.of("chat.postMessage")
+    assert post["text"] == GOOD and post["thread_ts"] == "510.000001"
+    assert len(fake_anthropic.requests) == 1  # the refused event was never answered
+    messages = [json.loads(line)["message"] for line in stderr.splitlines() if line.startswith("{")]
+    assert "shutting down: 1 answer(s) in flight, waiting up to 10 s" in messages
+    assert "shutdown: every answer finished" in messages
+    assert "Traceback" not in stderr
+
+
+async def test_the_wait_for_answers_in_flight_is_bounded(
+    bot: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_anthropic.push(Reply(GOOD, delay=6.0))
+    process, port = bot(SHUTDOWN_GRACE="1")
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    assert await post_event(port, mention("how do I deploy?", "511.000001"), SECRET) == 200
+    await until(lambda: bool(fake_anthropic.requests))
+    stopping = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    _, stderr = await asyncio.to_thread(process.communicate, timeout=30)
+    assert time.monotonic() - stopping < 4.0
+    assert process.returncode == 0
+    assert "shutdown: 1 answer(s) still in flight after 1 s" in stderr
+    assert "Traceback" not in stderr
+    assert fake_slack.of("chat.postMessage") == []  # nothing half-made was posted
+
+
+async def test_a_second_signal_stops_at_once(bot: Any, fake_anthropic: FakeAnthropic) -> None:
+    fake_anthropic.push(Reply(GOOD, delay=8.0))
+    process, port = bot(SHUTDOWN_GRACE="60")
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    assert await post_event(port, mention("how do I deploy?", "512.000001"), SECRET) == 200
+    await until(lambda: bool(fake_anthropic.requests))
+    stopping = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    await asyncio.sleep(0.5)
+    process.send_signal(signal.SIGTERM)
+    await asyncio.to_thread(process.wait, timeout=30)
+    assert time.monotonic() - stopping < 4.0  # not the 8 s the answer would take
