@@ -15,7 +15,7 @@ from app.chat import chat
 from app.knowledge.retrieve import open_index, summary
 from app.metrics import MetricsError
 from app.metrics import run as metrics
-from app.server import SETUP_HINT, credential_problems, serve
+from app.server import SETUP_HINT, credential_problems, health, serve
 from app.settings import Settings, SettingsError, load_settings
 
 
@@ -25,6 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("run", help="run the Slack bot (the default)")
     commands.add_parser("chat", help="chat with the agent loop in this terminal")
     commands.add_parser("index", help="rebuild the index of KNOWLEDGE_DIR")
+    commands.add_parser("health", help="exit 0 if the bot here is healthy (container check)")
     report = commands.add_parser("metrics", help="verification rates and failure patterns")
     report.add_argument("--since", default="7d", help="window: 90m, 24h, 7d, 2w (default 7d)")
     report.add_argument("--top", type=int, default=10, help="issue codes to list (default 10)")
@@ -50,6 +51,8 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
         return asyncio.run(chat(settings))
     if args.command == "index":
         return _index(settings)
+    if args.command == "health":
+        return health(settings)
     if args.command == "metrics":
         return metrics(settings, args.since, sys.stdout, args.top)
     return _run(settings)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+import urllib.request
 
 import aiohttp
 from aiohttp import web
@@ -44,6 +46,22 @@ def credential_problems(settings: Settings) -> list[str]:
     if settings.anthropic_api_key is None:
         problems.append("ANTHROPIC_API_KEY")
     return problems
+
+
+def health(settings: Settings) -> int:
+    """The container's health check: in HTTP mode, 0 when GET /healthz on this machine
+    answers 200 within 3 s, else 1 (one line on stderr). Socket Mode serves no HTTP:
+    0 while the process runs (Docker runs the check only then)."""
+    if settings.slack_app_token is not None:
+        return 0
+    url = f"http://127.0.0.1:{settings.port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=3) as response:
+            healthy = response.status == 200
+    except (OSError, ValueError) as exc:
+        print(f"unhealthy: {type(exc).__name__}", file=sys.stderr)
+        return 1
+    return 0 if healthy else 1
 
 
 async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
