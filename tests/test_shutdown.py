@@ -60,6 +60,18 @@ def bot(tmp_path: Path, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack) ->
         process.wait()
 
 
+async def answering(
+    bot: Any, fake: FakeAnthropic, ts: str, delay: float, grace: str
+) -> tuple[subprocess.Popen[str], int]:
+    """A bot process with one answer in flight (the model takes `delay` seconds)."""
+    fake.push(Reply(GOOD, delay=delay))
+    process, port = bot(SHUTDOWN_GRACE=grace)
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    assert await post_event(port, mention("how do I deploy?", ts), SECRET) == 200
+    await until(lambda: bool(fake.requests))
+    return process, port
+
+
 async def status(url: str, method: str = "GET") -> int:
     async with aiohttp.ClientSession() as session, session.request(method, url) as response:
         return response.status
@@ -68,12 +80,8 @@ async def status(url: str, method: str = "GET") -> int:
 async def test_sigterm_finishes_the_answer_in_flight_and_takes_no_new_events(
     bot: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
 ) -> None:
-    fake_anthropic.push(Reply(GOOD, delay=2.0))
-    process, port = bot(SHUTDOWN_GRACE="10")
+    process, port = await answering(bot, fake_anthropic, "510.000001", delay=2.0, grace="10")
     base = f"http://127.0.0.1:{port}"
-    await wait_healthy(base)
-    assert await post_event(port, mention("how do I deploy?", "510.000001"), SECRET) == 200
-    await until(lambda: bool(fake_anthropic.requests))  # the answer is in flight
     stopping = time.monotonic()
     process.send_signal(signal.SIGTERM)
     await asyncio.sleep(0.3)
@@ -94,11 +102,7 @@ async def test_sigterm_finishes_the_answer_in_flight_and_takes_no_new_events(
 async def test_the_wait_for_answers_in_flight_is_bounded(
     bot: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
 ) -> None:
-    fake_anthropic.push(Reply(GOOD, delay=6.0))
-    process, port = bot(SHUTDOWN_GRACE="1")
-    await wait_healthy(f"http://127.0.0.1:{port}")
-    assert await post_event(port, mention("how do I deploy?", "511.000001"), SECRET) == 200
-    await until(lambda: bool(fake_anthropic.requests))
+    process, _ = await answering(bot, fake_anthropic, "511.000001", delay=6.0, grace="1")
     stopping = time.monotonic()
     process.send_signal(signal.SIGTERM)
     _, stderr = await asyncio.to_thread(process.communicate, timeout=30)
@@ -110,11 +114,7 @@ async def test_the_wait_for_answers_in_flight_is_bounded(
 
 
 async def test_a_second_signal_stops_at_once(bot: Any, fake_anthropic: FakeAnthropic) -> None:
-    fake_anthropic.push(Reply(GOOD, delay=8.0))
-    process, port = bot(SHUTDOWN_GRACE="60")
-    await wait_healthy(f"http://127.0.0.1:{port}")
-    assert await post_event(port, mention("how do I deploy?", "512.000001"), SECRET) == 200
-    await until(lambda: bool(fake_anthropic.requests))
+    process, _ = await answering(bot, fake_anthropic, "512.000001", delay=8.0, grace="60")
     stopping = time.monotonic()
     process.send_signal(signal.SIGTERM)
     await asyncio.sleep(0.5)
