@@ -34,28 +34,10 @@ class Knowledge:
         """None without KNOWLEDGE_DIR; else the index, brought up to date with the folder
         (only files that changed are re-read). Never raises: a folder that has gone keeps
         the index as it was, and an index that cannot be used means no sources (logged)."""
-        folder = settings.knowledge_dir
-        if folder is None:
+        if settings.knowledge_dir is None:
             return None
-        started = time.perf_counter()
         try:
-            index, synced = open_index(settings)
-        except NotADirectoryError:
-            log.error("knowledge: %s is not a folder; answering from the index as it was", folder)
-            return cls.stale(settings)
-        except sqlite3.Error as exc:
-            log.error("knowledge: index unusable (%s); answering without sources", label(exc))
-            return None
-        else:
-            took = time.perf_counter() - started
-            log.info("knowledge: %s in %.2f s", summary(synced, index.count()), took)
-        return cls(index, settings.knowledge_top_k, settings.knowledge_min_relevance)
-
-    @classmethod
-    def stale(cls, settings: Settings) -> Knowledge | None:
-        """The index as it is, without a sync; None (logged) if it cannot be opened."""
-        try:
-            index = Index(settings.knowledge_index)
+            index = _up_to_date(settings)
         except sqlite3.Error as exc:
             log.error("knowledge: index unusable (%s); answering without sources", label(exc))
             return None
@@ -69,9 +51,7 @@ class Knowledge:
         try:
             hits = self.index.search(query, self.top_k, self.floor)
         except sqlite3.Error as exc:
-            log.error(
-                "knowledge: search failed (%s); answering without sources", type(exc).__name__
-            )
+            log.error("knowledge: search failed (%s); answering without sources", label(exc))
             return ()
         return tuple(
             Source(hit.passage.source_id, hit.passage.title, hit.passage.url, hit.passage.text)
@@ -82,10 +62,25 @@ class Knowledge:
         self.index.close()
 
 
+def _up_to_date(settings: Settings) -> Index:
+    """The index synced with KNOWLEDGE_DIR (logged); if the folder has gone, as it was."""
+    started = time.perf_counter()
+    try:
+        index, synced = open_index(settings)
+    except NotADirectoryError:
+        folder = settings.knowledge_dir
+        log.error("knowledge: %s is not a folder; answering from the index as it was", folder)
+        return Index(settings.knowledge_index)
+    took = time.perf_counter() - started
+    log.info("knowledge: %s in %.2f s", summary(synced, index.count()), took)
+    return index
+
+
 def open_index(settings: Settings, rebuild: bool = False) -> tuple[Index, Synced]:
-    """The index at KNOWLEDGE_INDEX brought up to date (or rebuilt). A file that is not a
-    usable index is a broken cache: it is replaced and rebuilt. Errors that say the file is
-    busy or not writable (OperationalError) are not corruption and are raised."""
+    """The index at KNOWLEDGE_INDEX brought up to date with KNOWLEDGE_DIR (or rebuilt). A
+    file that is not a usable index is a broken cache: it is replaced and rebuilt. Errors
+    that say the file is busy or not writable (OperationalError) are not corruption and
+    are raised."""
     path = settings.knowledge_index
     try:
         return _synced(Index(path), settings, rebuild)
@@ -98,21 +93,15 @@ def open_index(settings: Settings, rebuild: bool = False) -> tuple[Index, Synced
 
 
 def _synced(index: Index, settings: Settings, rebuild: bool) -> tuple[Index, Synced]:
+    folder = settings.knowledge_dir
+    if folder is None:
+        raise ValueError("KNOWLEDGE_DIR is not set")
+    update = index.rebuild if rebuild else index.sync
     try:
-        return index, refresh(index, settings, rebuild)
+        return index, update(folder, settings.knowledge_base_url, settings.knowledge_max_file_bytes)
     except BaseException:
         index.close()
         raise
-
-
-def refresh(index: Index, settings: Settings, rebuild: bool = False) -> Synced:
-    """Bring `index` up to date with KNOWLEDGE_DIR (which must be set)."""
-    if settings.knowledge_dir is None:
-        raise ValueError("KNOWLEDGE_DIR is not set")
-    update = index.rebuild if rebuild else index.sync
-    return update(
-        settings.knowledge_dir, settings.knowledge_base_url, settings.knowledge_max_file_bytes
-    )
 
 
 def summary(synced: Synced, passages: int) -> str:
