@@ -105,35 +105,34 @@ class _Run:
         self.deps = deps
         self.reference = reference
         self.sources: tuple[Source, ...] = ()
-        self.prefix = conversation_messages(conversation)
-        self.system = system_blocks(conversation.dialect)
+        self.system: list[dict[str, Any]] = []
         self.attempts: list[Attempt] = []
         self.number = 0
         self.started = time.perf_counter()
 
     async def loop(self) -> Outcome:
-        self.retrieve()
-        messages = self.prefix
+        self.sources = self.retrieve()
+        self.system = system_blocks(self.dialect, sources=bool(self.sources))
+        prefix = conversation_messages(self.conversation, self.sources)
+        messages = prefix
         for number in range(1, self.deps.config.max_attempts + 1):
             result = await self.attempt(number, messages)
             if isinstance(result, Outcome):
                 return result
             told = feedback(result, self.sources)
-            messages = retry_messages(self.prefix, result.text, told)
+            messages = retry_messages(prefix, result.text, told)
         return self.give_up("exhausted")
 
-    def retrieve(self) -> None:
-        """Passages of the team's docs for this message become the sources every draft is
-        given (as search results) and checked against."""
+    def retrieve(self) -> tuple[Source, ...]:
+        """Passages of the team's docs for this message: the sources every draft is given
+        (as search results) and checked against."""
         knowledge = self.deps.knowledge
         if knowledge is None:
-            return
+            return ()
         with self.trace.observe("knowledge.search", "retriever") as search:
-            self.sources = knowledge.sources(self.conversation)
-            search.update({"sources": len(self.sources)})
-        if self.sources:
-            self.prefix = conversation_messages(self.conversation, self.sources)
-            self.system = system_blocks(self.dialect, sources=True)
+            sources = knowledge.sources(self.conversation)
+            search.update({"sources": len(sources)})
+        return sources
 
     async def attempt(self, number: int, messages: list[dict[str, Any]]) -> Verdict | Outcome:
         """One draft, verified (and judged): an Outcome when the loop ends, else the verdict."""
