@@ -184,7 +184,8 @@ class Index:
         reason = None
         try:
             stat = file.stat()  # follows a symlink: a dangling one fails here
-            inside = file.resolve().is_relative_to(root)
+            # rglob does not enter linked folders: only a linked file can lead outside
+            inside = not file.is_symlink() or file.resolve().is_relative_to(root)
         except OSError as exc:
             reason = f"unreadable: {type(exc).__name__}"
         else:
