@@ -19,6 +19,7 @@ from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.server import cleaned, serving
 from tests.fakes.slack import FakeSlack
+from tests.knowledge.grounding import DOCS
 
 
 @pytest.fixture(scope="session")
@@ -68,9 +69,6 @@ def make_settings(anthropic_server: FakeAnthropic, slack_server: FakeSlack) -> A
         return load_settings(_env_file=None, **values)
 
     return make
-
-
-DOCS = Path(__file__).resolve().parent / "fixtures" / "knowledge"
 
 
 @pytest.fixture

@@ -72,8 +72,8 @@ async def answering(
     return process, port
 
 
-async def status(url: str, method: str = "GET") -> int:
-    async with aiohttp.ClientSession() as session, session.request(method, url) as response:
+async def status(url: str) -> int:
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
         return response.status
 
 

@@ -5,7 +5,6 @@ fragment of one."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +27,8 @@ from tests.fakes.anthropic import (
     cited,
     search_results,
 )
+from tests.knowledge.grounding import DOCS, ROLLBACK
+from tests.knowledge.grounding import QUESTION as GROUNDED
 
 QUESTION = "How do I deploy the billing service?"
 REF = "prop0123"
@@ -97,9 +98,6 @@ def test_outcome_text_is_verified_or_canned(
     assert 1 <= len(outcome.attempts) <= max_attempts
 
 
-DOCS = Path(__file__).resolve().parent.parent / "fixtures" / "knowledge"
-GROUNDED_QUESTION = "How do I roll back a billing deploy?"
-ROLLBACK = "Press *Revert* on the last deploy, or run `kubectl rollout undo deploy/billing`."
 CITED_KINDS = ["cited", "fabricated", "misquoted", "uncited", "unclosed_cited", "status_529"]
 
 
@@ -142,7 +140,7 @@ def test_with_sources_only_a_verified_cited_draft_and_its_footer_are_delivered(
     knowledge = Knowledge(index, top_k=5, floor=1.0)
     deps = Deps.from_settings(config, knowledge=knowledge)
     try:
-        outcome = asyncio.run(answer(Conversation((), GROUNDED_QUESTION), deps, REF))
+        outcome = asyncio.run(answer(Conversation((), GROUNDED), deps, REF))
     finally:
         index.close()
 
@@ -155,9 +153,7 @@ def test_with_sources_only_a_verified_cited_draft_and_its_footer_are_delivered(
             citations = tuple(
                 Citation(c.source, c.title, c.cited_text) for b in item.content for c in b.citations
             )
-            verdict = verify(
-                item.text, question=GROUNDED_QUESTION, sources=sources, citations=citations
-            )
+            verdict = verify(item.text, question=GROUNDED, sources=sources, citations=citations)
             if verdict.passed:
                 passing.add(f"{verdict.text}\n\n{footer}")
     if outcome.verified:

@@ -4,10 +4,12 @@ replies that cite it the way the API does."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from tests.fakes.anthropic import Cite, Reply, cited, search_results
 
+DOCS = Path(__file__).resolve().parent.parent / "fixtures" / "knowledge"
 QUESTION = "How do I roll back a billing deploy?"
 ROLLBACK = "Press *Revert* on the last deploy, or run `kubectl rollout undo deploy/billing`."
 ANSWER = "To roll back billing, press Revert on the last deploy in the pipeline. "
