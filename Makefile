@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := test
-.PHONY: test lint typecheck pytest bench run chat clean
+.PHONY: test lint typecheck pytest redis-server bench run chat clean
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,12 +23,22 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+# The several-instances tests and bench start a real redis-server on loopback:
+# Debian's package when none is on PATH (elsewhere, install Redis or set REDIS_SERVER).
+redis-server:
+	@command -v redis-server >/dev/null 2>&1 || [ -n "$$REDIS_SERVER" ] || { \
+	  echo "installing redis-server from Debian's packages"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $(SUDO) apt-get install -y -qq --no-install-recommends redis-server >/dev/null 2>&1 || \
+	  { $(SUDO) apt-get update -qq && \
+	    $(SUDO) apt-get install -y -qq --no-install-recommends redis-server >/dev/null; }; }
+
+pytest: $(STAMP) redis-server
 	$(BIN)/pytest
 
 test: lint typecheck pytest
 
-bench: $(STAMP)
+bench: $(STAMP) redis-server
 	$(BIN)/python -m bench.verify
 	$(BIN)/python -m bench.loop
 	$(BIN)/python -m bench.load

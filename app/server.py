@@ -17,11 +17,12 @@ import aiohttp
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
 
 from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
-from app.slack.app import create_app
+from app.slack.app import create_app, message_store
 from app.slack.drain import InFlight
 from app.telemetry import Telemetry
 
@@ -89,7 +90,17 @@ async def _serve(
 ) -> None:
     agent = Deps.from_settings(settings, knowledge=knowledge)
     inflight = InFlight()
-    app = create_app(settings, agent, session, telemetry, inflight)
+    store = message_store(settings)
+    try:
+        app = create_app(
+            settings, agent, session, telemetry=telemetry, inflight=inflight, store=store
+        )
+        await _run(settings, app, inflight, stop)
+    finally:
+        await store.close()
+
+
+async def _run(settings: Settings, app: AsyncApp, inflight: InFlight, stop: asyncio.Event) -> None:
     if settings.slack_app_token is not None:
         log.info("starting in Socket Mode")
         handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())

@@ -49,6 +49,7 @@ class Settings(BaseSettings):
     thread_max_chars: int = Field(30_000, ge=1_000, le=200_000)
     dedupe_ttl: float = Field(900.0, ge=60, le=86_400)
     shutdown_grace: float = Field(20.0, ge=0, le=600)
+    redis_url: SecretStr | None = None  # may hold a password
 
     langfuse_public_key: str | None = None
     langfuse_secret_key: SecretStr | None = None
@@ -75,6 +76,7 @@ class Settings(BaseSettings):
         "telemetry_salt",
         "knowledge_dir",
         "knowledge_base_url",
+        "redis_url",
         mode="before",
     )
     @classmethod
@@ -86,6 +88,15 @@ class Settings(BaseSettings):
     def _a_folder_url(cls, value: str | None) -> str | None:
         """Paths are joined onto it: without a final "/" its last segment would be lost."""
         return value if value is None or value.endswith("/") else value + "/"
+
+    @field_validator("redis_url")
+    @classmethod
+    def _a_redis_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(
+            ("redis://", "rediss://", "unix://")
+        ):
+            raise ValueError("must be a redis://, rediss:// or unix:// URL")
+        return value
 
     @field_validator("langfuse_environment")
     @classmethod

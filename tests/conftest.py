@@ -20,6 +20,7 @@ from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.server import cleaned, serving
 from tests.fakes.slack import FakeSlack
 from tests.knowledge.grounding import DOCS
+from tests.redis_server import RedisServer, running_redis
 
 
 @pytest.fixture(scope="session")
@@ -35,6 +36,19 @@ def slack_server() -> Iterator[FakeSlack]:
 @pytest.fixture(scope="session")
 def langfuse_server() -> Iterator[FakeLangfuse]:
     yield from serving(FakeLangfuse())
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    with running_redis() as server:
+        yield server
+
+
+@pytest.fixture
+def redis(redis_server: RedisServer) -> Iterator[RedisServer]:
+    """The shared redis-server, emptied before the test."""
+    redis_server.command("FLUSHALL")
+    yield redis_server
 
 
 @pytest.fixture

@@ -16,10 +16,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.loop import Deps
 from app.settings import Settings
-from app.slack.dedupe import SeenMessages, ThreadOrder
+from app.slack.dedupe import LocalStore, MessageStore
 from app.slack.deliver import FEEDBACK_ACTION
 from app.slack.drain import InFlight
 from app.slack.listeners import Listeners
+from app.slack.shared import RedisStore
 from app.telemetry import Telemetry
 
 
@@ -42,6 +43,13 @@ def make_web_client(
     )
 
 
+def message_store(settings: Settings) -> MessageStore:
+    """Redis when REDIS_URL is set (several instances), else in process."""
+    if settings.redis_url is None:
+        return LocalStore(settings.dedupe_ttl)
+    return RedisStore(settings.redis_url.get_secret_value(), settings.dedupe_ttl)
+
+
 def bolt_logger() -> logging.Logger:
     """Bolt's framework logger, kept to errors: its warnings can print a whole request body
     (message text), e.g. for an unhandled event."""
@@ -54,8 +62,10 @@ def create_app(
     settings: Settings,
     agent: Deps,
     session: aiohttp.ClientSession | None = None,
+    *,
     telemetry: Telemetry | None = None,
     inflight: InFlight | None = None,
+    store: MessageStore | None = None,
 ) -> AsyncApp:
     secret = settings.slack_signing_secret
     app = AsyncApp(
@@ -67,8 +77,7 @@ def create_app(
     listeners = Listeners(
         settings,
         agent,
-        SeenMessages(settings.dedupe_ttl),
-        ThreadOrder(),
+        store or message_store(settings),
         telemetry or Telemetry.off(),
         inflight or InFlight(),
     )

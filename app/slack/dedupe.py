@@ -1,4 +1,5 @@
-"""One answer per message: a seen-message store with a TTL, and per-thread ordering."""
+"""One answer per message: a seen-message store with a TTL, and per-thread ordering, in
+process. With REDIS_URL set, app/slack/shared.py puts Redis in front of them."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Protocol
 
 
 class SeenMessages:
@@ -18,13 +21,16 @@ class SeenMessages:
         self._expiry: OrderedDict[str, float] = OrderedDict()  # oldest first
 
     def first(self, key: str) -> bool:
+        if key in self:
+            return False
+        self._expiry[key] = self._clock() + self._ttl
+        return True
+
+    def __contains__(self, key: object) -> bool:
         now = self._clock()
         while self._expiry and next(iter(self._expiry.values())) <= now:
             self._expiry.popitem(last=False)
-        if key in self._expiry:
-            return False
-        self._expiry[key] = now + self._ttl
-        return True
+        return key in self._expiry
 
     def __len__(self) -> int:
         return len(self._expiry)
@@ -53,6 +59,48 @@ class ThreadOrder:
 
     def __len__(self) -> int:
         return len(self._locks)
+
+
+class MessageStore(Protocol):
+    """What the listeners need to answer each message once, one at a time per thread."""
+
+    async def seen(self, key: str) -> bool:
+        """Whether `key` was taken already (a cheap early look; `first` decides)."""
+        ...
+
+    async def first(self, key: str) -> bool:
+        """True exactly once per key within the TTL, across every instance sharing the store."""
+        ...
+
+    def turn(self, thread: str) -> AbstractAsyncContextManager[None]:
+        """Held while one message of `thread` is answered."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class LocalStore:
+    """The in-process store: enough for one instance."""
+
+    ttl: float
+    messages: SeenMessages = field(init=False)
+    order: ThreadOrder = field(default_factory=ThreadOrder)
+
+    def __post_init__(self) -> None:
+        self.messages = SeenMessages(self.ttl)
+
+    async def seen(self, key: str) -> bool:
+        return key in self.messages
+
+    async def first(self, key: str) -> bool:
+        return self.messages.first(key)
+
+    def turn(self, thread: str) -> AbstractAsyncContextManager[None]:
+        return self.order.turn(thread)
+
+    async def close(self) -> None:
+        return None
 
 
 def message_key(team: str, channel: str, ts: str) -> str:

@@ -16,7 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.agent.loop import Deps, answer
 from app.logs import traced
 from app.settings import Settings
-from app.slack.dedupe import SeenMessages, ThreadOrder, message_key
+from app.slack.dedupe import MessageStore, message_key
 from app.slack.deliver import Target, deliver
 from app.slack.drain import InFlight
 from app.slack.status import Status, status_text
@@ -48,8 +48,7 @@ class _Progress:
 class Listeners:
     settings: Settings
     agent: Deps
-    seen: SeenMessages
-    order: ThreadOrder
+    store: MessageStore
     telemetry: Telemetry
     inflight: InFlight
 
@@ -124,7 +123,10 @@ class Listeners:
         progress = _Progress()
         with traced(reference), self.inflight.answering():
             try:
-                async with self.order.turn(ids.thread):
+                if await self.store.seen(key):  # most duplicates stop here, without waiting
+                    log.info("duplicate delivery ignored")
+                    return
+                async with self.store.turn(ids.thread):
                     await self.respond(
                         event,
                         context,
@@ -167,7 +169,7 @@ class Listeners:
         replies = await self.history(client, target, event)
         if follow_up and not any(is_own(m, bot) for m in replies):
             return  # a thread Vouch is not part of
-        if not self.seen.first(ids.key):
+        if not await self.store.first(ids.key):
             log.info("duplicate delivery ignored")
             return
         progress.accepted = True
