@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -17,10 +20,11 @@ from app.slack.app import create_app
 from app.telemetry import Telemetry
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.langfuse import FakeLangfuse
-from tests.fakes.server import cleaned, serving
+from tests.fakes.server import cleaned, free_port, serving
 from tests.fakes.slack import FakeSlack
 from tests.knowledge.grounding import DOCS
 from tests.redis_server import RedisServer, running_redis
+from tests.slack.bolt import SIGNING_SECRET
 
 
 @pytest.fixture(scope="session")
@@ -83,6 +87,41 @@ def make_settings(anthropic_server: FakeAnthropic, slack_server: FakeSlack) -> A
         return load_settings(_env_file=None, **values)
 
     return make
+
+
+@pytest.fixture
+def bot(tmp_path: Path, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack) -> Iterator[Any]:
+    """Starts `python -m app` on a free port against the fakes; kills it at the end."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(**env: str) -> tuple[subprocess.Popen[str], int]:
+        port = free_port()
+        own = ("LANGFUSE_", "SLACK_", "REDIS_")
+        clean = {k: v for k, v in os.environ.items() if not k.startswith(own)}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "app"],
+            cwd=tmp_path,
+            env={
+                **clean,
+                "SLACK_BOT_TOKEN": "xoxb-test",
+                "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+                "SLACK_API_URL": fake_slack.url,
+                "ANTHROPIC_API_KEY": "test-key",
+                "ANTHROPIC_BASE_URL": fake_anthropic.url,
+                "HOST": "127.0.0.1",
+                "PORT": str(port),
+                **env,
+            },
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        started.append(process)
+        return process, port
+
+    yield start
+    for process in started:
+        process.kill()
+        process.wait()
 
 
 @pytest.fixture

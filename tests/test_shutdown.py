@@ -5,59 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
-import pytest
 
 from tests.fakes.anthropic import FakeAnthropic, Reply
-from tests.fakes.server import free_port, wait_healthy
+from tests.fakes.server import wait_healthy
 from tests.fakes.slack import FakeSlack
+from tests.slack.bolt import SIGNING_SECRET as SECRET
 from tests.slack.bolt import mention, post_event, until
 
-SECRET = "shutdown-secret"
 GOOD = "Merge to `main` and the pipeline deploys billing to staging."
-
-
-@pytest.fixture
-def bot(tmp_path: Path, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack) -> Iterator[Any]:
-    """Starts `python -m app` on a free port against the fakes; kills it at the end."""
-    started: list[subprocess.Popen[str]] = []
-
-    def start(**env: str) -> tuple[subprocess.Popen[str], int]:
-        port = free_port()
-        clean = {k: v for k, v in os.environ.items() if not k.startswith(("LANGFUSE_", "SLACK_"))}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app"],
-            cwd=tmp_path,
-            env={
-                **clean,
-                "SLACK_BOT_TOKEN": "xoxb-test",
-                "SLACK_SIGNING_SECRET": SECRET,
-                "SLACK_API_URL": fake_slack.url,
-                "ANTHROPIC_API_KEY": "test-key",
-                "ANTHROPIC_BASE_URL": fake_anthropic.url,
-                "HOST": "127.0.0.1",
-                "PORT": str(port),
-                **env,
-            },
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        started.append(process)
-        return process, port
-
-    yield start
-    for process in started:
-        process.kill()
-        process.wait()
 
 
 async def answering(

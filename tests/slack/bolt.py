@@ -18,6 +18,7 @@ from app.slack.app import create_app
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, signed_headers
 
 _ids = itertools.count(1)
+SIGNING_SECRET = "process-test-secret"  # of bot processes started by the `bot` fixture
 
 
 def make_app(settings: Settings) -> AsyncApp:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import signal
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -19,9 +20,10 @@ from app.settings import Settings
 from app.slack.app import create_app
 from app.slack.shared import RedisStore
 from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.fakes.server import wait_healthy
 from tests.fakes.slack import BOT_USER, FakeSlack
 from tests.redis_server import RedisServer, running_redis
-from tests.slack.bolt import dispatch, mention, message, settle, until
+from tests.slack.bolt import SIGNING_SECRET, dispatch, mention, message, post_event, settle, until
 
 Pair = tuple[AsyncApp, AsyncApp]
 
@@ -164,3 +166,28 @@ async def test_without_redis_each_instance_dedupes_only_its_own(
         dispatch(b, mention("deploys?", "330.000001")),
     )
     await until(lambda: len(answers_in(fake_slack, "330.000001")) == 2)
+
+
+async def test_two_bot_processes_on_redis_answer_each_message_once(
+    bot: Any, redis: RedisServer, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """`python -m app` twice, as HTTP replicas behind a load balancer would run."""
+    fake_anthropic.responder = answer_per_request()
+    replicas = [bot(REDIS_URL=redis.url) for _ in range(2)]
+    for _, port in replicas:
+        await wait_healthy(f"http://127.0.0.1:{port}")
+    stamps = [f"340.{n:06d}" for n in range(1, 6)]
+    posts = [
+        post_event(port, mention("deploys?", ts), SIGNING_SECRET)
+        for ts in stamps
+        for _, port in replicas * 2
+    ]
+    assert set(await asyncio.gather(*posts)) == {200}
+    await until(lambda: len(fake_slack.of("chat.postMessage")) >= len(stamps))
+    await settle(fake_slack)
+    assert {ts: len(answers_in(fake_slack, ts)) for ts in stamps} == dict.fromkeys(stamps, 1)
+    for process, _ in replicas:
+        process.send_signal(signal.SIGTERM)
+        _, errors = process.communicate(timeout=15)
+        assert process.returncode == 0
+        assert f"shared through redis at 127.0.0.1:{redis.port}/0" in errors
