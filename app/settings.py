@@ -42,6 +42,7 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = None
     slack_signing_secret: SecretStr | None = None
     slack_api_url: str = "https://slack.com/api/"
+    slack_timeout: int = Field(30, ge=1, le=120)
     host: str = "0.0.0.0"
     port: int = Field(3000, ge=1, le=65535)
     follow_ups: bool = True

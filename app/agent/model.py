@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anthropic
+import httpx2
 from anthropic import AsyncAnthropic
 
 from app.settings import Settings
@@ -26,6 +27,10 @@ class CallFailed(Exception):
 
 class ModelUnavailable(CallFailed):
     """The model could not be reached or stayed overloaded: the user should try again."""
+
+
+class StreamBroke(ModelUnavailable):
+    """The connection failed after the stream began (the SDK does not retry that)."""
 
 
 class ModelError(CallFailed):
@@ -77,10 +82,13 @@ def make_client(settings: Settings) -> AsyncAnthropic:
 
 
 async def draft(client: AsyncAnthropic, request: Request) -> Draft:
-    """Stream one response into memory. An overloaded error inside the stream, which the
-    SDK does not retry, is retried once here; then the model counts as unavailable."""
+    """Stream one response into memory. An overloaded error or a broken connection inside
+    the stream, which the SDK does not retry, is retried once here; then the model counts
+    as unavailable."""
     try:
         return await _stream(client, request)
+    except StreamBroke:
+        pass
     except anthropic.APIStatusError as exc:
         if not _transient_stream_error(exc):
             raise _classify(exc) from None
@@ -102,6 +110,9 @@ async def _stream(client: AsyncAnthropic, request: Request) -> Draft:
     except anthropic.APIConnectionError as exc:  # includes APITimeoutError
         reason = "timeout" if isinstance(exc, anthropic.APITimeoutError) else "connection"
         raise ModelUnavailable(reason) from None
+    except httpx2.TransportError as exc:  # mid-stream: the SDK's HTTP client, unwrapped
+        reason = "timeout" if isinstance(exc, httpx2.TimeoutException) else "connection"
+        raise StreamBroke(reason) from None
     texts = [block for block in final.content if block.type == "text"]
     text = "".join(block.text for block in texts)
     citations = tuple(citation_of(c) for block in texts for c in block.citations or ())

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+from typing import Any
 
 import aiohttp
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.authorization import AuthorizeResult
+from slack_bolt.authorization.async_authorize import AsyncAuthorize
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -19,6 +23,7 @@ from app.settings import Settings
 from app.slack.dedupe import LocalStore, MessageStore
 from app.slack.deliver import FEEDBACK_ACTION
 from app.slack.drain import InFlight
+from app.slack.errors import SLACK_FAILURES, reason
 from app.slack.listeners import Listeners
 from app.slack.shared import RedisStore
 from app.telemetry import Telemetry
@@ -34,6 +39,7 @@ def make_web_client(
     return AsyncWebClient(
         token=token.get_secret_value() if token is not None else None,
         base_url=settings.slack_api_url,
+        timeout=settings.slack_timeout,
         session=session,
         retry_handlers=[
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
@@ -50,12 +56,50 @@ def message_store(settings: Settings) -> MessageStore:
     return RedisStore(settings.redis_url.get_secret_value(), settings.dedupe_ttl)
 
 
+log = logging.getLogger("vouch.slack")
+
+
 def bolt_logger() -> logging.Logger:
     """Bolt's framework logger, kept to errors: its warnings can print a whole request body
     (message text), e.g. for an unhandled event."""
     logger = logging.getLogger("vouch.bolt")
     logger.setLevel(logging.ERROR)
     return logger
+
+
+class SlackUnavailable(Exception):
+    """auth.test failed; the event is refused so that Slack delivers it again."""
+
+
+class Identity(AsyncAuthorize):
+    """Who the bot is, from auth.test, asked once and then kept. Bolt's own single-team
+    authorization answers 200 when auth.test fails, and the event is lost; this one
+    raises, so Bolt answers 500 and Slack delivers the event again (HTTP mode)."""
+
+    def __init__(self, client: AsyncWebClient) -> None:
+        self._client = client
+        self._result: AuthorizeResult | None = None
+        self._asking = asyncio.Lock()
+
+    async def __call__(self, **_: Any) -> AuthorizeResult:  # Bolt passes the event's ids
+        async with self._asking:
+            if self._result is None:
+                try:
+                    response = await self._client.auth_test()
+                except SLACK_FAILURES as exc:
+                    raise SlackUnavailable(f"auth.test: {reason(exc)}") from None
+                self._result = AuthorizeResult.from_auth_test_response(
+                    bot_token=self._client.token, auth_test_response=response
+                )
+            return self._result
+
+
+async def _unhandled(error: Exception) -> None:
+    """An event Bolt could not hand to a listener (e.g. auth.test failed): Bolt answers
+    500, so Slack delivers it again in HTTP mode. Logged by type (Bolt's default handler
+    logs a traceback and the error's text)."""
+    cause = str(error) if isinstance(error, SlackUnavailable) else reason(error)
+    log.error("event not handled: %s", cause)
 
 
 def create_app(
@@ -68,9 +112,11 @@ def create_app(
     store: MessageStore | None = None,
 ) -> AsyncApp:
     secret = settings.slack_signing_secret
+    client = make_web_client(settings, session)
     app = AsyncApp(
         logger=bolt_logger(),
-        client=make_web_client(settings, session),
+        client=client,
+        authorize=Identity(client),
         signing_secret=secret.get_secret_value() if secret is not None else "",
         request_verification_enabled=secret is not None,
     )
@@ -81,6 +127,7 @@ def create_app(
         telemetry or Telemetry.off(),
         inflight or InFlight(),
     )
+    app.error(_unhandled)
     app.event("app_mention")(listeners.on_mention)
     app.event("message")(listeners.on_message)
     app.event("app_home_opened")(listeners.on_home_opened)

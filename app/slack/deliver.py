@@ -8,12 +8,13 @@ expired. The last message carries 👍/👎 feedback buttons.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from app.slack.errors import SLACK_FAILURES, reason
 from app.slack.split import split, steps_of
 from app.verify import Dialect
 
@@ -21,6 +22,7 @@ MRKDWN_PIECE = 3000  # one section block (3,000 max); under Slack's ~3,500 safe 
 STREAM_PIECE = 9000  # roll over well before a streamed message fails at ~11-12k
 REVEAL_FROM = 600  # shorter answers are posted in one step
 FEEDBACK_ACTION = "vouch_feedback"
+log = logging.getLogger("vouch.slack")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,16 +87,31 @@ async def _stream(client: AsyncWebClient, target: Target, text: str, reference: 
         ts = str(started["ts"])
         posted.append(ts)
         last = index == len(pieces) - 1
+        blocks = _buttons(reference) if last else None
         try:
             for chunk in chunks[1:]:
                 await client.chat_appendStream(channel=target.channel, ts=ts, markdown_text=chunk)
-            blocks = _buttons(reference) if last else None
             await client.chat_stopStream(channel=target.channel, ts=ts, blocks=blocks)
-        except SlackApiError as exc:
-            if exc.response.get("error") != "message_not_in_streaming_state":
-                raise
-            await client.chat_update(channel=target.channel, ts=ts, markdown_text=piece)
+        except SLACK_FAILURES as exc:
+            log.warning("stream broke (%s): completing it with chat.update", reason(exc))
+            await _complete(client, target.channel, ts, piece, blocks)
     return posted
+
+
+async def _complete(
+    client: AsyncWebClient,
+    channel: str,
+    ts: str,
+    piece: str,
+    blocks: list[dict[str, Any]] | None,
+) -> None:
+    """A stream broke (or expired) after it started: end it, then put the whole piece in
+    with chat.update (Slack refuses to update a message that is still streaming)."""
+    try:
+        await client.chat_stopStream(channel=channel, ts=ts)
+    except SLACK_FAILURES as exc:  # e.g. message_not_in_streaming_state: already ended
+        log.info("stream not stopped: %s", reason(exc))
+    await client.chat_update(channel=channel, ts=ts, markdown_text=piece, blocks=blocks)
 
 
 def feedback_blocks(text: str, reference: str) -> list[dict[str, Any]]:

@@ -10,7 +10,6 @@ from typing import Any
 
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.loop import Deps, answer
@@ -19,6 +18,7 @@ from app.settings import Settings
 from app.slack.dedupe import MessageStore, message_key
 from app.slack.deliver import Target, deliver
 from app.slack.drain import InFlight
+from app.slack.errors import SLACK_FAILURES, reason
 from app.slack.status import Status, status_text
 from app.slack.thread import Bot, is_own, strip_mention, to_conversation
 from app.telemetry import MessageIds, Telemetry, label
@@ -77,8 +77,8 @@ class Listeners:
                 await client.assistant_threads_setSuggestedPrompts(
                     channel_id=event["channel"], prompts=PROMPTS, title="Try asking"
                 )
-            except SlackApiError as exc:
-                log.warning("suggested prompts not set: %s", exc.response.get("error"))
+            except SLACK_FAILURES as exc:
+                log.warning("suggested prompts not set: %s", reason(exc))
 
     async def on_feedback(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """A 👍/👎 click: a `user_feedback` score on the answer's trace."""
@@ -202,8 +202,8 @@ class Listeners:
             with trace.observe("slack.deliver", "span", format=self.dialect) as delivery:
                 try:
                     await deliver(client, target, outcome.text, self.dialect, reference)
-                except SlackApiError as exc:  # after the client's retries; never post twice
-                    error = str(exc.response.get("error"))
+                except SLACK_FAILURES as exc:  # after the client's retries; never post twice
+                    error = reason(exc)
                     log.error("delivery failed: %s", error)
                     delivery.fail(f"slack_{error}")
                     trace.undelivered()
@@ -227,8 +227,8 @@ class Listeners:
             await client.chat_postMessage(
                 channel=target.channel, thread_ts=target.thread_ts, text=text
             )
-        except SlackApiError as exc:
-            log.error("reply failed: %s", exc.response.get("error"))
+        except SLACK_FAILURES as exc:
+            log.error("reply failed: %s", reason(exc))
 
     @property
     def dialect(self) -> Dialect:

@@ -6,8 +6,9 @@ import asyncio
 import contextlib
 import logging
 
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
+
+from app.slack.errors import SLACK_FAILURES, reason
 
 REFRESH_SECONDS = 90.0
 log = logging.getLogger("vouch.slack")
@@ -55,8 +56,8 @@ class Status:
             await self._client.assistant_threads_setStatus(
                 channel_id=self._channel, thread_ts=self._thread_ts, status=self._text
             )
-        except SlackApiError as exc:
-            log.warning("status not set: %s", exc.response.get("error"))
+        except SLACK_FAILURES as exc:
+            log.warning("status not set: %s", reason(exc))
 
 
 def status_text(stage: str, attempt: int, total: int) -> str:

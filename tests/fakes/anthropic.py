@@ -98,7 +98,19 @@ class Hang:
     seconds: float
 
 
-Item = Reply | Fail | StreamError | Hang
+@dataclass(frozen=True)
+class Drop:
+    """The connection closes before any answer (a connection reset)."""
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A 200 stream that starts a draft, then the connection closes mid-stream."""
+
+    partial: str = "a partial draft that must never be shown"
+
+
+Item = Reply | Fail | StreamError | Hang | Drop | Cut
 
 
 def judgement(
@@ -150,6 +162,10 @@ class FakeAnthropic(LoopbackServer):
             return _error(400, "invalid_request_error", "fake: nothing scripted", 0)
         if isinstance(item, Fail):
             return _error(item.status, item.error_type, "scripted failure", item.retry_after_ms)
+        if isinstance(item, Drop):
+            if request.transport is not None:
+                request.transport.close()
+            return web.Response(status=500)
         if isinstance(item, Hang):
             await asyncio.sleep(item.seconds)
             return _error(500, "api_error", "hung", 0)
@@ -172,11 +188,15 @@ class FakeAnthropic(LoopbackServer):
         start["content"] = []
         await _event(response, "message_start", {"type": "message_start", "message": start})
         await _event(response, "ping", {"type": "ping"})
-        if isinstance(item, StreamError):
+        if isinstance(item, StreamError | Cut):
             await _event(response, "content_block_start", _block_start(0, _block(Block(""))))
             for at in range(0, len(item.partial), 8):
                 delta = {"type": "text_delta", "text": item.partial[at : at + 8]}
                 await _event(response, "content_block_delta", _delta(0, delta))
+            if isinstance(item, Cut):
+                if request.transport is not None:
+                    request.transport.close()
+                return response
             error = {"type": "error", "error": {"type": item.error_type, "message": "Overloaded"}}
             await _event(response, "error", error)
             return response

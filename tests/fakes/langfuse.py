@@ -67,6 +67,7 @@ class FakeLangfuse(LoopbackServer):
     )  # record only these projects' requests (all if empty)
     status: int = 0  # answer every ingestion request with this status (0: succeed)
     delay: float = 0.0  # seconds to wait before answering (a slow or hanging Langfuse)
+    drop: bool = False  # close ingestion connections without answering (a reset)
 
     def reset(self) -> None:
         self.spans.clear()
@@ -75,7 +76,7 @@ class FakeLangfuse(LoopbackServer):
         self.queries.clear()
         self.keys.clear()
         self.metrics = None
-        self.status, self.delay = 0, 0.0
+        self.status, self.delay, self.drop = 0, 0.0, False
 
     def named(self, name: str) -> list[ExportedSpan]:
         return [span for span in self.spans if span.name == name]
@@ -105,6 +106,8 @@ class FakeLangfuse(LoopbackServer):
 
     async def _traces(self, request: web.Request) -> web.Response:
         body = await self._body(request)
+        if self.drop and request.transport is not None:
+            request.transport.close()
         if self.status:
             return web.Response(status=self.status, text="fake failure")
         if body is None:
@@ -131,6 +134,8 @@ class FakeLangfuse(LoopbackServer):
 
     async def _scores(self, request: web.Request) -> web.Response:
         body = await self._body(request)
+        if self.drop and request.transport is not None:
+            request.transport.close()
         if self.status:
             return web.json_response({"message": "fake failure"}, status=self.status)
         if body is not None:

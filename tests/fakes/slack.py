@@ -3,6 +3,7 @@ follow-up sees Vouch's earlier answer), and serves scripted faults per method.""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import itertools
@@ -32,6 +33,11 @@ class Fault:
     error: str = "internal_error"  # the `error` of an ok:false body
     retry_after: int | None = None
     drop: bool = False  # close the connection without answering (a connection reset)
+    delay: float = 0.0  # wait this long first (beyond the client's timeout: a timeout)
+
+
+class Refused(Exception):
+    """A method's ok:false answer, as Slack gives it for a call it will not do."""
 
 
 def signed_headers(body: bytes, secret: str, age: float = 0) -> dict[str, str]:
@@ -51,6 +57,7 @@ class FakeSlack(LoopbackServer):
     calls: list[Call] = field(default_factory=list)
     threads: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     faults: dict[str, deque[Fault]] = field(default_factory=lambda: defaultdict(deque))
+    streaming: set[str] = field(default_factory=set)  # ts of messages still streaming
     _clock: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def fail(self, method: str, *faults: Fault) -> None:
@@ -60,6 +67,7 @@ class FakeSlack(LoopbackServer):
         self.calls.clear()
         self.threads.clear()
         self.faults.clear()
+        self.streaming.clear()
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -86,16 +94,22 @@ class FakeSlack(LoopbackServer):
         self.calls.append(Call(method, params))
         if self.faults[method]:
             fault = self.faults[method].popleft()
+            if fault.delay:
+                await asyncio.sleep(fault.delay)
             if fault.drop and request.transport is not None:
                 request.transport.close()
                 return web.Response(status=500)
-            headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after else {}
+            retry = fault.retry_after
+            headers = {"Retry-After": str(retry)} if retry is not None else {}
             body = {"ok": False, "error": fault.error}
             return web.json_response(body, status=fault.status, headers=headers)
         handler = getattr(self, "_" + method.replace(".", "_"), None)
         if handler is None:
             return web.json_response({"ok": False, "error": "unknown_method"})
-        return web.json_response({"ok": True, **handler(params)})
+        try:
+            return web.json_response({"ok": True, **handler(params)})
+        except Refused as refused:
+            return web.json_response({"ok": False, "error": str(refused)})
 
     def _ts(self) -> str:
         return f"1700000000.{next(self._clock):06d}"
@@ -114,6 +128,8 @@ class FakeSlack(LoopbackServer):
         return {"channel": params["channel"], "ts": ts, "message": message}
 
     def _chat_update(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params["ts"] in self.streaming:
+            raise Refused("streaming_state_conflict")
         for messages in self.threads.values():
             for message in messages:
                 if message["ts"] == params["ts"]:
@@ -122,6 +138,7 @@ class FakeSlack(LoopbackServer):
 
     def _chat_startStream(self, params: dict[str, Any]) -> dict[str, Any]:
         posted = self._chat_postMessage({**params, "text": params.get("markdown_text", "")})
+        self.streaming.add(posted["ts"])
         return {"channel": params["channel"], "ts": posted["ts"]}
 
     def _chat_appendStream(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -130,9 +147,12 @@ class FakeSlack(LoopbackServer):
 
     def _chat_stopStream(self, params: dict[str, Any]) -> dict[str, Any]:
         self._extend(params)
+        self.streaming.discard(params["ts"])
         return {"channel": params["channel"], "ts": params["ts"]}
 
     def _extend(self, params: dict[str, Any]) -> None:
+        if params["ts"] not in self.streaming:
+            raise Refused("message_not_in_streaming_state")
         for messages in self.threads.values():
             for message in messages:
                 if message["ts"] == params["ts"]:

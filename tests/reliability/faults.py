@@ -1,0 +1,134 @@
+"""The fault-injection table: where a fault is injected, which fault, how often, and what
+the user must see. tests/reliability/test_faults.py runs every row; the README's
+"Reliability" section is this table in words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from app.verify import Dialect
+from tests.fakes.anthropic import Cut, Drop, Fail, Hang, Item, StreamError
+from tests.fakes.langfuse import FakeLangfuse
+from tests.fakes.slack import Fault
+
+TIMEOUT = 1  # SLACK_TIMEOUT, ANTHROPIC_TIMEOUT and LANGFUSE_TIMEOUT in these tests
+Kind = Literal["429", "500", "timeout", "reset", "stream error", "stream cut"]
+Times = Literal["once", "always"]
+# answer: the verified answer, whole. failure: the failure message ("couldn't verify").
+# busy: the model-unavailable message ("swamped… ask again in a minute"). nothing: no
+# reply (Slack refused every post; the reason is logged). part: only a verified beginning
+# of the answer (Slack took the first piece, then failed; logged).
+Outcome = Literal["answer", "failure", "busy", "nothing", "part"]
+ALWAYS = 10  # more faults than any client retries
+
+
+@dataclass(frozen=True)
+class Case:
+    where: str  # "slack <method>", "anthropic attempt <n>", "langfuse export"
+    kind: Kind
+    times: Times
+    expect: Outcome
+
+    @property
+    def dialect(self) -> Dialect:
+        streaming = ("chat.startStream", "chat.appendStream", "chat.stopStream")
+        return "markdown" if self.where.removeprefix("slack ") in streaming else "mrkdwn"
+
+    @property
+    def id(self) -> str:
+        return f"{self.where} {self.kind} {self.times}".replace(" ", "-")
+
+    @property
+    def method(self) -> str:
+        return self.where.removeprefix("slack ")
+
+    @property
+    def attempt(self) -> int:
+        return int(self.where.rsplit(" ", 1)[1])
+
+
+def slack_fault(kind: Kind) -> Fault:
+    return {
+        "429": Fault(429, "ratelimited", retry_after=0),  # the client waits 0–1 s
+        "500": Fault(500, "internal_error"),
+        "timeout": Fault(delay=TIMEOUT + 0.5),
+        "reset": Fault(drop=True),
+    }[kind]
+
+
+def model_fault(kind: Kind) -> Item:
+    faults: dict[Kind, Item] = {
+        "429": Fail(429, "rate_limit_error"),
+        "500": Fail(500),
+        "timeout": Hang(TIMEOUT + 1),
+        "reset": Drop(),
+        "stream error": StreamError(),
+        "stream cut": Cut(),
+    }
+    return faults[kind]
+
+
+def break_langfuse(langfuse: FakeLangfuse, kind: Kind) -> None:
+    if kind == "timeout":
+        langfuse.delay = TIMEOUT + 2
+    elif kind == "reset":
+        langfuse.drop = True
+    else:
+        langfuse.status = int(kind)
+
+
+SLACK_METHODS = (
+    "auth.test",
+    "conversations.replies",
+    "assistant.threads.setStatus",
+    "chat.postMessage",
+    "chat.update",
+    "chat.startStream",
+    "chat.appendStream",
+    "chat.stopStream",
+)
+SLACK_KINDS: tuple[Kind, ...] = ("429", "500", "timeout", "reset")
+MODEL_KINDS: tuple[Kind, ...] = ("429", "500", "timeout", "reset", "stream error", "stream cut")
+
+
+def slack_outcome(method: str, kind: Kind, times: Times) -> Outcome:
+    """What the user sees when `method` fails: the client retries 429 (after Retry-After),
+    5xx and resets; a timed-out call is not retried (Slack may have done it)."""
+    if times == "once" and kind != "timeout":
+        return "answer"  # the client's retry succeeds
+    if method == "assistant.threads.setStatus":
+        return "answer"  # the status is a courtesy: never stops an answer
+    if method in ("chat.appendStream", "chat.stopStream"):
+        return "answer"  # the streamed message is completed with chat.update
+    outcomes: dict[str, Outcome] = {
+        "auth.test": "nothing",
+        "conversations.replies": "failure",
+        "chat.postMessage": "nothing",
+        "chat.update": "part",
+        "chat.startStream": "nothing",
+    }
+    return outcomes[method]
+
+
+def model_outcome(kind: Kind, times: Times) -> Outcome:
+    """A failed call is retried by the SDK (429, 5xx, timeouts, resets) or, inside a
+    stream, once by Vouch; a model that keeps failing is reported as busy."""
+    return "answer" if times == "once" else "busy"
+
+
+CASES = [
+    *(
+        Case(f"slack {method}", kind, times, slack_outcome(method, kind, times))
+        for method in SLACK_METHODS
+        for kind in SLACK_KINDS
+        for times in ("once", "always")
+    ),
+    *(
+        Case(f"anthropic attempt {attempt}", kind, times, model_outcome(kind, times))
+        for attempt in (1, 2)
+        for kind in MODEL_KINDS
+        for times in ("once", "always")
+    ),
+    *(Case("langfuse export", kind, "always", "answer") for kind in SLACK_KINDS),
+]
