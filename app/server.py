@@ -9,8 +9,10 @@ then telemetry is flushed."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sys
+import urllib.parse
 import urllib.request
 
 import aiohttp
@@ -114,6 +116,7 @@ async def _run(settings: Settings, app: AsyncApp, inflight: InFlight, stop: asyn
         return
     web_app = app.web_app(path="/slack/events", port=settings.port)
     web_app.middlewares.append(_refuse_when_closing(inflight))
+    web_app.middlewares.append(_refuse_malformed)
     web_app.router.add_get("/healthz", _healthz(inflight))
     runner = web.AppRunner(web_app)
     await runner.setup()
@@ -133,6 +136,31 @@ async def _drain(inflight: InFlight, grace: float) -> None:
         log.info("shutdown: every answer finished")
     else:
         log.warning("shutdown: %d answer(s) still in flight after %.0f s", inflight.count, grace)
+
+
+@web.middleware
+async def _refuse_malformed(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """A body Slack would never send (not a JSON object, or a form whose payload is not
+    one) gets 400; Bolt would raise on it and answer 500, which asks for redelivery."""
+    if request.method == "POST" and not well_formed(await request.read()):
+        log.warning("malformed request body refused (%d bytes)", request.content_length or 0)
+        return web.json_response({"ok": False, "error": "malformed_body"}, status=400)
+    return await handler(request)
+
+
+def well_formed(body: bytes) -> bool:
+    """Whether `body` is what Slack posts: a JSON object, or a form (slash commands; a
+    JSON-object `payload` for interactions)."""
+    try:
+        text = body.decode("utf-8")
+        if text.lstrip().startswith("{"):
+            return isinstance(json.loads(text), dict)
+        form = urllib.parse.parse_qs(text, strict_parsing=True)
+        return bool(form) and (
+            "payload" not in form or isinstance(json.loads(form["payload"][0]), dict)
+        )
+    except ValueError:  # not UTF-8, not JSON, not a form
+        return False
 
 
 def _refuse_when_closing(inflight: InFlight) -> Middleware:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import traceback
+from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -33,6 +34,9 @@ PROMPTS = [
 ]
 _ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
 _REFERENCE = re.compile(r"[0-9a-f]{32}")  # a trace id
+HISTORY_PAGE = 1000  # conversations.replies' largest page
+HISTORY_PAGES = 10
+HISTORY_LIMIT = HISTORY_PAGE * HISTORY_PAGES  # messages of a thread read at most
 
 
 @dataclass
@@ -104,6 +108,9 @@ class Listeners:
         follow_up: bool = False,
     ) -> None:
         """Answer one user message exactly once; any failure ends in a plain reply."""
+        if not all(isinstance(event.get(name), str) for name in ("channel", "ts")):
+            log.warning("event without a channel or ts ignored")  # nowhere to answer
+            return
         team = context.team_id or event.get("team") or ""
         target = Target(
             team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
@@ -166,8 +173,8 @@ class Listeners:
         text = strip_mention(event.get("text", ""), bot)
         if follow_up and not text:
             return  # e.g. a file shared into the thread: nothing was asked
-        replies = await self.history(client, target, event)
-        if follow_up and not any(is_own(m, bot) for m in replies):
+        replies, joined = await self.history(client, target, event, bot)
+        if follow_up and not joined:
             return  # a thread Vouch is not part of
         if not await self.store.first(ids.key):
             log.info("duplicate delivery ignored")
@@ -210,17 +217,33 @@ class Listeners:
                     await status.close(clear=True)
 
     async def history(
-        self, client: AsyncWebClient, target: Target, event: dict[str, Any]
-    ) -> list[dict[str, Any]]:
+        self, client: AsyncWebClient, target: Target, event: dict[str, Any], bot: Bot
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """The newest messages of the thread up to this one, and whether Vouch has posted
+        anywhere in it (Slack gives threads oldest first, a page at a time)."""
         if target.thread_ts == event["ts"]:
-            return []  # a new thread has no history
-        response = await client.conversations_replies(
-            channel=target.channel,
-            ts=target.thread_ts,
-            limit=min(1000, self.settings.thread_max_messages + 1),
-        )
-        messages = response.get("messages") or []
-        return [m for m in messages if isinstance(m, dict)]
+            return [], False  # a new thread has no history
+        newest: deque[dict[str, Any]] = deque(maxlen=self.settings.thread_max_messages + 1)
+        joined = False
+        cursor = None
+        for _ in range(HISTORY_PAGES):
+            response = await client.conversations_replies(
+                channel=target.channel,
+                ts=target.thread_ts,
+                limit=HISTORY_PAGE,
+                cursor=cursor,
+            )
+            for m in response.get("messages") or ():
+                if isinstance(m, dict):
+                    newest.append(m)
+                    joined = joined or is_own(m, bot)
+                    if m.get("ts") == event["ts"]:
+                        return list(newest), joined  # what came later is not history
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                return list(newest), joined
+        log.warning("thread over %d messages: answered from its oldest part", HISTORY_LIMIT)
+        return list(newest), joined
 
     async def post_plain(self, client: AsyncWebClient, target: Target, text: str) -> None:
         try:

@@ -118,7 +118,14 @@ class FakeSlack(LoopbackServer):
         return {"user_id": BOT_USER, "bot_id": BOT_ID, "team_id": TEAM, "user": "vouch"}
 
     def _conversations_replies(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {"messages": self.threads.get((params["channel"], params["ts"]), [])}
+        """Oldest first, `limit` per page (1,000 at most) with a cursor, as Slack does."""
+        messages = self.threads.get((params["channel"], params["ts"]), [])
+        start = int(params.get("cursor") or 0)
+        end = start + min(int(params.get("limit") or 1000), 1000)
+        page: dict[str, Any] = {"messages": messages[start:end], "has_more": end < len(messages)}
+        if end < len(messages):
+            page["response_metadata"] = {"next_cursor": str(end)}
+        return page
 
     def _chat_postMessage(self, params: dict[str, Any]) -> dict[str, Any]:
         ts = self._ts()
