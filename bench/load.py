@@ -1,6 +1,7 @@
-"""Load: N concurrent conversations against the bot running as a process in HTTP mode.
+"""Load: N concurrent conversations against the bot running as a process in HTTP mode,
+first one instance, then two instances sharing a real redis-server (REDIS_URL).
 
-Run: .venv/bin/python -m bench.load [--conversations 200] [--rounds 3]   (from the repo root)
+Run: .venv/bin/python -m bench.load [--conversations 200] [--rounds 4] [--instances 1 2]
 
 The bot (`python -m app`) runs as its own process against the loopback fakes; the model
 streams each answer after a latency of 1-3 s (seeded). This script sends every event at
@@ -8,12 +9,16 @@ once, signed as Slack signs them, and reports: every message answered exactly on
 time to acknowledge an event (p50/p99, while all answers are in flight), for events sent
 all at once (burst) and spread over one second (ramp); the overhead per
 message beyond model time (reply arrival − event sent − model latency); the bot's peak RSS.
+With two instances every event is sent to one of them (round robin, as a load balancer
+would) and a copy to the other (as a Slack retry landing elsewhere would): each message
+must still be answered exactly once.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -31,6 +36,7 @@ import aiohttp
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import free_port, wait_healthy
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, signed_headers
+from tests.redis_server import running_redis
 
 SECRET = "bench-signing-secret"
 RAMP = 1.0  # seconds over which a ramp round spreads its events; answers take 1-3 s
@@ -40,8 +46,13 @@ ANSWER = (
 )
 
 
-def start_bot(slack: FakeSlack, model: FakeAnthropic, port: int) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ANTHROPIC_"))}
+def start_bot(
+    slack: FakeSlack, model: FakeAnthropic, port: int, redis_url: str | None
+) -> subprocess.Popen[bytes]:
+    own = ("SLACK_", "ANTHROPIC_", "REDIS_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(own)}
+    if redis_url is not None:
+        env["REDIS_URL"] = redis_url
     env.update(
         SLACK_BOT_TOKEN="xoxb-bench",
         SLACK_SIGNING_SECRET=SECRET,
@@ -85,23 +96,26 @@ def signed(body: bytes) -> dict[str, str]:
 
 
 async def one_round(
-    url: str, slack: FakeSlack, delays: dict[str, float], *, n: int, r: int, ramp: float
+    urls: list[str], slack: FakeSlack, delays: dict[str, float], *, n: int, r: int, ramp: float
 ) -> dict[str, Any]:
     sent: dict[str, float] = {}
     acks: list[float] = []
     connector = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=connector) as session:
 
-        async def send(i: int) -> None:
-            await asyncio.sleep(ramp * i / n)
-            body = body_for(i, r)
-            ts = json.loads(body)["event"]["ts"]
+        async def post(url: str, body: bytes) -> None:
             started = time.monotonic()
-            sent[ts] = started
             async with session.post(f"{url}/slack/events", data=body, headers=signed(body)) as resp:
                 await resp.read()
                 assert resp.status == 200, resp.status
             acks.append((time.monotonic() - started) * 1000)
+
+        async def send(i: int) -> None:
+            await asyncio.sleep(ramp * i / n)
+            body = body_for(i, r)
+            sent[json.loads(body)["event"]["ts"]] = time.monotonic()
+            order = urls[i % len(urls) :] + urls[: i % len(urls)]  # round robin, then copies
+            await asyncio.gather(*(post(url, body) for url in order))
 
         await asyncio.gather(*(send(i) for i in range(n)))
     deadline = time.monotonic() + 60
@@ -123,12 +137,14 @@ async def one_round(
     return {"acks": acks, "answered": per_thread, "overhead": overhead}
 
 
-async def warm_up(url: str, slack: FakeSlack) -> None:
-    """One uncounted message, so the first auth.test and connection setup are not measured."""
-    body = body_for(0, 99)
+async def warm_up(urls: list[str], slack: FakeSlack) -> None:
+    """One uncounted message per instance, so the first auth.test and connection setup are
+    not measured."""
     async with aiohttp.ClientSession() as session:
-        await session.post(f"{url}/slack/events", data=body, headers=signed(body))
-    while not any(c.method == "chat.postMessage" for c in slack.calls):
+        for k, url in enumerate(urls):
+            body = body_for(k, 99)
+            await session.post(f"{url}/slack/events", data=body, headers=signed(body))
+    while sum(c.method == "chat.postMessage" for c in slack.calls) < len(urls):
         await asyncio.sleep(0.05)
 
 
@@ -148,7 +164,7 @@ def spread(samples: list[float]) -> str:
     return f"p50 {statistics.median(samples):7.1f} ms   p99 {p99(samples):7.1f} ms"
 
 
-async def main_async(conversations: int, rounds: int) -> None:
+async def run(conversations: int, rounds: int, instances: int) -> None:
     rng = random.Random(42)
     delays: dict[str, float] = {}
 
@@ -161,46 +177,69 @@ async def main_async(conversations: int, rounds: int) -> None:
     slack, model = FakeSlack(), FakeAnthropic(responder=respond)
     slack.start()
     model.start()
-    port = free_port()
-    bot = start_bot(slack, model, port)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        await wait_healthy(url)
-        await warm_up(url, slack)
-        acks_by: dict[str, list[float]] = {}
-        overhead: list[float] = []
-        for r in range(rounds):
-            for n, delay in delays_by_n.items():
-                delays[json.loads(body_for(n, r))["event"]["ts"]] = delay
-            ramp = 0.0 if r % 2 == 0 else RAMP
-            result = await one_round(url, slack, delays, n=conversations, r=r, ramp=ramp)
-            answered = result["answered"]
-            once = sum(1 for count in answered.values() if count == 1)
-            kind = "burst" if ramp == 0 else f"ramp {ramp:.0f} s"
-            print(
-                f"round {r + 1} ({kind}): {len(answered)}/{conversations} answered, "
-                f"{once} exactly once; ack {spread(result['acks'])}"
-            )
-            acks_by[kind] = acks_by.get(kind, []) + result["acks"]
-            overhead += result["overhead"]
-        print(f"\n{conversations} concurrent conversations × {rounds} rounds")
-        for kind, acks in acks_by.items():
-            print(f"  ack latency, {kind:9} {spread(acks)}")
-        print(f"  overhead/message       {spread(overhead)}")
-        print(f"  bot peak RSS           {peak_rss_mb(bot.pid):.0f} MB")
-    finally:
-        bot.terminate()
-        bot.wait(10)
-        slack.stop()
-        model.stop()
+    with contextlib.ExitStack() as stack:
+        redis_url = None
+        if instances > 1:
+            redis_url = stack.enter_context(running_redis()).url
+        ports = [free_port() for _ in range(instances)]
+        bots = [start_bot(slack, model, port, redis_url) for port in ports]
+        urls = [f"http://127.0.0.1:{port}" for port in ports]
+        try:
+            for url in urls:
+                await wait_healthy(url)
+            await warm_up(urls, slack)
+            await measure(urls, slack, delays, delays_by_n, rounds=rounds)
+            rss = ", ".join(f"{peak_rss_mb(bot.pid):.0f}" for bot in bots)
+            print(f"  bot peak RSS           {rss} MB")
+        finally:
+            for bot in bots:
+                bot.terminate()
+                bot.wait(10)
+            slack.stop()
+            model.stop()
+
+
+async def measure(
+    urls: list[str],
+    slack: FakeSlack,
+    delays: dict[str, float],
+    delays_by_n: dict[int, float],
+    *,
+    rounds: int,
+) -> None:
+    conversations = len(delays_by_n)
+    acks_by: dict[str, list[float]] = {}
+    overhead: list[float] = []
+    for r in range(rounds):
+        for n, delay in delays_by_n.items():
+            delays[json.loads(body_for(n, r))["event"]["ts"]] = delay
+        ramp = 0.0 if r % 2 == 0 else RAMP
+        result = await one_round(urls, slack, delays, n=conversations, r=r, ramp=ramp)
+        answered = result["answered"]
+        once = sum(1 for count in answered.values() if count == 1)
+        kind = "burst" if ramp == 0 else f"ramp {ramp:.0f} s"
+        print(
+            f"round {r + 1} ({kind}): {len(answered)}/{conversations} answered, "
+            f"{once} exactly once; ack {spread(result['acks'])}"
+        )
+        acks_by[kind] = acks_by.get(kind, []) + result["acks"]
+        overhead += result["overhead"]
+    where = "one instance" if len(urls) == 1 else f"{len(urls)} instances on Redis"
+    print(f"\n{conversations} concurrent conversations × {rounds} rounds, {where}")
+    for kind, acks in acks_by.items():
+        print(f"  ack latency, {kind:9} {spread(acks)}")
+    print(f"  overhead/message       {spread(overhead)}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--conversations", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=4, help="alternating burst and ramp")
+    parser.add_argument("--instances", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args()
-    asyncio.run(main_async(args.conversations, args.rounds))
+    for instances in args.instances:
+        asyncio.run(run(args.conversations, args.rounds, instances))
+        print()
 
 
 if __name__ == "__main__":
