@@ -82,7 +82,9 @@ class Identity(AsyncAuthorize):
         self._asking = asyncio.Lock()
 
     async def __call__(self, **_: Any) -> AuthorizeResult:  # Bolt passes the event's ids
-        async with self._asking:
+        if self._result is not None:  # every event after the first: no lock to take
+            return self._result
+        async with self._asking:  # events arriving together share one auth.test
             if self._result is None:
                 try:
                     response = await self._client.auth_test()

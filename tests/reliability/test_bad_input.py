@@ -119,6 +119,7 @@ async def test_a_flood_of_1000_duplicate_deliveries_is_answered_once(
     await replied(fake_slack)
     assert replies(fake_slack, "820.000001") == [GOOD]
     assert len(fake_anthropic.requests) == 1
+    assert len(fake_slack.of("auth.test")) == 1  # a fresh app: the copies shared one call
     await next_message_is_answered(app, fake_slack)
 
 
