@@ -39,7 +39,7 @@ async def test_a_key_is_forgotten_after_the_ttl(redis: RedisServer) -> None:
     a, b = RedisStore(redis.url, ttl=0.2), RedisStore(redis.url, ttl=0.2)
     try:
         assert await a.first("k") and not await b.first("k")
-        assert b"PTTL" not in redis.command("PTTL", "vouch:seen:k")
+        assert redis.command("PTTL", "vouch:seen:k").startswith(b":")  # an integer reply
         assert 0 < int(redis.command("PTTL", "vouch:seen:k")[1:]) <= 200
         await asyncio.sleep(0.3)
         assert not await b.seen("k")
