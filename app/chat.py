@@ -12,6 +12,7 @@ from app.agent.loop import Deps, answer
 from app.agent.outcome import Attempt
 from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
+from app.verify import language
 
 NO_KEY = (
     "ANTHROPIC_API_KEY is not set: add it to .env (see .env.example) or the environment "
@@ -25,6 +26,7 @@ async def chat(settings: Settings, out: TextIO = sys.stdout) -> int:
         print(NO_KEY, file=sys.stderr)
         return 2
     knowledge = await asyncio.to_thread(Knowledge.open, settings)
+    await asyncio.to_thread(language.warm)
     try:
         return await _chat(settings, Deps.from_settings(settings, knowledge=knowledge), out)
     finally:

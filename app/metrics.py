@@ -77,6 +77,7 @@ class Report:
     avg_quality: float | None
     outcomes: Mapping[str, int] = field(default_factory=dict)
     patterns: tuple[Pattern, ...] = ()
+    judged_rate: float | None = None  # of delivered answers, the share the judge passed
 
     @property
     def busy(self) -> int:
@@ -123,7 +124,9 @@ def queries(start: datetime, end: datetime, environment: str) -> dict[str, dict[
         }
 
     return {
-        "rates": scores("scores-boolean", ["verified", "pass_on_first_attempt"], ["name"], True),
+        "rates": scores(
+            "scores-boolean", ["verified", "pass_on_first_attempt", "judged"], ["name"], True
+        ),
         "averages": scores(
             "scores-numeric", ["attempts_to_verify", "quality_score"], ["name"], True
         ),
@@ -160,6 +163,7 @@ def report(ask: Query, since: timedelta, environment: str, now: datetime | None 
         avg_quality=_number(averages.get("quality_score"), "avg_value"),
         outcomes=outcomes,
         patterns=_patterns(counts.get("issue_code", {}), counts.get("issue_outcome", {})),
+        judged_rate=_number(rates.get("judged"), "avg_value"),
     )
 
 
@@ -196,6 +200,11 @@ def render(report: Report, top: int = 10) -> str:
         f"  avg_attempts_to_verify       {_decimal(report.avg_attempts)}",
         f"  avg_quality_score            {_decimal(report.avg_quality)}",
     ]
+    if report.judged_rate is not None and report.judged_rate < 1:
+        lines.append(
+            f"  judged_rate                  {_percent(report.judged_rate)}   "
+            "(the rest went out on the rules alone: judge unreachable, JUDGE_FALLBACK=deliver)"
+        )
     unverified = {
         k: v for k, v in report.outcomes.items() if k not in ("verified", "unavailable") and v
     }

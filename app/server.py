@@ -27,6 +27,7 @@ from app.settings import Settings
 from app.slack.app import create_app, message_store
 from app.slack.drain import InFlight
 from app.telemetry import Telemetry
+from app.verify import language
 
 log = logging.getLogger("vouch")
 
@@ -75,6 +76,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
     knowledge = None
     try:
         knowledge = await asyncio.to_thread(Knowledge.open, settings)
+        await asyncio.to_thread(language.warm)
         async with aiohttp.ClientSession() as session:
             await _serve(settings, session, telemetry, knowledge, stop or asyncio.Event())
     finally:

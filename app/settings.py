@@ -35,8 +35,11 @@ class Settings(BaseSettings):
     anthropic_max_retries: int = Field(2, ge=0, le=10)
     max_attempts: int = Field(3, ge=1, le=5)
     message_deadline: float = Field(120.0, gt=0, le=900)
-    judge_enabled: bool = False
+    judge_enabled: bool = True
     judge_model: str = Field("claude-haiku-5-5", min_length=1)
+    judge_max_tokens: int = Field(4096, ge=1024, le=32_000)
+    judge_thread_tokens: int = Field(4000, ge=0, le=100_000)
+    judge_fallback: Literal["busy", "deliver"] = "busy"
 
     slack_bot_token: SecretStr | None = None
     slack_app_token: SecretStr | None = None

@@ -53,6 +53,7 @@ METADATA_KEYS = frozenset(
         "response_length",
         "user_message_length",
         "judge_score",
+        "judge",
         "duration_ms",
         "trace_id",
         "error",
@@ -443,6 +444,9 @@ def scores_of(outcome: Outcome, delivered: bool = True) -> list[ScoreRow]:
         rows.append(("attempts_to_verify", float(len(outcome.attempts)), "NUMERIC", ""))
     if verified and outcome.score is not None:
         rows.append(("quality_score", round(outcome.score, 4), "NUMERIC", ""))
+    judge = outcome.attempts[-1].judge if verified and outcome.attempts else None
+    if judge is not None:  # 0: the judge was unreachable and the rules alone verified it
+        rows.append(("judged", 1.0 if judge == "passed" else 0.0, "BOOLEAN", ""))
     for index, (attempt, code, fate) in enumerate(issues_found(outcome)):
         suffix = f"-{attempt}-{index}"
         rows.append(("issue_code", code, "CATEGORICAL", suffix))
@@ -474,6 +478,8 @@ def attempt_metadata(attempt: Attempt, trace_id: str) -> dict[str, Value]:
         "duration_ms": attempt.duration_ms,
         "trace_id": trace_id,
     }
+    if attempt.judge is not None:
+        metadata["judge"] = attempt.judge
     if attempt.error is not None:
         metadata["error"] = attempt.error
     return metadata

@@ -6,7 +6,9 @@ Run: .venv/bin/python -m bench.loop [--runs N] [--messages M]   (from the reposi
    so every microsecond measured is the loop's own: prompts, verify, feedback, bookkeeping.
 2. Spend: a scripted mixed workload through the real AsyncAnthropic client and the loopback
    fake API, which simulates prompt caching per breakpoint with the real 1,024-token minimum
-   (tokens there are estimated as characters / 4). Each message is a different thread.
+   (tokens there are estimated as characters / 4). Each message is a different thread. The
+   judge (on by default) passes every draft that passes the rules; its tokens are shown
+   apart from the drafts'.
 """
 
 from __future__ import annotations
@@ -138,14 +140,30 @@ def report(name: str, outcomes: list[Outcome]) -> None:
     total = Usage()
     for outcome in outcomes:
         total = total + outcome.usage
+    judged = Usage()
+    for outcome in outcomes:
+        for attempt in outcome.attempts:
+            judged = judged + attempt.judge_usage
+    drafted = Usage(
+        total.input - judged.input,
+        total.output - judged.output,
+        total.cache_read - judged.cache_read,
+        total.cache_write - judged.cache_write,
+    )
     requests = sum(len(o.attempts) for o in outcomes)
+    judgements = sum(1 for o in outcomes for a in o.attempts if a.judge is not None)
     per = max(1, len(verified))
     print(f"\nMixed workload, {name}: {len(outcomes)} messages, {len(verified)} verified")
-    print(f"  requests per verified message      {requests / per:8.2f}")
-    print(f"  uncached input tokens per verified {total.input / per:8.0f}")
-    print(f"  cache-write tokens per verified    {total.cache_write / per:8.0f}")
-    print(f"  cache-read tokens per verified     {total.cache_read / per:8.0f}")
-    print(f"  output tokens per verified         {total.output / per:8.0f}")
+    print("  per verified message             drafts    judge")
+    print(f"  requests                       {requests / per:8.2f} {judgements / per:8.2f}")
+    for label, field in (
+        ("uncached input tokens", "input"),
+        ("cache-write tokens", "cache_write"),
+        ("cache-read tokens", "cache_read"),
+        ("output tokens", "output"),
+    ):
+        mine, theirs = getattr(drafted, field) / per, getattr(judged, field) / per
+        print(f"  {label:30} {mine:8.0f} {theirs:8.0f}")
 
 
 if __name__ == "__main__":

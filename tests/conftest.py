@@ -96,8 +96,8 @@ def bot(tmp_path: Path, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack) ->
 
     def start(**env: str) -> tuple[subprocess.Popen[str], int]:
         port = free_port()
-        own = ("LANGFUSE_", "SLACK_", "REDIS_")
-        clean = {k: v for k, v in os.environ.items() if not k.startswith(own)}
+        own = {name.upper() for name in Settings.model_fields}  # the shell's settings: none
+        clean = {k: v for k, v in os.environ.items() if k not in own}
         process = subprocess.Popen(
             [sys.executable, "-m", "app"],
             cwd=tmp_path,

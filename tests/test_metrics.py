@@ -25,6 +25,7 @@ ROWS: dict[str, list[dict[str, Any]]] = {
     "scores-boolean": [
         {"name": "verified", "avg_value": 0.9631, "count_count": "1600"},
         {"name": "pass_on_first_attempt", "avg_value": 0.875, "count_count": "1600"},
+        {"name": "judged", "avg_value": 0.99, "count_count": "1541"},
     ],
     "scores-numeric": [
         {"name": "attempts_to_verify", "avg_value": 1.12, "count_count": "1541"},
@@ -88,6 +89,7 @@ def test_scripted_metrics_response(make_settings: Any, fake_langfuse: FakeLangfu
     assert "pass_on_first_attempt_rate   87.5%" in text
     assert "avg_attempts_to_verify       1.12" in text
     assert "avg_quality_score            0.93" in text
+    assert "judged_rate                  99.0%   (the rest went out on the rules alone" in text
     assert "not verified, by reason      exhausted 39, deadline 20" in text
     assert "under the 95% target" not in text
     table = text.split("Failure patterns")[1].splitlines()

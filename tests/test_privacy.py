@@ -64,11 +64,13 @@ async def test_no_content_reaches_langfuse_or_logs(
     fake_anthropic.push(
         Reply(f"{UNCLOSED} {planted['draft']}"),  # fails the rules
         Reply(f"{GOOD} ({planted['draft']})"),  # passes the rules, fails the judge
-        judgement(False, 20, "HALLUCINATION", message=f"Invented {planted['judge']}."),
         Reply(f"{GOOD} ({planted['answer']})"),  # delivered
+    )
+    fake_anthropic.judge(
+        judgement(False, 20, "HALLUCINATION", message=f"Invented {planted['judge']}."),
         judgement(True, 90),
     )
-    settings = langfuse_settings(judge_enabled=True)
+    settings = langfuse_settings()
     telemetry = Telemetry.from_settings(settings)
     app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
     question = f"how do I deploy {planted['user']}?"
@@ -85,7 +87,7 @@ async def test_no_content_reaches_langfuse_or_logs(
     }
     await app.async_dispatch(AsyncBoltRequest(body=click, mode="socket_mode"))
     fake_slack.fail("chat.postMessage", Fault(status=200, error="channel_not_found"))
-    fake_anthropic.push(Reply(f"{GOOD} ({planted['answer']})"), judgement(True, 90))
+    fake_anthropic.push(Reply(f"{GOOD} ({planted['answer']})"))
     await dispatch(app, mention(f"again {planted['user']}", "400.000003"))
     await replied(fake_slack, count=2)
     assert await telemetry.flush()
@@ -96,6 +98,8 @@ async def test_no_content_reaches_langfuse_or_logs(
     assert planted["user"].encode() in sent_to_model
     assert planted["history"].encode() in sent_to_model
     assert planted["judge"].encode() in sent_to_model  # the judge's words went into a retry
+    to_judge = b"".join(fake_anthropic.judge_raw)  # the judge reads the thread and the answer
+    assert planted["history"].encode() in to_judge and planted["answer"].encode() in to_judge
     assert planted["answer"] in posted["text"]
     assert fake_langfuse.spans and fake_langfuse.scores
     outcomes = sorted(s["value"] for s in fake_langfuse.scores_named("outcome"))
@@ -146,7 +150,7 @@ async def test_the_team_docs_do_not_reach_langfuse_or_logs(
     log_output: io.StringIO,
 ) -> None:
     title, body = canary("doctitle").replace("_", ""), canary("doctext")
-    settings = grounded_settings(judge_enabled=True)
+    settings = grounded_settings()
     secret = settings.knowledge_dir / "secret.md"
     secret.write_text(f"# Vault {title}\n\nRotate the vault keys with {body} daily.\n")
     knowledge = Knowledge.open(settings)
@@ -161,7 +165,7 @@ async def test_the_team_docs_do_not_reach_langfuse_or_logs(
             "Rotate the vault keys daily. ", ("See the vault doc.", Cite(vault["source"], quote))
         )
 
-    fake_anthropic.responder = in_turn(cite_vault, lambda r: judgement(True, 90))
+    fake_anthropic.responder = in_turn(cite_vault)
     await dispatch(app, mention("how often do we rotate the vault keys?", "410.000001"))
     await replied(fake_slack)
     assert await telemetry.flush()
@@ -169,6 +173,8 @@ async def test_the_team_docs_do_not_reach_langfuse_or_logs(
 
     sent_to_model = b"".join(fake_anthropic.raw)
     assert body.encode() in sent_to_model and title.encode() in sent_to_model
+    to_judge = b"".join(fake_anthropic.judge_raw)  # the judge reads the sources too
+    assert body.encode() in to_judge and title.encode() in to_judge
     [posted] = fake_slack.of("chat.postMessage")
     assert title in posted["text"]  # the footer names the doc
     assert fake_langfuse.scores_named("verified")[0]["value"] == 1

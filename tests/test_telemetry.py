@@ -102,7 +102,7 @@ async def test_pass_first_time(
 
     check = only(fake_langfuse.named("agent.verify"))
     assert check.type == "guardrail" and check.parent_span_id == root.span_id
-    assert set(check.metadata) == ATTEMPT_KEYS
+    assert set(check.metadata) == ATTEMPT_KEYS | {"judge_score", "judge"}  # judged by default
     assert check.metadata["passed"] is True and check.metadata["trace_id"] == trace_id
     assert check.metadata["response_length"] == len(GOOD)
     assert check.metadata["user_message_length"] == len("how do I deploy?")
@@ -174,8 +174,9 @@ async def test_judge_on(
     fake_slack: FakeSlack,
     fake_langfuse: FakeLangfuse,
 ) -> None:
-    fake_anthropic.push(Reply(GOOD), judgement(True, 90))
-    app, telemetry = telemetry_bot(judge_enabled=True)
+    fake_anthropic.push(Reply(GOOD))
+    fake_anthropic.judge(judgement(True, 90))
+    app, telemetry = telemetry_bot()
     await answered(app, fake_slack, "303.000001")
     assert await telemetry.flush()
 
@@ -184,7 +185,8 @@ async def test_judge_on(
     assert judge.type == "generation" and judge.parent_span_id == check.span_id
     assert judge.attributes["langfuse.observation.model.name"] == "claude-haiku-5-5"
     assert judge.usage["output"] > 0
-    assert set(check.metadata) == ATTEMPT_KEYS | {"judge_score"}
+    assert set(check.metadata) == ATTEMPT_KEYS | {"judge_score", "judge"}
+    assert check.metadata["judge"] == "passed"
     assert check.metadata["judge_score"] == 90
     assert 0.8 <= score_values(fake_langfuse)["quality_score"] <= 0.9
 
@@ -197,8 +199,8 @@ async def test_token_usage_is_counted_once(
 ) -> None:
     """The Anthropic SDK's own spans (metadata-only, pinned) carry usage too: they must not
     reach Langfuse beside our generations."""
-    fake_anthropic.push(Reply(UNCLOSED), Reply(GOOD), judgement(True, 90))
-    app, telemetry = telemetry_bot(judge_enabled=True)
+    fake_anthropic.push(Reply(UNCLOSED), Reply(GOOD))
+    app, telemetry = telemetry_bot()
     await answered(app, fake_slack, "304.000001")
     assert await telemetry.flush()
     assert {span.scope for span in fake_langfuse.spans} == {"langfuse-sdk"}

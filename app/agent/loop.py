@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from anthropic import AsyncAnthropic
 
 from app.agent.conversation import Conversation
-from app.agent.judge import Judged, JudgeUnavailable, judge
+from app.agent.judge import JudgeConfig, Judged, JudgeUnavailable, judge
 from app.agent.model import (
     Draft,
     ModelError,
@@ -25,7 +25,7 @@ from app.agent.model import (
     draft,
     make_client,
 )
-from app.agent.outcome import Attempt, Outcome, Reason
+from app.agent.outcome import Attempt, JudgeResult, Outcome, Reason
 from app.agent.prompts import conversation_messages, retry_messages, system_blocks
 from app.settings import Settings
 from app.telemetry import NO_TRACE, Span, Trace
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from app.knowledge.retrieve import Knowledge
 
 Stage = Literal["drafting", "checking"]
+JudgeFallback = Literal["busy", "deliver"]
 Progress = Callable[[Stage, int, int], Awaitable[None]]
 
 
@@ -55,16 +56,21 @@ class LoopConfig:
     max_tokens: int
     max_attempts: int
     deadline: float  # seconds for the whole message
-    judge_model: str | None  # None: no judge
+    judge: JudgeConfig | None  # None: no judge
+    judge_fallback: JudgeFallback = "busy"  # when the judge cannot be reached
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LoopConfig:
+        judge = JudgeConfig(
+            settings.judge_model, settings.judge_max_tokens, settings.judge_thread_tokens
+        )
         return cls(
             model=settings.anthropic_model,
             max_tokens=settings.anthropic_max_tokens,
             max_attempts=settings.max_attempts,
             deadline=settings.message_deadline,
-            judge_model=settings.judge_model if settings.judge_enabled else None,
+            judge=judge if settings.judge_enabled else None,
+            judge_fallback=settings.judge_fallback,
         )
 
 
@@ -161,24 +167,25 @@ class _Run:
             dialect=self.dialect,
             sources=self.sources,
             citations=drafted.citations,
+            thread=tuple(turn.text for turn in self.conversation.turns),
         )
         if drafted.stop_reason == "max_tokens":
             verdict = amend(verdict, (issue("TRUNCATED"),))
-        judged = None
-        judge_model = self.deps.config.judge_model
-        if verdict.passed and judge_model is not None:
-            try:
-                judged = await self.judge(judge_model, verdict.text, check)
-            except JudgeUnavailable as exc:
-                return self.give_up(
-                    "unavailable", drafted, error=f"judge_{exc.reason}", check=check
+        judged: Judged | JudgeUnavailable | None = None
+        error = None
+        if verdict.passed and self.deps.config.judge is not None:
+            judged = await self.judge(self.deps.config.judge, verdict.text, check)
+            if isinstance(judged, JudgeUnavailable):
+                error = f"judge_{judged.reason}"
+                if self.deps.config.judge_fallback == "busy":
+                    return self.give_up("unavailable", drafted, error=error, check=check)
+            else:
+                verdict = amend(
+                    verdict,
+                    () if judged.judgement.passed else judged.issues(),
+                    judge_score=judged.judgement.score,
                 )
-            verdict = amend(
-                verdict,
-                () if judged.judgement.passed else judged.issues(),
-                judge_score=judged.judgement.score,
-            )
-        self.record(drafted, verdict, judged, check=check)
+        self.record(drafted, verdict, judged, error, check)
         if not verdict.passed:
             return verdict
         given = {source.id: source for source in self.sources}
@@ -195,13 +202,19 @@ class _Run:
             cited=verdict.cited,
         )
 
-    async def judge(self, model: str, text: str, check: Span) -> Judged:
+    async def judge(self, config: JudgeConfig, text: str, check: Span) -> Judged | JudgeUnavailable:
+        """The judge's verdict on the answer, or why there is none."""
         await self.tell("checking")
         with self.trace.observe(
-            "claude.judge", "generation", parent=check, model=model, attempt=self.number
+            "claude.judge", "generation", parent=check, model=config.model, attempt=self.number
         ) as call:
-            question = self.conversation.message
-            judged = await judge(self.deps.client, model, question, text, self.sources)
+            try:
+                judged = await judge(
+                    self.deps.client, config, self.conversation, text, self.sources
+                )
+            except JudgeUnavailable as exc:
+                call.fail(f"judge_{exc.reason}")
+                return exc
             call.usage(judged.usage, None)
             return judged
 
@@ -217,7 +230,7 @@ class _Run:
         self,
         drafted: Draft | None,
         verdict: Verdict | None,
-        judged: Judged | None = None,
+        judged: Judged | JudgeUnavailable | None = None,
         error: str | None = None,
         check: Span | None = None,
     ) -> None:
@@ -232,8 +245,9 @@ class _Run:
             duration_ms=round((time.perf_counter() - self.started) * 1000, 3),
             usage=drafted.usage if drafted is not None else Usage(),
             stop_reason=drafted.stop_reason if drafted is not None else None,
-            judge_score=judged.judgement.score if judged is not None else None,
-            judge_usage=judged.usage if judged is not None else Usage(),
+            judge=_judge_result(judged),
+            judge_score=judged.judgement.score if isinstance(judged, Judged) else None,
+            judge_usage=judged.usage if isinstance(judged, Judged) else Usage(),
             error=error,
         )
         self.attempts.append(attempt)
@@ -260,3 +274,11 @@ class _Run:
     @property
     def trace(self) -> Trace:
         return self.deps.trace
+
+
+def _judge_result(judged: Judged | JudgeUnavailable | None) -> JudgeResult | None:
+    if judged is None:
+        return None
+    if isinstance(judged, JudgeUnavailable):
+        return "unavailable"
+    return "passed" if judged.judgement.passed else "failed"

@@ -115,21 +115,21 @@ async def _stream(client: AsyncAnthropic, request: Request) -> Draft:
         raise StreamBroke(reason) from None
     texts = [block for block in final.content if block.type == "text"]
     text = "".join(block.text for block in texts)
-    citations = tuple(citation_of(c) for block in texts for c in block.citations or ())
+    citations = tuple(citation_of(c, block.text) for block in texts for c in block.citations or ())
     return Draft(text, final.stop_reason, usage_of(final.usage), citations)
 
 
-def citation_of(citation: anthropic.types.TextCitation) -> Citation:
-    """A citation as verification sees it. Search-result citations name the source id we
-    gave; any other kind (we give no documents or web search) names what it points at, or
-    its type, and so matches no source."""
+def citation_of(citation: anthropic.types.TextCitation, claim: str = "") -> Citation:
+    """A citation as verification sees it, with the text block that carries it (its claim).
+    Search-result citations name the source id we gave; any other kind (we give no documents
+    or web search) names what it points at, or its type, and so matches no source."""
     if citation.type == "search_result_location":
         source = citation.source
     elif citation.type == "web_search_result_location":
         source = citation.url
     else:
         source = citation.type
-    return Citation(source, getattr(citation, "title", None) or "", citation.cited_text)
+    return Citation(source, getattr(citation, "title", None) or "", citation.cited_text, claim)
 
 
 def usage_of(usage: anthropic.types.Usage) -> Usage:

@@ -9,6 +9,9 @@ from typing import Literal
 from app.agent.model import Usage
 
 Reason = Literal["verified", "exhausted", "refused", "deadline", "unavailable", "rejected"]
+# What the judge said of an attempt; "unavailable" with JUDGE_FALLBACK=deliver means the
+# answer was delivered on the rules alone.
+JudgeResult = Literal["passed", "failed", "unavailable"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +27,7 @@ class Attempt:
     duration_ms: float
     usage: Usage
     stop_reason: str | None
+    judge: JudgeResult | None = None  # None: not judged (rules failed, or no judge)
     judge_score: int | None = None
     judge_usage: Usage = field(default_factory=Usage)
     error: str | None = None  # a fixed label (e.g. "overloaded", "deadline"), never content

@@ -37,13 +37,18 @@ def verify(
     dialect: Dialect = "mrkdwn",
     sources: Sequence[Source] = (),
     citations: Sequence[Citation] = (),
+    thread: Sequence[str] = (),
 ) -> Verdict:
-    """Repair `text` for `dialect`, then check it; the Verdict says whether it may be delivered."""
+    """Repair `text` for `dialect`, then check it; the Verdict says whether it may be delivered.
+    `thread` is the text of the earlier turns, oldest first: what the answer may follow (its
+    language, its figures, its subject)."""
     if dialect not in DIALECTS:
         raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
     fixed = repair(text, dialect)
     cited: list[str] = []
-    content = content_findings(fixed.layout, question, sources, citations, cited)
+    content = content_findings(
+        fixed.layout, question, sources, citations, cited=cited, thread=thread
+    )
     findings = [*fixed.findings, *content]
     issues = tuple(issue(f.code, f.start, f.end, f.detail) for f in findings)
     repaired = tuple(sorted(fixed.applied - {i.code for i in issues}))

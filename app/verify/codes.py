@@ -144,6 +144,20 @@ _RULES = (
         "Write &amp;, &lt; and &gt; outside code and Slack links.",
     ),
     Rule(
+        "NO_CONTENT",
+        "error",
+        False,
+        "The answer is only a preamble or filler; the answer itself is missing.",
+        "Write the answer itself, not an introduction to it.",
+    ),
+    Rule(
+        "WRONG_LANGUAGE",
+        "error",
+        False,
+        "The answer is not in the language of the user's message.",
+        "Answer in the language the user wrote in, unless they asked for another.",
+    ),
+    Rule(
         "OFF_TOPIC",
         "error",
         False,
@@ -170,6 +184,14 @@ _RULES = (
         False,
         "The answer cites or links a source that was not provided.",
         "Cite and link only the sources provided; remove any other reference.",
+    ),
+    Rule(
+        "UNSOURCED_FIGURE",
+        "error",
+        False,
+        "A cited sentence states a figure (number, version, date or duration) that no source "
+        "or message gives.",
+        "State figures exactly as the cited source gives them, or leave them out.",
     ),
     Rule(
         "MISQUOTED",

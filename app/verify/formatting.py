@@ -45,8 +45,14 @@ _HTML_ANCHOR = re.compile(
 _HTML_TAG = re.compile(
     rf"</?(?:{_HTML_TAGS})(?:\s+[\w:-]+\s*=\s*(?:\"[^\"\n]*\"|'[^'\n]*'))*\s*/?>", re.I
 )
+# A URL may hold parentheses nested six deep (Kibana's rison state nests filters in
+# queries: _a=(filters:!((query:(match_phrase:(…)))))). Each level's alternatives are
+# disjoint (a parenthesis or not), so matching stays linear.
+_PARENS = r"\([^()\s]*\)"
+for _ in range(5):
+    _PARENS = rf"\((?:[^()\s]|{_PARENS})*\)"
 _MD_LINK = re.compile(
-    r"\[(?<![\w\]]\[)([^\[\]\n]*)\]\(\s*((?:[^()\s]|\([^()\s]*\))*)"
+    rf"\[(?<![\w\]]\[)([^\[\]\n]*)\]\(\s*((?:[^()\s]|{_PARENS})*)"
     r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
 )
 _MD_BOLD3 = re.compile(
@@ -269,6 +275,8 @@ CHECKS: dict[Dialect, tuple[Check, ...]] = {
         markdown_emphasis,
         markdown_headings,
         nested_quotes,
+        rules_lines,
+        task_lists,
         table_findings,
         unescaped,
     ),

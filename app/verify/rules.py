@@ -8,8 +8,11 @@ from collections.abc import Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from app.verify.dialects import unescape_mrkdwn
+from app.verify.figures import claims, derived, figures
 from app.verify.formatting import Finding
-from app.verify.scan import Layout
+from app.verify.language import wrong_language
+from app.verify.preamble import no_content
+from app.verify.scan import Layout, scan
 from app.verify.topic import off_topic
 from app.verify.verdict import Citation, Source
 
@@ -23,6 +26,7 @@ SHORT_FLOOR, SHORT_RATIO, SHORT_CAP = 2, 10, 60
 _BARE_URL = re.compile(r"http(?<!\whttp)s?://(?:[^\s<>()\[\]|`\ue000]|\([^\s<>()]*\))+")
 _TRAILING = ".,;:!?'\"*_~"
 _VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
+_URL_IN_CLAIM = re.compile(r"https?://\S+")
 
 
 def content_findings(
@@ -30,7 +34,9 @@ def content_findings(
     question: str,
     sources: Sequence[Source],
     citations: Sequence[Citation],
+    *,
     cited: list[str] | None = None,
+    thread: Sequence[str] = (),
 ) -> Iterator[Finding]:
     text = layout.text
     if _VISIBLE.search(text) is None:
@@ -42,9 +48,14 @@ def content_findings(
         yield Finding("TOO_SHORT", 0, 0)
     if layout.unclosed_fence is not None:
         yield Finding("UNCLOSED_CODE_FENCE", layout.unclosed_fence, layout.unclosed_fence + 3)
-    if off_topic(question, text):
+    if no_content(layout):
+        yield Finding("NO_CONTENT", 0, 0)
+    elif off_topic(question, text, thread):
         yield Finding("OFF_TOPIC", 0, 0)
+    if wrong_language(layout.masked, question, thread):
+        yield Finding("WRONG_LANGUAGE", 0, 0)
     yield from citation_findings(layout, sources, citations, [] if cited is None else cited)
+    yield from figure_findings(sources, citations, (question, *thread))
 
 
 def citation_findings(
@@ -77,6 +88,20 @@ def citation_findings(
             cited.append(linked.id)
     if not cited:
         yield Finding("UNCITED", 0, 0)
+
+
+def figure_findings(
+    sources: Sequence[Source], citations: Sequence[Citation], messages: Sequence[str]
+) -> Iterator[Finding]:
+    """UNSOURCED_FIGURE for each cited claim with a figure that no source and no message of
+    the conversation gives (in any of its forms: units, number formats, dates)."""
+    if not sources or not any(citation.claim for citation in citations):
+        return
+    known = set().union(*(figures(text) for text in (*(s.text for s in sources), *messages)))
+    for number, citation in enumerate(citations, 1):
+        prose = _URL_IN_CLAIM.sub(" ", scan(citation.claim).masked)
+        if any(not keys & known and not derived(keys, known) for keys in claims(prose)):
+            yield Finding("UNSOURCED_FIGURE", 0, 0, detail=f"(citation {number})")
 
 
 def quotes(cited_text: str, source_text: str) -> bool:

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
-MIN_ANSWER_TERMS = 8  # shorter answers are too small to judge by word overlap
+from app.verify.language import asks_for_language
+
+# Overlap decides only between enough words: a short answer or a short question can be on
+# topic without sharing a word ("what should we measure?" → the four DORA metrics), and is
+# left to the judge.
+MIN_QUESTION_TERMS = 4
+MIN_ANSWER_TERMS = 30
 
 _WORD = re.compile(r"\w+")
 _ENTITY = re.compile(r"<[@#!][^<>]*>")
@@ -57,15 +63,19 @@ def content_terms(text: str) -> set[str]:
     return {term for word in _WORD.findall(folded) for term in _word_terms(word)}
 
 
-def off_topic(question: str, answer: str) -> bool:
-    """True when a judgeable answer shares no content word with the question."""
+def off_topic(question: str, answer: str, thread: Sequence[str] = ()) -> bool:
+    """True when a long answer shares no content word with a question of several words, nor
+    with the thread it follows. A translation shares none by design: it is never off topic."""
     asked = content_terms(question)
-    if not asked:
+    if len(asked) < MIN_QUESTION_TERMS or asks_for_language(question):
         return False
     if _mentions(answer, asked) or _mentions(answer.lower(), asked):  # the common cases
         return False
     folded = _fold(answer)
-    return not _mentions(folded, asked) and _has_terms(folded, MIN_ANSWER_TERMS)
+    if _mentions(folded, asked) or not _has_terms(folded, MIN_ANSWER_TERMS):
+        return False
+    said = set().union(*(content_terms(turn) for turn in thread))
+    return not _mentions(folded, said)
 
 
 def _mentions(folded: str, asked: set[str]) -> bool:

@@ -29,6 +29,7 @@ class Citation:
     source: str
     title: str = ""
     cited_text: str = ""
+    claim: str = ""  # the answer's text that carries the citation (its figures are checked)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,7 @@ QUESTION = "How do I deploy the billing service to staging?"
 GOOD = "Merge to `main`: the pipeline deploys the billing service to staging in about 8 minutes."
 MARKDOWNY = "**Deploy** billing: merge to `main` and the pipeline deploys it to staging."
 UNCLOSED = "Deploy billing to staging with:\n```\nmake deploy ENV=staging"
-OFF_TOPIC = (
-    "Lunch today is lasagne with a green salad, garlic bread and tiramisu for dessert; "
-    "the canteen opens at noon on the second floor."
-)
+PREAMBLE = "Absolutely, here is what you need:"  # fails NO_CONTENT
 REF = "ref0123456789abc"
 
 
@@ -74,7 +71,7 @@ async def test_retries_reuse_a_byte_identical_cached_prefix(
     make_settings: Any, fake_anthropic: FakeAnthropic
 ) -> None:
     outcome = await run(
-        make_settings, fake_anthropic, Reply(UNCLOSED), Reply(OFF_TOPIC), Reply(GOOD)
+        make_settings, fake_anthropic, Reply(UNCLOSED), Reply(PREAMBLE), Reply(GOOD)
     )
     assert outcome.verified
     first, *retries = fake_anthropic.requests
@@ -100,7 +97,7 @@ async def test_retries_reuse_a_byte_identical_cached_prefix(
 async def test_fail_on_every_attempt_ends_in_the_graceful_failure(
     make_settings: Any, fake_anthropic: FakeAnthropic
 ) -> None:
-    drafts = [Reply(UNCLOSED), Reply(OFF_TOPIC), Reply(UNCLOSED + " again")]
+    drafts = [Reply(UNCLOSED), Reply(PREAMBLE), Reply(UNCLOSED + " again")]
     outcome = await run(make_settings, fake_anthropic, *drafts, max_attempts=3)
     assert not outcome.verified and outcome.reason == "exhausted"
     assert outcome.text == failure_message("mrkdwn", REF)
@@ -206,11 +203,10 @@ async def test_rejected_request_is_not_retried(
 
 
 async def test_judge_pass(make_settings: Any, fake_anthropic: FakeAnthropic) -> None:
-    outcome = await run(
-        make_settings, fake_anthropic, Reply(GOOD), judgement(True, 90), judge_enabled=True
-    )
+    fake_anthropic.judge(judgement(True, 90))
+    outcome = await run(make_settings, fake_anthropic, Reply(GOOD))
     assert outcome.verified and outcome.text == GOOD
-    _, judged = fake_anthropic.requests
+    [judged] = fake_anthropic.judge_requests
     assert judged["model"] == "claude-haiku-5-5" and not judged.get("stream")
     assert "output_config" in judged
     assert outcome.attempts[0].judge_score == 90
@@ -219,10 +215,10 @@ async def test_judge_pass(make_settings: Any, fake_anthropic: FakeAnthropic) -> 
 
 
 async def test_judge_fail_then_pass(make_settings: Any, fake_anthropic: FakeAnthropic) -> None:
-    items = [Reply(GOOD), judgement(False, 30, "HALLUCINATION"), Reply(GOOD), judgement(True, 95)]
-    outcome = await run(make_settings, fake_anthropic, *items, judge_enabled=True)
+    fake_anthropic.judge(judgement(False, 30, "HALLUCINATION"), judgement(True, 95))
+    outcome = await run(make_settings, fake_anthropic, Reply(GOOD), Reply(GOOD))
     assert outcome.verified
-    retry = fake_anthropic.requests[2]
+    retry = fake_anthropic.requests[1]
     assert "JUDGE_HALLUCINATION" in last_user_text(retry)
     assert "Remove the invented command." in last_user_text(retry)
     assert [a.codes for a in outcome.attempts] == [("JUDGE_HALLUCINATION",), ()]
@@ -234,14 +230,8 @@ async def test_judge_fail_then_pass(make_settings: Any, fake_anthropic: FakeAnth
 async def test_judge_unreachable_fails_closed(
     make_settings: Any, fake_anthropic: FakeAnthropic, judge_reply: Any
 ) -> None:
-    outcome = await run(
-        make_settings,
-        fake_anthropic,
-        Reply(GOOD),
-        judge_reply,
-        judge_enabled=True,
-        anthropic_max_retries=0,
-    )
+    fake_anthropic.judge(judge_reply)
+    outcome = await run(make_settings, fake_anthropic, Reply(GOOD), anthropic_max_retries=0)
     assert not outcome.verified and outcome.reason == "unavailable"
     assert GOOD not in outcome.text
     assert outcome.attempts[0].error is not None
@@ -251,8 +241,8 @@ async def test_judge_unreachable_fails_closed(
 async def test_progress_is_told_each_stage(
     make_settings: Any, fake_anthropic: FakeAnthropic
 ) -> None:
-    fake_anthropic.push(Reply(UNCLOSED), Reply(GOOD), judgement(True, 90))
-    settings = make_settings(judge_enabled=True)
+    fake_anthropic.push(Reply(UNCLOSED), Reply(GOOD))
+    settings = make_settings()
     seen: list[tuple[str, int, int]] = []
 
     async def progress(stage: str, number: int, total: int) -> None:

@@ -5,6 +5,7 @@ fragment of one."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from tests.fakes.anthropic import (
     Reply,
     StreamError,
     cited,
+    judgement,
     search_results,
 )
 from tests.knowledge.grounding import DOCS, ROLLBACK
@@ -66,16 +68,45 @@ def script(kind: str, n: int) -> tuple[Any, str | None]:
     return Fail(529 if kind == "status_529" else 400), None
 
 
+def reviewer(judge: str) -> Any:
+    """The judge's part: it fails the off-topic lunch answer (which the rules leave to it),
+    passes the rest, or is down."""
+
+    def review(request: dict[str, Any]) -> Any:
+        if judge == "down":
+            return Fail(500)
+        answer_text = json.loads(request["messages"][0]["content"][1]["text"])["answer"]
+        if "lasagne" in answer_text:
+            return judgement(False, 10, "OFF_TOPIC", message="About lunch.")
+        return judgement(True, 90)
+
+    return review
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(st.sampled_from(KINDS), min_size=1, max_size=8), st.integers(1, 5))
+@given(
+    kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=8),
+    max_attempts=st.integers(1, 5),
+    judge=st.sampled_from(["up", "down"]),
+    fallback=st.sampled_from(["busy", "deliver"]),
+)
 def test_outcome_text_is_verified_or_canned(
-    anthropic_server: FakeAnthropic, make_settings: Any, kinds: list[str], max_attempts: int
+    anthropic_server: FakeAnthropic,
+    make_settings: Any,
+    *,
+    kinds: list[str],
+    max_attempts: int,
+    judge: str,
+    fallback: str,
 ) -> None:
     anthropic_server.reset()
     items = [script(kind, n) for n, kind in enumerate(kinds)]
     anthropic_server.push(*(item for item, _ in items))
     anthropic_server.default = Fail(400)
-    config = make_settings(max_attempts=max_attempts, anthropic_max_retries=0)
+    anthropic_server.judge_responder = reviewer(judge)
+    config = make_settings(
+        max_attempts=max_attempts, anthropic_max_retries=0, judge_fallback=fallback
+    )
     deps = Deps.from_settings(config)
     outcome = asyncio.run(answer(Conversation((), QUESTION), deps, REF))
 
@@ -92,8 +123,12 @@ def test_outcome_text_is_verified_or_canned(
         assert outcome.text in canned
     delivered_canary = [c for _, c in items if c and c in outcome.text]
     assert len(delivered_canary) <= 1
+    # the rules pass the lunch answer; only the judge stops it (unless it is down and the
+    # team chose to deliver on the rules alone)
+    unjudged = judge == "down" and fallback == "deliver"
+    allowed = ("good", "repairable", "off_topic") if unjudged else ("good", "repairable")
     for (_, canary), kind in zip(items, kinds, strict=True):
-        if canary and kind not in ("good", "repairable"):
+        if canary and kind not in allowed:
             assert canary not in outcome.text, kind
     assert 1 <= len(outcome.attempts) <= max_attempts
 

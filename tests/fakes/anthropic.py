@@ -5,6 +5,13 @@ asks to stream, a JSON message otherwise; `cited()` builds one whose text blocks
 search-result citations, streamed as `citations_delta` events), a `Fail` (an HTTP error
 body), a `StreamError` (a 200 stream that breaks with an `error` event) or a `Hang`.
 Every request body is kept.
+Judge requests (structured output: `output_config.format`) have their own script
+(`judge(...)`, `judge_requests`) and pass by default, so a test that is not about the judge
+sees the default settings at work without scripting it.
+Strict where the API is: removed sampling parameters, malformed `thinking` or `effort`, more
+than four cache breakpoints get a 400. A reply may think first (`Reply.thinking`, shown as a
+thinking block unless thinking is disabled); thinking tokens count toward max_tokens, and a
+reply that does not fit is cut with stop_reason "max_tokens".
 Prompt-cache usage is simulated per breakpoint: a prefix up to a `cache_control` block is a
 cache write the first time it is seen and a cache read afterwards.
 """
@@ -57,6 +64,7 @@ class Reply:
     delay: float = 0.0  # seconds before the first byte
     chunk: int = 40  # characters per text_delta
     blocks: tuple[Block, ...] = ()  # when set, the content blocks (text is their join)
+    thinking: str = ""  # thought before answering, unless the request disables thinking
 
     @property
     def content(self) -> tuple[Block, ...]:
@@ -85,6 +93,7 @@ class Fail:
     status: int
     error_type: str = "api_error"
     retry_after_ms: int = 1
+    message: str = "scripted failure"
 
 
 @dataclass(frozen=True)
@@ -114,35 +123,103 @@ Item = Reply | Fail | StreamError | Hang | Drop | Cut
 
 
 def judgement(
-    passed: bool, score: int, *codes: str, message: str = "The rollback command is invented."
+    passed: bool,
+    score: int,
+    *codes: str,
+    message: str = "The rollback command is invented.",
+    thinking: str = "",
 ) -> Reply:
     """The judge's structured reply (a JSON Judgement), passing or naming issue codes."""
     issues = [{"code": code, "message": message} for code in codes]
     fixes = ["Remove the invented command."] if codes else []
     body = {"passed": passed, "score": score, "issues": issues, "required_fixes": fixes}
-    return Reply(json.dumps(body))
+    return Reply(json.dumps(body), thinking=thinking)
+
+
+PASSING = judgement(True, 90)
+NOTHING_SCRIPTED = Fail(400, "invalid_request_error", 0, "fake: nothing scripted")
+REMOVED = ("temperature", "top_p", "top_k")  # removed by API version 2026-10-21
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
+
+
+def refusal(body: dict[str, Any]) -> Fail | None:
+    """The 400 the real API would answer this request with, or None."""
+    reason = _refused(body)
+    return None if reason is None else Fail(400, "invalid_request_error", 0, reason)
+
+
+def _refused(body: dict[str, Any]) -> str | None:
+    removed = [name for name in REMOVED if name in body]
+    if removed:
+        return f"{removed[0]}: Extra inputs are not permitted"
+    thinking = body.get("thinking")
+    if thinking is not None:
+        kind = thinking.get("type")
+        if kind not in ("enabled", "adaptive", "disabled"):
+            return "thinking.type: Input should be 'enabled', 'adaptive' or 'disabled'"
+        budget = thinking.get("budget_tokens")
+        if kind == "enabled" and not (
+            isinstance(budget, int) and 1024 <= budget < body["max_tokens"]
+        ):
+            return "thinking.budget_tokens: must be >= 1024 and less than max_tokens"
+    effort = (body.get("output_config") or {}).get("effort")
+    if effort is not None and effort not in EFFORTS:
+        return "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"
+    if len(_breakpoint_prefixes(body)) > 4:
+        return "A maximum of 4 blocks with cache_control may be provided."
+    return None
+
+
+def is_judge(body: dict[str, Any]) -> bool:
+    return "format" in (body.get("output_config") or {})
+
+
+def fitted(item: Reply, body: dict[str, Any]) -> tuple[str, str, str | None]:
+    """(thinking, text, stop_reason) as the API would give them under max_tokens: thinking
+    comes first and counts toward the limit; a reply that does not fit is cut."""
+    thinking = "" if (body.get("thinking") or {}).get("type") == "disabled" else item.thinking
+    room = body["max_tokens"] * 4 - len(thinking)
+    if room < 0:
+        return thinking[: body["max_tokens"] * 4], "", "max_tokens"
+    if len(item.text) > room:
+        return thinking, item.text[:room], "max_tokens"
+    return thinking, item.text, item.stop_reason
 
 
 @dataclass(eq=False)
 class FakeAnthropic(LoopbackServer):
     script: deque[Item] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
-    raw: list[bytes] = field(default_factory=list)  # every request body as sent
+    raw: list[bytes] = field(default_factory=list)  # every draft request's body as sent
     default: Item | None = None  # served when the script is empty
     responder: Callable[[dict[str, Any]], Item] | None = None  # picks an item per request
     min_cache_tokens: int = 0  # the real API caches prefixes of 1,024+ tokens (Sonnet)
+    judge_script: deque[Item] = field(default_factory=deque)
+    judge_requests: list[dict[str, Any]] = field(default_factory=list)
+    judge_raw: list[bytes] = field(default_factory=list)
+    judge_default: Item | None = PASSING  # served to the judge when its script is empty
+    judge_responder: Callable[[dict[str, Any]], Item] | None = None  # else this decides
     _seen_prefixes: set[str] = field(default_factory=set)
 
     def push(self, *items: Item) -> None:
         self.script.extend(items)
 
+    def judge(self, *items: Item) -> None:
+        """Script the judge's next replies."""
+        self.judge_script.extend(items)
+
     def reset(self) -> None:
         self.script.clear()
         self.requests.clear()
         self.raw.clear()
+        self.judge_script.clear()
+        self.judge_requests.clear()
+        self.judge_raw.clear()
         self._seen_prefixes.clear()
         self.default = None
         self.responder = None
+        self.judge_default = PASSING
+        self.judge_responder = None
 
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
@@ -150,18 +227,10 @@ class FakeAnthropic(LoopbackServer):
     async def _messages(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
         body = json.loads(raw)
-        self.raw.append(raw)
-        self.requests.append(body)
-        if self.script:
-            item: Item | None = self.script.popleft()
-        elif self.responder is not None:
-            item = self.responder(body)
-        else:
-            item = self.default
-        if item is None:
-            return _error(400, "invalid_request_error", "fake: nothing scripted", 0)
+        (self.judge_raw if is_judge(body) else self.raw).append(raw)
+        item = refusal(body) or self._next(body) or NOTHING_SCRIPTED
         if isinstance(item, Fail):
-            return _error(item.status, item.error_type, "scripted failure", item.retry_after_ms)
+            return _error(item.status, item.error_type, item.message, item.retry_after_ms)
         if isinstance(item, Drop):
             if request.transport is not None:
                 request.transport.close()
@@ -174,10 +243,31 @@ class FakeAnthropic(LoopbackServer):
             await asyncio.sleep(item.delay)
         if not body.get("stream"):
             assert isinstance(item, Reply), "only replies can be non-streaming"
-            message = _message(body, item.text, item.stop_reason, usage)
-            message["content"] = [_block(block) for block in item.content]
+            thinking, text, stop_reason = fitted(item, body)
+            usage["output_tokens"] = max(1, (len(thinking) + len(text)) // 4)
+            message = _message(body, text, stop_reason, usage)
+            blocks = item.content if text == item.text else (Block(text),)
+            message["content"] = [
+                *([_thinking(thinking)] if thinking else []),
+                *(_block(block) for block in blocks),
+            ]
             return web.json_response(message)
         return await self._stream(request, body, item, usage)
+
+    def _next(self, body: dict[str, Any]) -> Item | None:
+        if is_judge(body):
+            self.judge_requests.append(body)
+            if self.judge_script:
+                return self.judge_script.popleft()
+            if self.judge_responder is not None:
+                return self.judge_responder(body)
+            return self.judge_default
+        self.requests.append(body)
+        if self.script:
+            return self.script.popleft()
+        if self.responder is not None:
+            return self.responder(body)
+        return self.default
 
     async def _stream(
         self, request: web.Request, body: dict[str, Any], item: Item, usage: dict[str, int]
@@ -201,8 +291,20 @@ class FakeAnthropic(LoopbackServer):
             await _event(response, "error", error)
             return response
         assert isinstance(item, Reply)
-        for index, block in enumerate(item.content):
-            start = {"type": "text", "text": ""}
+        thinking, text, stop_reason = fitted(item, body)
+        blocks = item.content if text == item.text else (Block(text),)
+        first = 0
+        if thinking:
+            await _event(response, "content_block_start", _block_start(0, _thinking("")))
+            for at in range(0, len(thinking), item.chunk):
+                delta = {"type": "thinking_delta", "thinking": thinking[at : at + item.chunk]}
+                await _event(response, "content_block_delta", _delta(0, delta))
+            signed = {"type": "signature_delta", "signature": "fake-signature"}
+            await _event(response, "content_block_delta", _delta(0, signed))
+            await _event(response, "content_block_stop", {"type": "content_block_stop", "index": 0})
+            first = 1
+        for index, block in enumerate(blocks, first):
+            start: dict[str, Any] = {"type": "text", "text": ""}
             if block.citations:
                 start["citations"] = []
             await _event(response, "content_block_start", _block_start(index, start))
@@ -214,7 +316,8 @@ class FakeAnthropic(LoopbackServer):
                 await _event(response, "content_block_delta", _delta(index, delta))
             stop = {"type": "content_block_stop", "index": index}
             await _event(response, "content_block_stop", stop)
-        end = {"stop_reason": item.stop_reason, "stop_sequence": None}
+        end = {"stop_reason": stop_reason, "stop_sequence": None}
+        usage["output_tokens"] = max(1, (len(thinking) + len(text)) // 4)
         delta_usage = {"output_tokens": usage["output_tokens"]}
         await _event(
             response, "message_delta", {"type": "message_delta", "delta": end, "usage": delta_usage}
@@ -242,7 +345,8 @@ def _breakpoint_prefixes(body: dict[str, Any]) -> list[str]:
     """The JSON of everything up to each block marked with cache_control, shortest first."""
     parts: list[Any] = []
     prefixes: list[str] = []
-    for block in body.get("system") or []:
+    system = body.get("system") or []
+    for block in [system] if isinstance(system, str) else system:
         parts.append(block)
         if isinstance(block, dict) and "cache_control" in block:
             prefixes.append(json.dumps(parts))
@@ -268,6 +372,10 @@ def _message(
         "stop_sequence": None,
         "usage": usage,
     }
+
+
+def _thinking(thinking: str) -> dict[str, Any]:
+    return {"type": "thinking", "thinking": thinking, "signature": "fake-signature"}
 
 
 def _block(block: Block) -> dict[str, Any]:

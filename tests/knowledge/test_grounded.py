@@ -219,16 +219,16 @@ async def test_a_broken_index_answers_without_sources(
 async def test_the_judge_sees_the_sources(
     knowledge_settings: Any, fake_anthropic: FakeAnthropic
 ) -> None:
-    settings = knowledge_settings(judge_enabled=True)
+    settings = knowledge_settings()
     docs = Knowledge.open(settings)
     assert docs is not None
-    fake_anthropic.responder = in_turn(
-        lambda r: citing(rollback_id(r)), lambda r: judgement(True, 90)
-    )
+    fake_anthropic.responder = in_turn(lambda r: citing(rollback_id(r)))
+    fake_anthropic.judge(judgement(True, 90))
     outcome = await ask(settings, docs)
     assert outcome.verified
-    judged = json.loads(fake_anthropic.requests[1]["messages"][0]["content"])
-    assert any(source["text"] == ROLLBACK for source in judged["sources"])
+    [judged] = fake_anthropic.judge_requests
+    context = json.loads(judged["messages"][0]["content"][0]["text"])
+    assert any(source["text"] == ROLLBACK for source in context["sources"])
 
 
 def test_a_corrupt_index_file_is_rebuilt(

@@ -38,9 +38,9 @@ def long_answer(size: int) -> str:
 async def test_long_mrkdwn_answer_is_split_into_continuations(
     make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
 ) -> None:
-    text = long_answer(12_000)
+    text = long_answer(12_000)  # about 3,000 tokens: over the default ANTHROPIC_MAX_TOKENS
     fake_anthropic.push(Reply(text))
-    app = make_app(make_settings())
+    app = make_app(make_settings(anthropic_max_tokens=8000))
     await dispatch(app, mention("how do deploys work?", "200.000001"))
     await until(lambda: len(fake_slack.of("chat.postMessage")) >= 4)
     await settle(fake_slack)
@@ -63,7 +63,7 @@ async def test_markdown_answer_streams_with_recipients_and_rolls_over(
 ) -> None:
     text = long_answer(17_000).replace("Deploys go", "**Deploys** go")
     fake_anthropic.push(Reply(text))
-    app = make_app(make_settings(response_format="markdown"))
+    app = make_app(make_settings(response_format="markdown", anthropic_max_tokens=8000))
     await dispatch(app, mention("how do deploys work?", "201.000001"))
     await until(lambda: len(fake_slack.of("chat.stopStream")) >= 2)
     await settle(fake_slack)

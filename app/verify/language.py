@@ -1,0 +1,146 @@
+"""WRONG_LANGUAGE: the answer is in another language than the message it answers.
+
+Languages are detected by lingua (high-accuracy mode, made for short text) on prose only:
+code, links, mentions and URLs are left out. Precision comes first, since a false alarm
+costs a retry of a good answer: the rule fires only when the answer is long enough and
+clearly in one language, the message gives that language next to no chance (technical
+questions mix English words into every language) and is clearly in another, nothing in
+the message asks for a language or a translation, and no recent turn of the thread is in
+the answer's language (the conversation may have switched).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from lingua import Language, LanguageDetector, LanguageDetectorBuilder
+
+from app.verify.scan import MASK, scan
+
+LANGUAGES = (
+    Language.ENGLISH,
+    Language.GERMAN,
+    Language.FRENCH,
+    Language.SPANISH,
+    Language.PORTUGUESE,
+    Language.ITALIAN,
+    Language.DUTCH,
+    Language.POLISH,
+    Language.SWEDISH,
+    Language.TURKISH,
+    Language.RUSSIAN,
+    Language.UKRAINIAN,
+    Language.JAPANESE,
+    Language.CHINESE,
+    Language.KOREAN,
+)
+ANSWER_LETTERS = 40  # fewer letters of prose: too little to tell ("42.", "8080.", a command)
+MESSAGE_LETTERS = 12
+ANSWER_CONFIDENCE = 0.7  # lingua's confidences of all languages sum to 1
+MESSAGE_CONFIDENCE = 0.5
+# The message's confidence in the answer's language: below PLAUSIBLE it is not the
+# message's language if another is clear (MESSAGE_CONFIDENCE); below RULED_OUT it is not,
+# whatever else the message may be (an English question to a Japanese answer).
+PLAUSIBLE = 0.1
+RULED_OUT = 0.01
+KNOWN = 0.2  # a message no known language reaches is in one the rule cannot judge
+THREAD_TURNS = 6  # the latest turns whose languages the answer may follow
+SAMPLE = 400  # characters of prose enough to tell a language (detection time grows with it)
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # not text: the detector cannot take them
+_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
+_SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
+_LETTER = re.compile(r"[^\W\d_]")
+# A message that names a language or asks for a translation may want any language back.
+_ASKS_FOR_A_LANGUAGE = re.compile(
+    "translat|übersetz|tradu|vertaal|tłumacz|översätt|çevir|перевод|перевед|翻訳|翻译|번역|"
+    "english|englisch|anglais|ingl[eé]s|inglês|inglese|engels|angielsk|engelska|ingilizce|"
+    "английск|英語|英文|英语|영어|german|deutsch|allemand|alem[aá]n|alemão|tedesco|duits|"
+    "niemieck|tysk|almanca|немецк|ドイツ語|德语|독일어|french|französisch|fran[cç]ais|franc[eé]s|"
+    "francês|francese|frans|francusk|franska|fransızca|французск|フランス語|法语|프랑스어|"
+    "spanish|spanisch|espagnol|espa[nñ]ol|espanhol|spagnolo|spaans|hiszpańsk|spanska|ispanyolca|"
+    "испанск|スペイン語|西班牙语|스페인어|portugu|portoghese|portugees|portugalsk|portekizce|"
+    "португальск|ポルトガル語|葡萄牙语|포르투갈어|italian|italien|italiano|italiaans|włosk|"
+    "italyanca|итальянск|イタリア語|意大利语|이탈리아어|dutch|niederländisch|holländisch|"
+    "néerlandais|neerland|holand|olandese|nederlands|niderlandzk|holendersk|felemenkçe|"
+    "нидерландск|голландск|オランダ語|荷兰语|네덜란드어|polish|polnisch|polonais|polaco|polonês|"
+    "polacco|pools|polsk|lehçe|польск|ポーランド語|波兰语|폴란드어|swedish|schwedisch|suédois|sueco|"
+    "svedese|zweeds|szwedzk|svensk|isveççe|шведск|スウェーデン語|瑞典语|스웨덴어|turkish|türkisch|"
+    "turc|turks|turecki|turkiska|türkçe|турецк|トルコ語|土耳其语|터키어|russian|russisch|russe|"
+    "ruso|russo|rosyjsk|ryska|rusça|русск|ロシア語|俄语|러시아어|ukrain|ucrain|oekraïens|ukraiń|"
+    "ukrayn|украин|україн|ウクライナ語|乌克兰语|우크라이나어|japan|japon|giappon|japoń|японск|"
+    "日本語|日语|일본어|chinese|chinesisch|chinois|chino|chinês|cinese|chinees|chińsk|kinesiska|"
+    "çince|китайск|中国語|中文|汉语|중국어|korean|koreanisch|coréen|coreano|koreaans|koreańsk|"
+    "koreanska|korece|корейск|韓国語|韩语|한국어",
+    re.IGNORECASE,
+)
+
+
+@functools.cache
+def detector() -> LanguageDetector:
+    """The detector, built once; its language models load the first time they are needed
+    (call once at start-up so the first message does not wait for them)."""
+    return LanguageDetectorBuilder.from_languages(*LANGUAGES).build()
+
+
+def warm() -> None:
+    """Load every language model now (2–3 s, about 300 MB), so that no answer's check
+    waits for them on the event loop."""
+    detector().compute_language_confidence_values("warm up the models, bitte, s'il vous plaît")
+    for sample in ("Привет, как дела?", "こんにちは、元気ですか", "你好，你好吗", "안녕하세요"):
+        detector().compute_language_confidence_values(sample)
+
+
+def wrong_language(masked_answer: str, message: str, thread: Sequence[str] = ()) -> bool:
+    """Whether the answer is clearly in a language the message and thread give no room for."""
+    answer = prose(masked_answer)
+    if _letters(answer) < ANSWER_LETTERS:
+        return False
+    answered = _clearly(answer, ANSWER_CONFIDENCE)
+    if answered is None or asks_for_language(message):
+        return False
+    asked = prose(scan(message).masked)
+    if _letters(asked) < MESSAGE_LETTERS and thread:  # "und für prod?": with what it follows
+        asked = prose(scan(f"{thread[-1]}\n{message}").masked)
+    if _letters(asked) < MESSAGE_LETTERS:
+        return False
+    values = {c.language: c.value for c in detector().compute_language_confidence_values(asked)}
+    chance, best = values.get(answered, 0.0), max(values.values(), default=0.0)
+    if best < KNOWN:  # a language the detector does not know (Arabic, Hebrew, …)
+        return False
+    if chance >= PLAUSIBLE or (chance >= RULED_OUT and best < MESSAGE_CONFIDENCE):
+        return False
+    return not any(_follows(turn, answered) for turn in thread[-THREAD_TURNS:])
+
+
+def asks_for_language(text: str) -> bool:
+    """Whether `text` names a language or asks for a translation."""
+    return _ASKS_FOR_A_LANGUAGE.search(text) is not None
+
+
+def prose(masked: str) -> str:
+    """The words of a masked text: no code, entities, URLs or emoji shortcodes."""
+    text = _SURROGATE.sub(" ", masked.replace(MASK, " "))
+    return _SHORTCODE.sub(" ", _URL.sub(" ", text))[:SAMPLE]
+
+
+def _clearly(text: str, confidence: float) -> Language | None:
+    values = detector().compute_language_confidence_values(text)
+    if values and values[0].value >= confidence:
+        return values[0].language
+    return None
+
+
+def _follows(turn: str, language: Language) -> bool:
+    """Whether an earlier turn is in `language` (or asked for languages): the answer may
+    then follow the conversation rather than the latest message."""
+    if asks_for_language(turn):
+        return True
+    words = prose(scan(turn).masked)
+    return _letters(words) >= MESSAGE_LETTERS and _clearly(words, MESSAGE_CONFIDENCE) == language
+
+
+def _letters(text: str) -> int:
+    return len(_LETTER.findall(text))

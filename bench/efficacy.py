@@ -1,0 +1,172 @@
+"""How well the rules alone catch what users notice, on the labelled corpus.
+
+Run: .venv/bin/python -m bench.efficacy [--heldout] [--show LABEL]
+Reads tests/fixtures/efficacy/*.jsonl (written blind to the rules; see FORMAT.md there),
+verifies every draft as the loop would (its dialect, question, thread, sources and
+citations) and prints per label how many drafts were caught, repaired or wrongly flagged.
+`--heldout` reads tests/fixtures/efficacy/heldout/ instead: a later batch, written blind like
+the first after the rules were tuned on it, so its figures show how they hold on new drafts.
+`--show LABEL` lists that label's drafts that went the wrong way, with their codes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.verify import Citation, Source, Verdict, verify
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "efficacy"
+HELDOUT = CORPUS / "heldout"
+GOOD = ("good",)
+REPAIRABLE = ("github_markdown",)
+# Defects a deterministic rule is meant to catch, and the code it should catch them with.
+RULED = {"no_content": "NO_CONTENT", "wrong_language": "WRONG_LANGUAGE"}
+RULED_WITH_SOURCES = {"wrong_figure": "UNSOURCED_FIGURE"}
+# Defects left to the judge (the rules may catch some: OFF_TOPIC on long off-topic answers).
+JUDGED = ("off_topic", "neighbouring", "needless_refusal", "invented_link", "self_talk")
+
+# Markdown that mrkdwn would show as raw symbols, looked for outside code after repair: an
+# independent check of the repair, not the rules' own patterns.
+_FENCE = re.compile(r"```.*?```", re.S)
+_INLINE = re.compile(r"`[^`\n]*`")
+_RESIDUE = re.compile(
+    r"\*\*\S|(?<!\w)__\S|^ {0,3}#{1,6} |\]\(|^\s*[-*+] \[[ xX]\]|^ {0,3}(?:-{3,}|\*{3,}|_{3,})\s*$"
+    r"|~~\S|^\s*\|.*\|\s*$",
+    re.M,
+)
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    label: str
+    dialect: str
+    question: str
+    thread: tuple[str, ...]
+    sources: tuple[Source, ...]
+    citations: tuple[Citation, ...]
+    draft: str
+
+    def verdict(self) -> Verdict:
+        return verify(
+            self.draft,
+            question=self.question,
+            dialect=self.dialect,  # type: ignore[arg-type]
+            sources=self.sources,
+            citations=self.citations,
+            thread=self.thread,
+        )
+
+
+@dataclass
+class Row:
+    """One label's figures."""
+
+    total: int = 0
+    caught: int = 0  # failed by the rules
+    repaired: int = 0  # passed after repair, with nothing left to repair
+    wrong: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (id, codes)
+    codes: Counter[str] = field(default_factory=Counter)
+
+
+def load(folder: Path = CORPUS) -> list[Item]:
+    items = []
+    for path in sorted(folder.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                items.append(_item(json.loads(line)))
+    return items
+
+
+def _item(raw: dict[str, Any]) -> Item:
+    sources = tuple(
+        Source(s["id"], s["title"], s.get("url"), s.get("text", "")) for s in raw["sources"]
+    )
+    citations = tuple(
+        Citation(c["source"], "", c.get("cited_text", ""), c.get("claim", ""))
+        for c in raw["citations"]
+    )
+    return Item(
+        raw["id"],
+        raw["label"],
+        raw["dialect"],
+        raw["question"],
+        tuple(turn["text"] for turn in raw["thread"]),
+        sources,
+        citations,
+        raw["draft"],
+    )
+
+
+def residue(text: str) -> bool:
+    """Whether Markdown that mrkdwn cannot show is left outside code."""
+    return _RESIDUE.search(_INLINE.sub("", _FENCE.sub("", text))) is not None
+
+
+def evaluate(items: Iterable[Item]) -> dict[str, Row]:
+    rows: dict[str, Row] = defaultdict(Row)
+    for item in items:
+        verdict = item.verdict()
+        row = rows[item.label]
+        row.total += 1
+        row.codes.update(verdict.codes)
+        if not verdict.passed:
+            row.caught += 1
+            if item.label in GOOD or item.label in REPAIRABLE:
+                row.wrong.append((item.id, verdict.codes))
+        elif item.label in REPAIRABLE:
+            if verdict.repaired and not residue(verdict.text):
+                row.repaired += 1
+            else:
+                row.wrong.append((item.id, ("LEFT_AS_IS",)))
+        elif item.label not in GOOD:
+            row.wrong.append((item.id, ()))
+        elif verdict.repaired:
+            row.repaired += 1
+    return dict(rows)
+
+
+def lines(rows: dict[str, Row]) -> Iterator[str]:
+    order = [*GOOD, *REPAIRABLE, *RULED, *RULED_WITH_SOURCES, *JUDGED]
+    yield "| Label | Drafts | Caught | Repaired | Wrongly flagged | Missed | Codes |"
+    yield "|---|---:|---:|---:|---:|---:|---|"
+    for label in order + sorted(set(rows) - set(order)):
+        row = rows.get(label)
+        if row is None:
+            continue
+        good = label in GOOD or label in REPAIRABLE
+        flagged = len(row.wrong) if good else 0
+        missed = 0 if good else row.total - row.caught
+        caught = "–" if good else str(row.caught)
+        codes = ", ".join(f"{code} {n}" for code, n in row.codes.most_common(4))
+        yield (
+            f"| {label} | {row.total} | {caught} | {row.repaired} | {flagged} | {missed} "
+            f"| {codes} |"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--show", help="list the drafts of this label that went wrong")
+    parser.add_argument("--heldout", action="store_true", help="the held-out batch")
+    args = parser.parse_args()
+    folder = HELDOUT if args.heldout else CORPUS
+    items = load(folder)
+    rows = evaluate(items)
+    print(f"{len(items)} drafts in {folder.relative_to(Path.cwd())}\n")
+    for line in lines(rows):
+        print(line)
+    if args.show:
+        for item_id, codes in rows[args.show].wrong:
+            print(f"  {item_id}: {', '.join(codes) or 'passed'}")
+
+
+if __name__ == "__main__":
+    main()

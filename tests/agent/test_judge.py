@@ -1,0 +1,151 @@
+"""The quality judge: on by default, shown what a reader of the thread sees, with its own
+token budget, cached context, and a setting for when it cannot be reached."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from app.agent.conversation import Conversation, Turn
+from app.agent.judge import JUDGE_CODES, SYSTEM
+from app.agent.loop import Deps, answer
+from app.agent.outcome import Outcome
+from app.agent.transcript import estimate_tokens, recent_turns
+from app.settings import load_settings
+from app.telemetry import scores_of
+from app.verify import busy_message
+from tests.fakes.anthropic import Fail, FakeAnthropic, Reply, judgement
+
+QUESTION = "and for staging?"
+THREAD = (
+    Turn("user", "How do I deploy billing to production?"),
+    Turn("assistant", "Merge to `main`, then approve the *production* job in the pipeline."),
+)
+GOOD = "Same pipeline: the *staging* job runs on every merge to `main`, no approval needed."
+
+
+async def ask(make_settings: Any, turns: tuple[Turn, ...] = THREAD, **overrides: Any) -> Outcome:
+    deps = Deps.from_settings(make_settings(**overrides))
+    return await answer(Conversation(turns, QUESTION), deps, reference="ref0123456789")
+
+
+def context_of(request: dict[str, Any]) -> dict[str, Any]:
+    return dict(json.loads(request["messages"][0]["content"][0]["text"]))
+
+
+def test_the_judge_is_on_by_default() -> None:
+    settings = load_settings(_env_file=None)
+    assert settings.judge_enabled and settings.judge_fallback == "busy"
+
+
+async def test_a_follow_up_is_judged_with_the_threads_earlier_turns(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.push(Reply(GOOD))
+    outcome = await ask(make_settings)
+    assert outcome.verified
+    [request] = fake_anthropic.judge_requests
+    assert context_of(request)["thread"] == [
+        {"from": "user", "text": THREAD[0].text},
+        {"from": "Vouch", "text": THREAD[1].text},
+    ]
+    latest = json.loads(request["messages"][0]["content"][1]["text"])
+    assert latest == {"message": QUESTION, "answer": GOOD}
+    assert request["system"] == SYSTEM and request["model"] == "claude-haiku-5-5"
+
+
+async def test_the_judge_request_caches_its_context_and_budgets_thinking(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.push(Reply(GOOD))
+    await ask(make_settings)
+    [request] = fake_anthropic.judge_requests
+    context, latest = request["messages"][0]["content"]
+    assert context["cache_control"] == {"type": "ephemeral"} and "cache_control" not in latest
+    assert request["thinking"] == {"type": "adaptive"}
+    assert request["output_config"]["effort"] == "low"
+    assert request["output_config"]["format"]["type"] == "json_schema"
+    assert request["max_tokens"] == 4096
+
+
+async def test_a_judgement_after_thinking_fits_the_default_budget(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """Thinking tokens count toward max_tokens: ~2,000 tokens of thinking and the JSON fit
+    in the default budget; the same in the old budget of 1,024 would have been cut."""
+    thought = "Weighing whether the staging answer follows from the thread. " * 130
+    fake_anthropic.push(Reply(GOOD), Reply(GOOD))
+    fake_anthropic.judge(
+        judgement(True, 88, thinking=thought), judgement(True, 88, thinking=thought)
+    )
+    outcome = await ask(make_settings)
+    assert outcome.verified and outcome.attempts[0].judge_score == 88
+    cut = await ask(make_settings, judge_max_tokens=1024)
+    assert cut.reason == "unavailable" and cut.attempts[0].error == "judge_invalid_judgement"
+
+
+async def test_the_newest_turns_are_kept_within_the_budget() -> None:
+    turns = tuple(
+        Turn("user" if n % 2 else "assistant", f"turn {n} " + "x" * 400) for n in range(30)
+    )
+    kept = recent_turns(turns, 1000)
+    assert kept[-1]["text"] == turns[-1].text.strip()
+    assert sum(estimate_tokens(t["text"]) for t in kept) <= 1000 + len(kept)
+    assert len(kept) < len(turns) and kept[0]["text"].startswith("…")
+    assert recent_turns(turns, 0) == []
+
+
+async def test_the_judges_codes_are_a_fixed_list_that_names_the_new_classes() -> None:
+    for code in ("OFF_TOPIC", "WRONG_QUESTION", "NON_ANSWER", "NEEDLESS_REFUSAL"):
+        assert f"JUDGE_{code}" in JUDGE_CODES and code in SYSTEM
+    for code in ("WRONG_LANGUAGE", "SELF_REFERENCE", "INVENTED_LINK"):
+        assert f"JUDGE_{code}" in JUDGE_CODES and code in SYSTEM
+
+
+async def test_a_judge_failure_feeds_the_retry_and_the_good_answer_is_delivered(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    short_off_topic = "Redis listens on 6379 by default."
+    fake_anthropic.push(Reply(short_off_topic), Reply(GOOD))
+    fake_anthropic.judge(judgement(False, 10, "OFF_TOPIC", message="Not about staging."))
+    outcome = await ask(make_settings)
+    assert outcome.verified and outcome.text == GOOD
+    assert outcome.attempts[0].codes == ("JUDGE_OFF_TOPIC",)
+    retry = fake_anthropic.requests[1]["messages"][-1]["content"][-1]["text"]
+    assert "JUDGE_OFF_TOPIC" in retry
+
+
+@pytest.mark.parametrize("fallback", ["busy", "deliver"])
+async def test_when_the_judge_cannot_be_reached(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fallback: str
+) -> None:
+    fake_anthropic.push(Reply(GOOD))
+    fake_anthropic.judge(Fail(500))
+    outcome = await ask(make_settings, judge_fallback=fallback, anthropic_max_retries=0)
+    [attempt] = outcome.attempts
+    assert attempt.error == "judge_InternalServerError"
+    if fallback == "busy":
+        assert (outcome.reason, outcome.text) == (
+            "unavailable",
+            busy_message("mrkdwn", "ref0123456789"),
+        )
+        assert ("judged", 0.0, "BOOLEAN", "") not in scores_of(outcome)
+    else:
+        assert (outcome.reason, outcome.text) == ("verified", GOOD)
+        assert attempt.judge == "unavailable" and attempt.judge_score is None
+        assert ("judged", 0.0, "BOOLEAN", "") in scores_of(outcome)
+
+
+async def test_a_judged_answer_is_scored_as_judged(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.push(Reply(GOOD))
+    outcome = await ask(make_settings)
+    assert outcome.attempts[0].judge == "passed"
+    assert ("judged", 1.0, "BOOLEAN", "") in scores_of(outcome)
+    fake_anthropic.push(Reply(GOOD))
+    unjudged = await ask(make_settings, judge_enabled=False)
+    assert not fake_anthropic.judge_requests[1:]
+    assert all(row[0] != "judged" for row in scores_of(unjudged))

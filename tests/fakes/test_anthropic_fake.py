@@ -1,0 +1,72 @@
+"""The fake Anthropic API refuses what the real one refuses, through the real client."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+import pytest
+
+from app.agent.model import make_client
+from tests.fakes.anthropic import FakeAnthropic, Reply
+
+MESSAGES = [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize(
+    ("extra", "refusal"),
+    [
+        ({"extra_body": {"temperature": 0.2}}, "temperature"),
+        ({"extra_body": {"top_p": 0.9}}, "top_p"),
+        ({"thinking": {"type": "enabled", "budget_tokens": 512}}, "budget_tokens"),
+        ({"thinking": {"type": "enabled", "budget_tokens": 4096}}, "budget_tokens"),
+        ({"thinking": {"type": "sometimes"}}, "thinking.type"),
+        ({"output_config": {"effort": "extreme"}}, "effort"),
+    ],
+)
+async def test_requests_the_api_refuses_get_a_400(
+    make_settings: Any, fake_anthropic: FakeAnthropic, extra: dict[str, Any], refusal: str
+) -> None:
+    fake_anthropic.default = Reply("hello")
+    client = make_client(make_settings(anthropic_max_retries=0))
+    with pytest.raises(anthropic.BadRequestError, match=refusal):
+        await client.messages.create(
+            model="claude-sonnet-5-5", max_tokens=2048, messages=MESSAGES, **extra
+        )
+
+
+async def test_more_than_four_cache_breakpoints_get_a_400(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.default = Reply("hello")
+    client = make_client(make_settings(anthropic_max_retries=0))
+    block = {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
+    with pytest.raises(anthropic.BadRequestError, match="cache_control"):
+        await client.messages.create(
+            model="claude-sonnet-5-5",
+            max_tokens=64,
+            messages=[{"role": "user", "content": [block] * 5}],  # type: ignore[list-item]
+        )
+
+
+async def test_thinking_counts_toward_max_tokens(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    client = make_client(make_settings())
+    fake_anthropic.push(
+        Reply("The answer.", thinking="t" * 400), Reply("The answer.", thinking="t" * 400)
+    )
+    thought = await client.messages.create(
+        model="claude-sonnet-5-5", max_tokens=2048, messages=MESSAGES
+    )
+    assert [block.type for block in thought.content] == ["thinking", "text"]
+    cut = await client.messages.create(model="claude-sonnet-5-5", max_tokens=64, messages=MESSAGES)
+    assert cut.stop_reason == "max_tokens" and [b.type for b in cut.content] == ["thinking", "text"]
+    fake_anthropic.push(Reply("The answer.", thinking="t" * 400))
+    plain = await client.messages.create(
+        model="claude-sonnet-5-5",
+        max_tokens=64,
+        messages=MESSAGES,
+        thinking={"type": "disabled"},
+    )
+    assert [block.type for block in plain.content] == ["text"] and plain.stop_reason == "end_turn"
