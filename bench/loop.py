@@ -83,6 +83,34 @@ def overhead(drafts: list[str], runs: int, traces: Traces | None = None) -> list
         loop_module.draft = real
 
 
+def follow_ups(threads: int, per_thread: int) -> list[Outcome]:
+    """Threads of follow-ups: each message is answered with every earlier turn of its
+    thread, as in Slack, so each request's prefix is the last one's plus two turns."""
+    fake = FakeAnthropic(min_cache_tokens=1024)
+    fake.start()
+    settings = load_settings(_env_file=None, anthropic_api_key="k", anthropic_base_url=fake.url)
+    deps = Deps.from_settings(settings)
+    fake.default = Reply(GOOD)
+
+    async def run_all() -> list[Outcome]:
+        outcomes = []
+        for n in range(threads):
+            thread: tuple[Turn, ...] = (Turn("user", f"thread {n}"), Turn("assistant", "Noted."))
+            thread += HISTORY
+            for m in range(per_thread):
+                question = f"{QUESTION} (follow-up {m})"
+                outcome = await answer(Conversation(thread, question), deps, "bench")
+                outcomes.append(outcome)
+                thread += (Turn("user", question), Turn("assistant", outcome.text))
+        await deps.client.close()
+        return outcomes
+
+    try:
+        return asyncio.run(run_all())
+    finally:
+        fake.stop()
+
+
 def spend(messages: int, history: tuple[Turn, ...]) -> list[Outcome]:
     """A mixed workload through the loopback API: 70% clean, 15% repairable, 10% one
     failure then a pass, 5% failing every attempt."""
@@ -105,6 +133,7 @@ def spend(messages: int, history: tuple[Turn, ...]) -> list[Outcome]:
             fake.push(*(Reply(text) for text in plans[kind]))
             thread = (Turn("user", f"thread {n}"), Turn("assistant", "Noted."), *history)
             outcomes.append(await answer(Conversation(thread, QUESTION), deps, "bench"))
+        await deps.client.close()
         return outcomes
 
     try:
@@ -133,6 +162,8 @@ def main() -> None:
 
     for name, history in (("short thread", HISTORY[:2]), ("longer thread", HISTORY * 2)):
         report(name, spend(args.messages, history))
+    threads = max(1, args.messages // 8)
+    report(f"{threads} threads of 4 follow-ups", follow_ups(threads, 4))
 
 
 def report(name: str, outcomes: list[Outcome]) -> None:

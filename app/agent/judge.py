@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 
 import anthropic
 import pydantic
-from anthropic import AsyncAnthropic
+from anthropic import AsyncAnthropic, transform_schema
 from anthropic.types import OutputConfigParam, ThinkingConfigAdaptiveParam
 from pydantic import BaseModel, Field
 
@@ -43,7 +43,6 @@ JUDGE_CODES: tuple[str, ...] = tuple(f"JUDGE_{code}" for code in get_args(JudgeC
 # max_tokens: the judge asks for adaptive thinking at low effort (it skips thinking on easy
 # cases) and gets a budget that holds a judgement after some thinking.
 THINKING: ThinkingConfigAdaptiveParam = {"type": "adaptive"}
-OUTPUT: OutputConfigParam = {"effort": "low"}
 CACHE = {"type": "ephemeral"}
 
 SYSTEM = """You review an answer that Vouch, an assistant in a team's Slack workspace, wants \
@@ -95,6 +94,13 @@ class Judgement(BaseModel):
     required_fixes: list[str]
 
 
+# The structured output's schema, built once (messages.parse would rebuild it every call).
+OUTPUT: OutputConfigParam = {
+    "effort": "low",
+    "format": {"type": "json_schema", "schema": transform_schema(Judgement)},
+}
+
+
 class JudgeUnavailable(CallFailed):
     """The judge could not be reached or gave no valid judgement."""
 
@@ -123,15 +129,21 @@ class Judged:
 def judge_messages(
     conversation: Conversation, answer: str, sources: Sequence[Source], thread_tokens: int
 ) -> list[dict[str, Any]]:
-    """One user message of two JSON blocks: the thread and the sources (the same for every
-    attempt at this message, so marked for caching), then the latest message and the answer.
-    Plain JSON: structured output and citations do not mix."""
-    context: dict[str, object] = {"thread": recent_turns(conversation.turns, thread_tokens)}
-    if sources:
-        context["sources"] = [{"title": s.title, "url": s.url, "text": s.text} for s in sources]
+    """One user message: a block per earlier turn (the last marked for caching), then the
+    sources, then the latest message and the answer, each as JSON (structured output and
+    citations do not mix). A turn per block keeps the thread's blocks the same as it grows,
+    so a follow-up's judgement reads the cache the previous one wrote."""
+    turns: list[dict[str, Any]] = [
+        {"type": "text", "text": _json(turn)}
+        for turn in recent_turns(conversation.turns, thread_tokens)
+    ]
+    if turns:
+        turns[-1]["cache_control"] = CACHE
+    given = [{"title": s.title, "url": s.url, "text": s.text} for s in sources]
     latest = {"message": conversation.message, "answer": answer}
     blocks = [
-        {"type": "text", "text": _json(context), "cache_control": CACHE},
+        *turns,
+        *([{"type": "text", "text": _json({"sources": given})}] if given else []),
         {"type": "text", "text": _json(latest)},
     ]
     return [{"role": "user", "content": blocks}]
@@ -147,22 +159,24 @@ async def judge(
     """One structured-output call; raises JudgeUnavailable rather than guess."""
     messages = judge_messages(conversation, answer, sources, config.thread_tokens)
     try:
-        message = await client.messages.parse(
+        message = await client.messages.create(
             model=config.model,
             max_tokens=config.max_tokens,
             system=SYSTEM,
             messages=messages,  # type: ignore[arg-type]
             thinking=THINKING,
             output_config=OUTPUT,
-            output_format=Judgement,
         )
     except anthropic.APIError as exc:
         raise JudgeUnavailable(type(exc).__name__) from None
-    except (pydantic.ValidationError, ValueError):  # also a judgement cut at max_tokens
+    if message.stop_reason == "max_tokens":  # thinking and JSON did not fit the budget
+        raise JudgeUnavailable("truncated")
+    text = "".join(block.text for block in message.content if block.type == "text")
+    try:
+        judgement = Judgement.model_validate_json(text)
+    except pydantic.ValidationError:
         raise JudgeUnavailable("invalid_judgement") from None
-    if message.parsed_output is None:
-        raise JudgeUnavailable("no_judgement")
-    return Judged(message.parsed_output, usage_of(message.usage))
+    return Judged(judgement, usage_of(message.usage))
 
 
 def _json(value: object) -> str:

@@ -14,6 +14,7 @@ import re
 from app.verify.scan import MASK, Layout
 
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
+LONG = 1500  # characters: more than any preamble; such a draft has content
 _SENTENCES = re.compile(r"[^.!?。！？:：;\n…]+[.!?。！？:：;…]*")
 _COLON_END = re.compile(r"[:：]\s*$")
 
@@ -66,7 +67,7 @@ _EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]"
 
 def no_content(layout: Layout) -> bool:
     """Whether the draft is only courtesy and promises of an answer that never comes."""
-    if MASK in layout.masked:  # code, a link or a mention: something was given
+    if MASK in layout.masked or len(layout.masked) > LONG:  # code, a link, a mention, or a lot
         return False
     untitled = _TITLE_LINE.sub("", layout.masked)
     prose = _EMOJI.sub(" ", untitled if untitled.strip() else layout.masked)

@@ -3,7 +3,6 @@ token budget, cached context, and a setting for when it cannot be reached."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -16,7 +15,7 @@ from app.agent.transcript import estimate_tokens, recent_turns
 from app.settings import load_settings
 from app.telemetry import scores_of
 from app.verify import busy_message
-from tests.fakes.anthropic import Fail, FakeAnthropic, Reply, judgement
+from tests.fakes.anthropic import Fail, FakeAnthropic, Reply, judge_input, judgement
 
 QUESTION = "and for staging?"
 THREAD = (
@@ -31,10 +30,6 @@ async def ask(make_settings: Any, turns: tuple[Turn, ...] = THREAD, **overrides:
     return await answer(Conversation(turns, QUESTION), deps, reference="ref0123456789")
 
 
-def context_of(request: dict[str, Any]) -> dict[str, Any]:
-    return dict(json.loads(request["messages"][0]["content"][0]["text"]))
-
-
 def test_the_judge_is_on_by_default() -> None:
     settings = load_settings(_env_file=None)
     assert settings.judge_enabled and settings.judge_fallback == "busy"
@@ -47,12 +42,12 @@ async def test_a_follow_up_is_judged_with_the_threads_earlier_turns(
     outcome = await ask(make_settings)
     assert outcome.verified
     [request] = fake_anthropic.judge_requests
-    assert context_of(request)["thread"] == [
+    shown = judge_input(request)
+    assert shown.thread == [
         {"from": "user", "text": THREAD[0].text},
         {"from": "Vouch", "text": THREAD[1].text},
     ]
-    latest = json.loads(request["messages"][0]["content"][1]["text"])
-    assert latest == {"message": QUESTION, "answer": GOOD}
+    assert (shown.message, shown.answer, shown.sources) == (QUESTION, GOOD, [])
     assert request["system"] == SYSTEM and request["model"] == "claude-haiku-5-5"
 
 
@@ -62,8 +57,9 @@ async def test_the_judge_request_caches_its_context_and_budgets_thinking(
     fake_anthropic.push(Reply(GOOD))
     await ask(make_settings)
     [request] = fake_anthropic.judge_requests
-    context, latest = request["messages"][0]["content"]
-    assert context["cache_control"] == {"type": "ephemeral"} and "cache_control" not in latest
+    *turns, latest = request["messages"][0]["content"]
+    assert [block.get("cache_control") for block in turns] == [None, {"type": "ephemeral"}]
+    assert "cache_control" not in latest
     assert request["thinking"] == {"type": "adaptive"}
     assert request["output_config"]["effort"] == "low"
     assert request["output_config"]["format"]["type"] == "json_schema"
@@ -83,7 +79,7 @@ async def test_a_judgement_after_thinking_fits_the_default_budget(
     outcome = await ask(make_settings)
     assert outcome.verified and outcome.attempts[0].judge_score == 88
     cut = await ask(make_settings, judge_max_tokens=1024)
-    assert cut.reason == "unavailable" and cut.attempts[0].error == "judge_invalid_judgement"
+    assert cut.reason == "unavailable" and cut.attempts[0].error == "judge_truncated"
 
 
 async def test_the_newest_turns_are_kept_within_the_budget() -> None:
@@ -149,3 +145,23 @@ async def test_a_judged_answer_is_scored_as_judged(
     unjudged = await ask(make_settings, judge_enabled=False)
     assert not fake_anthropic.judge_requests[1:]
     assert all(row[0] != "judged" for row in scores_of(unjudged))
+
+
+async def test_a_follow_ups_judgement_reads_the_cache_the_previous_one_wrote(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """A block per turn: the thread's blocks stay the same as it grows, so the next
+    message's judgement finds the prefix the last one wrote (the API looks back up to 20
+    block boundaries from a breakpoint)."""
+    fake_anthropic.min_cache_tokens = 1024  # the real minimum: this thread is over it
+    earlier = (
+        Turn("user", "How do we deploy billing? " + "Context on our pipeline. " * 120),
+        Turn("assistant", "Merge to `main`; the pipeline deploys it. " * 60),
+    )
+    fake_anthropic.push(Reply(GOOD), Reply(GOOD))
+    first = await ask(make_settings, turns=earlier)
+    later = (*earlier, Turn("user", QUESTION), Turn("assistant", GOOD))
+    second = await ask(make_settings, turns=later)
+    wrote = first.attempts[0].judge_usage.cache_write
+    assert wrote > 1024 and first.attempts[0].judge_usage.cache_read == 0
+    assert second.attempts[0].judge_usage.cache_read == wrote

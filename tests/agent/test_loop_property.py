@@ -5,7 +5,6 @@ fragment of one."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from tests.fakes.anthropic import (
     Reply,
     StreamError,
     cited,
+    judge_input,
     judgement,
     search_results,
 )
@@ -75,8 +75,7 @@ def reviewer(judge: str) -> Any:
     def review(request: dict[str, Any]) -> Any:
         if judge == "down":
             return Fail(500)
-        answer_text = json.loads(request["messages"][0]["content"][1]["text"])["answer"]
-        if "lasagne" in answer_text:
+        if "lasagne" in judge_input(request).answer:
             return judgement(False, 10, "OFF_TOPIC", message="About lunch.")
         return judgement(True, 90)
 

@@ -220,6 +220,7 @@ class FakeAnthropic(LoopbackServer):
         self.responder = None
         self.judge_default = PASSING
         self.judge_responder = None
+        self.min_cache_tokens = 0
 
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
@@ -326,37 +327,59 @@ class FakeAnthropic(LoopbackServer):
         return response
 
     def _usage(self, body: dict[str, Any], text: str) -> dict[str, int]:
-        """Each breakpoint's prefix is cached once it is long enough; a request reads the
-        longest prefix seen before and writes the rest up to its last breakpoint."""
+        """Prompt caching as the API documents it: a prefix is written at a breakpoint once
+        it is long enough; a request reads the longest prefix written before that ends at a
+        block boundary up to 20 blocks before one of its breakpoints; the rest is input."""
         total = len(json.dumps([body.get("system"), body.get("messages")])) // 4
-        prefixes = [p for p in _breakpoint_prefixes(body) if len(p) // 4 >= self.min_cache_tokens]
-        read = max((len(p) // 4 for p in prefixes if p in self._seen_prefixes), default=0)
-        cached = len(prefixes[-1]) // 4 if prefixes else 0
-        self._seen_prefixes.update(prefixes)
+        keys, breakpoints = _prefixes(body)
+        long_enough = [
+            keys[at] for at in breakpoints if len(keys[at]) // 4 >= self.min_cache_tokens
+        ]
+        read = 0
+        for at in breakpoints:
+            earlier = (keys[i] for i in range(at, max(-1, at - LOOKBACK), -1))
+            hit = next((key for key in earlier if key in self._seen_prefixes), "")
+            read = max(read, len(hit) // 4)
+        written = max((len(key) // 4 for key in long_enough), default=0)
+        self._seen_prefixes.update(long_enough)
         return {
-            "input_tokens": total - cached,
+            "input_tokens": max(0, total - max(read, written)),
             "output_tokens": max(1, len(text) // 4),
             "cache_read_input_tokens": read,
-            "cache_creation_input_tokens": cached - read,
+            "cache_creation_input_tokens": max(0, written - read),
         }
 
 
-def _breakpoint_prefixes(body: dict[str, Any]) -> list[str]:
-    """The JSON of everything up to each block marked with cache_control, shortest first."""
-    parts: list[Any] = []
-    prefixes: list[str] = []
+LOOKBACK = 20  # block boundaries the API checks for a cache hit before each breakpoint
+
+
+def _prefixes(body: dict[str, Any]) -> tuple[list[str], list[int]]:
+    """The cache key of everything up to each block boundary (the model and the blocks,
+    without their cache_control marks), and which boundaries are breakpoints."""
+    parts: list[Any] = [body.get("model")]
+    keys: list[str] = []
+    breakpoints: list[int] = []
     system = body.get("system") or []
-    for block in [system] if isinstance(system, str) else system:
-        parts.append(block)
-        if isinstance(block, dict) and "cache_control" in block:
-            prefixes.append(json.dumps(parts))
+    blocks = [(None, block) for block in ([system] if isinstance(system, str) else system)]
     for message in body.get("messages", []):
         content = message["content"]
-        for block in content if isinstance(content, list) else [content]:
-            parts.append([message["role"], block])
-            if isinstance(block, dict) and "cache_control" in block:
-                prefixes.append(json.dumps(parts))
-    return prefixes
+        blocks += [
+            (message["role"], b) for b in (content if isinstance(content, list) else [content])
+        ]
+    for role, block in blocks:
+        marked = isinstance(block, dict) and "cache_control" in block
+        plain = {k: v for k, v in block.items() if k != "cache_control"} if marked else block
+        parts.append([role, plain])
+        keys.append(json.dumps(parts))
+        if marked:
+            breakpoints.append(len(keys) - 1)
+    return keys, breakpoints
+
+
+def _breakpoint_prefixes(body: dict[str, Any]) -> list[str]:
+    """The cache keys at each breakpoint (what the 4-breakpoint limit counts)."""
+    keys, breakpoints = _prefixes(body)
+    return [keys[at] for at in breakpoints]
 
 
 def _message(
@@ -401,3 +424,20 @@ def _error(status: int, error_type: str, message: str, retry_after_ms: int) -> w
     body = {"type": "error", "error": {"type": error_type, "message": message}}
     headers = {"retry-after-ms": str(retry_after_ms)} if retry_after_ms else {}
     return web.json_response(body, status=status, headers=headers)
+
+
+@dataclass(frozen=True)
+class JudgeInput:
+    """What a judge request showed: the thread's turns, the sources, the message, the answer."""
+
+    thread: list[dict[str, str]]
+    sources: list[dict[str, Any]]
+    message: str
+    answer: str
+
+
+def judge_input(request: dict[str, Any]) -> JudgeInput:
+    blocks = [json.loads(block["text"]) for block in request["messages"][0]["content"]]
+    latest = blocks.pop()
+    sources = blocks.pop()["sources"] if blocks and "sources" in blocks[-1] else []
+    return JudgeInput(blocks, sources, latest["message"], latest["answer"])

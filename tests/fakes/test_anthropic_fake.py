@@ -70,3 +70,38 @@ async def test_thinking_counts_toward_max_tokens(
         thinking={"type": "disabled"},
     )
     assert [block.type for block in plain.content] == ["text"] and plain.stop_reason == "end_turn"
+
+
+async def test_a_cached_prefix_is_found_up_to_twenty_blocks_before_a_breakpoint(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    client = make_client(make_settings())
+    fake_anthropic.default = Reply("ok")
+
+    def blocks(count: int) -> list[dict[str, Any]]:
+        made: list[dict[str, Any]] = [
+            {"type": "text", "text": f"block {n} " * 50} for n in range(count)
+        ]
+        made[-1] = {**made[-1], "cache_control": {"type": "ephemeral"}}
+        return made
+
+    async def usage(count: int) -> tuple[int, int]:
+        reply = await client.messages.create(
+            model="claude-sonnet-5-5",
+            max_tokens=64,
+            messages=[{"role": "user", "content": blocks(count)}],  # type: ignore[typeddict-item]
+        )
+        return (
+            reply.usage.cache_read_input_tokens or 0,
+            reply.usage.cache_creation_input_tokens or 0,
+        )
+
+    _, wrote = await usage(3)
+    assert wrote > 0
+    read, _ = await usage(10)  # 7 blocks further on: found
+    assert read == wrote
+    fake_anthropic.reset()
+    fake_anthropic.default = Reply("ok")
+    await usage(3)
+    read, _ = await usage(30)  # 27 blocks further on: beyond the look-back
+    assert read == 0

@@ -5,7 +5,6 @@ carries a Sources footer."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,15 @@ from app.agent.loop import Deps, answer
 from app.agent.outcome import Outcome
 from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
-from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, cited, judgement, search_results
+from tests.fakes.anthropic import (
+    Cite,
+    FakeAnthropic,
+    Reply,
+    cited,
+    judge_input,
+    judgement,
+    search_results,
+)
 from tests.knowledge.grounding import (
     ANSWER,
     QUESTION,
@@ -227,8 +234,7 @@ async def test_the_judge_sees_the_sources(
     outcome = await ask(settings, docs)
     assert outcome.verified
     [judged] = fake_anthropic.judge_requests
-    context = json.loads(judged["messages"][0]["content"][0]["text"])
-    assert any(source["text"] == ROLLBACK for source in context["sources"])
+    assert any(source["text"] == ROLLBACK for source in judge_input(judged).sources)
 
 
 def test_a_corrupt_index_file_is_rebuilt(

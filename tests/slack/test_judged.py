@@ -3,10 +3,9 @@ with its thread, and a short off-topic draft never reaches Slack."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
+from tests.fakes.anthropic import FakeAnthropic, Reply, judge_input, judgement
 from tests.fakes.server import wait_healthy
 from tests.fakes.slack import FakeSlack
 from tests.slack.bolt import SIGNING_SECRET, dispatch, make_app, mention, post_event, replied, until
@@ -34,9 +33,8 @@ async def test_a_follow_up_is_judged_with_its_thread_and_off_topic_drafts_stay_u
     [posted] = fake_slack.of("chat.postMessage")
     assert posted["text"] == GOOD
     first, second = fake_anthropic.judge_requests
-    thread = json.loads(first["messages"][0]["content"][0]["text"])["thread"]
-    assert [turn["text"] for turn in thread] == [EARLIER, VOUCH]
-    assert json.loads(second["messages"][0]["content"][1]["text"])["answer"] == GOOD
+    assert [turn["text"] for turn in judge_input(first).thread] == [EARLIER, VOUCH]
+    assert judge_input(second).answer == GOOD
 
 
 async def test_the_bot_process_judges_drafts_with_no_settings_changed(
@@ -52,4 +50,4 @@ async def test_the_bot_process_judges_drafts_with_no_settings_changed(
     await until(lambda: bool(fake_slack.of("chat.postMessage")), timeout=30)
     assert fake_slack.of("chat.postMessage")[0]["text"] == GOOD
     [judged] = fake_anthropic.judge_requests
-    assert json.loads(judged["messages"][0]["content"][1]["text"])["answer"] == GOOD
+    assert judge_input(judged).answer == GOOD
