@@ -50,6 +50,7 @@ class Item:
     dialect: str
     question: str
     thread: tuple[str, ...]
+    said: tuple[str, ...]  # the thread's turns people wrote
     sources: tuple[Source, ...]
     citations: tuple[Citation, ...]
     draft: str
@@ -62,6 +63,7 @@ class Item:
             sources=self.sources,
             citations=self.citations,
             thread=self.thread,
+            said=self.said,
         )
 
 
@@ -99,6 +101,7 @@ def _item(raw: dict[str, Any]) -> Item:
         raw["dialect"],
         raw["question"],
         tuple(turn["text"] for turn in raw["thread"]),
+        tuple(turn["text"] for turn in raw["thread"] if turn["role"] == "user"),
         sources,
         citations,
         raw["draft"],

@@ -167,7 +167,7 @@ async def judge(
             thinking=THINKING,
             output_config=OUTPUT,
         )
-    except anthropic.APIError as exc:
+    except anthropic.AnthropicError as exc:  # API errors, and the SDK's own
         raise JudgeUnavailable(type(exc).__name__) from None
     if message.stop_reason == "max_tokens":  # thinking and JSON did not fit the budget
         raise JudgeUnavailable("truncated")

@@ -168,6 +168,7 @@ class _Run:
             sources=self.sources,
             citations=drafted.citations,
             thread=tuple(turn.text for turn in self.conversation.turns),
+            said=tuple(turn.text for turn in self.conversation.turns if turn.role == "user"),
         )
         if drafted.stop_reason == "max_tokens":
             verdict = amend(verdict, (issue("TRUNCATED"),))

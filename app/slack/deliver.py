@@ -106,12 +106,18 @@ async def _complete(
     blocks: list[dict[str, Any]] | None,
 ) -> None:
     """A stream broke (or expired) after it started: end it, then put the whole piece in
-    with chat.update (Slack refuses to update a message that is still streaming)."""
+    with chat.update (Slack refuses to update a message that is still streaming). Slack
+    takes `markdown_text` only alone (with `blocks` it answers markdown_text_conflict), so
+    with the feedback buttons the piece goes in a `markdown` block, same dialect."""
     try:
         await client.chat_stopStream(channel=channel, ts=ts)
     except SLACK_FAILURES as exc:  # e.g. message_not_in_streaming_state: already ended
         log.info("stream not stopped: %s", reason(exc))
-    await client.chat_update(channel=channel, ts=ts, markdown_text=piece, blocks=blocks)
+    if blocks is None:
+        await client.chat_update(channel=channel, ts=ts, markdown_text=piece)
+    else:
+        markdown = {"type": "markdown", "text": piece}
+        await client.chat_update(channel=channel, ts=ts, text=piece, blocks=[markdown, *blocks])
 
 
 def feedback_blocks(text: str, reference: str) -> list[dict[str, Any]]:

@@ -38,16 +38,25 @@ def verify(
     sources: Sequence[Source] = (),
     citations: Sequence[Citation] = (),
     thread: Sequence[str] = (),
+    said: Sequence[str] | None = None,
 ) -> Verdict:
     """Repair `text` for `dialect`, then check it; the Verdict says whether it may be delivered.
-    `thread` is the text of the earlier turns, oldest first: what the answer may follow (its
-    language, its figures, its subject)."""
+    `thread` is the text of the earlier turns, oldest first (the subject an answer may
+    follow); `said` those of them people wrote (default: all), the only ones trusted for the
+    language an answer may use and the figures it may state: the assistant's own earlier
+    answers prove nothing."""
     if dialect not in DIALECTS:
         raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
     fixed = repair(text, dialect)
     cited: list[str] = []
     content = content_findings(
-        fixed.layout, question, sources, citations, cited=cited, thread=thread
+        fixed.layout,
+        question,
+        sources,
+        citations,
+        cited=cited,
+        thread=thread,
+        said=thread if said is None else said,
     )
     findings = [*fixed.findings, *content]
     issues = tuple(issue(f.code, f.start, f.end, f.detail) for f in findings)

@@ -12,8 +12,10 @@ letters ("p99", "S3", "SHA-256", "HTTP/2").
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from fractions import Fraction
 
 Key = tuple[str, str]  # (kind, normalised value)
@@ -73,29 +75,33 @@ _MONTHS = {
     for name in names.split()
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_NUMBER = r"\d{1,3}(?:[,\u202f\u00a0 ]\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?"
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DOTTED_DATE = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b")  # 20.12.2024
+# Digit runs are bounded (a longer run is read in pieces, none of them a plausible figure);
+# thousands are grouped by commas, dots (German "1.000") or non-breaking spaces.
+_NUMBER = r"\d{1,3}(?:[,.\u202f\u00a0]\d{3}){1,5}(?:[.,]\d{1,6})?(?!\d)|\d{1,15}(?:[.,]\d{1,6})?"
+# ASCII only: Unicode case folding would let "ſep" match "sep", and \d match any digit.
+_FLAGS = re.IGNORECASE | re.ASCII
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b", re.ASCII)
+_DOTTED_DATE = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b", re.ASCII)  # 20.12.2024
 _MONTH_DAY = re.compile(
-    rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I
+    rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", _FLAGS
 )
 _DAY_MONTH = re.compile(  # 3 March 2026, 20. Dezember 2024, 20 de diciembre de 2024
     rf"\b(\d{{1,2}})(?:st|nd|rd|th|\.)?\s+(?:de\s+)?({_MONTH})\.?(?:,?\s+(?:de\s+)?(\d{{4}}))?\b",
-    re.I,
+    _FLAGS,
 )
-_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\b|\b(\d{1,2})\s?([ap])\.?m\b\.?", re.I)
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\b|\b(\d{1,2})\s?([ap])\.?m\b\.?", _FLAGS)
 _VERSION = re.compile(
     r"(?:\b(?:v|version\s|release\s)\s?(\d+(?:\.\d+)*)|(?<![\w.])(\d+\.\d+\.\d+(?:\.\d+)*))"
     r"(?![\w.]*\d)",
-    re.I,
+    _FLAGS,
 )
 _QUANTITY = re.compile(
     rf"(?<![\w.,/-])(?:([$€£])\s?)?({_NUMBER}|{'|'.join(_WORDS)})(?![\w-]*\d)"
     r"(?:[\s-]?(%|[a-z]+))?(?![\w])",
-    re.I,
+    _FLAGS,
 )
-_ANY_NUMBER = re.compile(_NUMBER)
-_EVERY = re.compile(r"\bevery\s+(hour|day|week)\b", re.I)
+_ANY_NUMBER = re.compile(_NUMBER, re.ASCII)
+_EVERY = re.compile(r"\bevery\s+(hour|day|week)\b", _FLAGS)
 
 
 def figures(text: str) -> set[Key]:
@@ -126,17 +132,21 @@ def _take_dates(text: str) -> tuple[str, list[frozenset[Key]]]:
     found: list[frozenset[Key]] = []
     patterns = ((_ISO_DATE, "ymd"), (_DOTTED_DATE, "dmy"), (_MONTH_DAY, "mdy"), (_DAY_MONTH, "dmy"))
     for pattern, order in patterns:
-        text, dates = _take(text, pattern, lambda m, order=order: _date(m, order))
+        text, dates = _take(text, pattern, functools.partial(_date, order=order))
         found += dates
     return text, found
 
 
-def _take(text: str, pattern: re.Pattern[str], key: object) -> tuple[str, list[frozenset[Key]]]:
+def _take(
+    text: str, pattern: re.Pattern[str], key: Callable[[re.Match[str]], frozenset[Key]]
+) -> tuple[str, list[frozenset[Key]]]:
     """The figures `pattern` finds, and the text with them blanked out."""
     found: list[frozenset[Key]] = []
 
     def blank(m: re.Match[str]) -> str:
-        found.append(key(m))  # type: ignore[operator]
+        keys = key(m)
+        if keys:
+            found.append(keys)
         return " " * len(m.group())
 
     return pattern.sub(blank, text), found
@@ -145,7 +155,9 @@ def _take(text: str, pattern: re.Pattern[str], key: object) -> tuple[str, list[f
 def _date(m: re.Match[str], order: str) -> frozenset[Key]:
     parts = dict(zip(order, m.groups(), strict=True))
     month = parts["m"]
-    month_number = int(month) if month.isdigit() else _MONTHS[month.lower().rstrip(".")]
+    month_number = int(month) if month.isdigit() else _MONTHS.get(month.lower().rstrip("."), 0)
+    if not 1 <= month_number <= 12:
+        return frozenset()
     day = f"{month_number:02d}-{int(parts['d']):02d}"
     if parts["y"]:
         return frozenset({("date", f"{parts['y']}-{day}")})
@@ -187,15 +199,28 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
 
 
 def _values(number: str) -> set[Fraction]:
-    """The values a written number can mean: "1,000" is a thousand, "1,5" one and a half."""
+    """The values a written number can mean: "1,000" is a thousand, "1,5" one and a half,
+    "1.000" a thousand in German or one in English."""
     word = _WORDS.get(number.lower())
     if word is not None:
         return {Fraction(word)}
-    compact = re.sub(r"[\u202f\u00a0 ]", "", number)
-    read = {compact.replace(",", ""), compact.replace(",", ".")}
-    if compact.count(",") > 1 or re.fullmatch(r"\d{1,3}(,\d{3})+", compact):
+    compact = re.sub(r"[\u202f\u00a0]", "", number)
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", compact):  # thousands: 12,000
         read = {compact.replace(",", "")}
-    return {Fraction(candidate) for candidate in read if candidate.count(".") <= 1}
+    elif re.fullmatch(r"\d{1,3}(?:\.\d{3})+", compact):  # 1.000: German thousands, or 1.0
+        read = {compact.replace(".", ""), compact}
+    elif re.fullmatch(r"\d{1,3}(?:,\d{3})+\.\d+|\d{1,3}(?:\.\d{3})+,\d+", compact):
+        whole, fraction = re.split(r"[.,](?=\d+$)", compact)
+        read = {f"{re.sub(r'[.,]', '', whole)}.{fraction}"}
+    else:
+        read = {compact.replace(",", ".")}
+    values = set()
+    for candidate in read:
+        try:
+            values.add(Fraction(candidate))
+        except ValueError:  # not a number after all
+            continue
+    return values
 
 
 def _decimal(scale: Fraction) -> Fraction:
@@ -219,39 +244,61 @@ def _periods(text: str) -> set[Key]:
     return keys
 
 
-ARITHMETIC_POOL = 60  # most figures of one kind combined when looking for a derived one
+ARITHMETIC_POOL = 1000  # most known figures of one kind combined (a bound on the work)
+SHARE_PERCENTS = 20  # most percentages applied to them
 _GROUPS = {"time": "duration"}  # a difference of times of day is a duration
+OPERAND_SHARE = Fraction(1, 20)  # each operand is at least this share of the result
 
 
-def derived(keys: frozenset[Key], known: set[Key]) -> bool:
-    """Whether a figure is the sum or difference of two different known figures of its
-    kind, or a known percentage of one (plus or minus another): "1 hour" and "20 min ago"
-    give "40 minutes remain"; 1.4% + €0.25 of €3,200 is €45.05. Products and longer chains
-    are not tried: they would explain away real slips."""
-    percents = _pool(known, "percent")
-    for kind, raw in keys:
+@dataclass(frozen=True)
+class Known:
+    """The figures a claim may use: every key the sources, the message and the thread give,
+    and the values of each kind, for sums and differences."""
+
+    keys: frozenset[Key]
+    pools: dict[str, frozenset[Fraction]]
+    shares: dict[str, frozenset[Fraction]]  # a given percentage of a given figure, by kind
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> Known:
+        keys = frozenset(key for text in texts for key in figures(text))
+        pools: dict[str, set[Fraction]] = {}
+        for kind, raw in keys:
+            value = _number(kind, raw)
+            if value is not None and value > 0:
+                pools.setdefault(_GROUPS.get(kind, kind), set()).add(value)
+        bounded = {g: frozenset(sorted(v)[-ARITHMETIC_POOL:]) for g, v in pools.items()}
+        percents = sorted(bounded.get("percent", ()))[:SHARE_PERCENTS]
+        shares = {
+            g: frozenset(p * a / 100 for p in percents for a in v) for g, v in bounded.items()
+        }
+        return cls(keys, bounded, shares)
+
+    def confirms(self, claim: frozenset[Key]) -> bool:
+        """Whether a claimed figure is given, in any of its forms, or derived from given
+        figures: the sum or difference of two different ones of its kind, or a given
+        percentage of one, plus or minus another ("1 hour" and "20 min ago" give "40
+        minutes remain"; 1.4% + €0.25 of €3,200 is €45.05). Each operand must be at least a
+        twentieth of the result, so an off-by-one (2027 from 2026 and a stray 1) is no sum.
+        Products and longer chains are not tried: they would explain away real slips."""
+        return bool(claim & self.keys) or any(self._derives(kind, raw) for kind, raw in claim)
+
+    def _derives(self, kind: str, raw: str) -> bool:
         target = _number(kind, raw)
-        if target is None or (kind == "number" and target.denominator != 1):
-            continue  # a decimal without a unit is a version or a ratio, not a sum
-        pool = _pool(known, _GROUPS.get(kind, kind))
-        members = set(pool)
-        for a in pool:  # two different figures: twice one figure is a slip, not a sum
-            if (target - a in members and target - a != a) or a - target in members:
+        if target is None or target <= 0 or (kind == "number" and target.denominator != 1):
+            return False  # a decimal without a unit is a version or a ratio, not a sum
+        pool = self.pools.get(_GROUPS.get(kind, kind), frozenset())
+        least = target * OPERAND_SHARE
+        for a in pool:
+            other = target - a
+            if other != a and other >= least and a >= least and other in pool:
                 return True
-            shares = {p * a / 100 for p in percents}
-            if target in shares or any(target - share in members for share in shares):
+            if a - target >= least and a - target in pool:
                 return True
-    return False
-
-
-def _pool(known: set[Key], group: str) -> list[Fraction]:
-    """The values of the known figures of one kind (times of day count as durations)."""
-    values = {
-        value
-        for kind, raw in known
-        if _GROUPS.get(kind, kind) == group and (value := _number(kind, raw)) is not None
-    }
-    return sorted(values)[:ARITHMETIC_POOL]
+        shares = self.shares.get(_GROUPS.get(kind, kind), frozenset())
+        return target in shares or any(
+            target - share in pool or share - target in pool for share in shares
+        )
 
 
 def _number(kind: str, raw: str) -> Fraction | None:

@@ -171,7 +171,6 @@ _LANGUAGE_WORDS = (
     "polaco",
     "polonês",
     "polacco",
-    "pools",
     "polsk",
     "lehçe",
     "польск",
@@ -262,6 +261,16 @@ _LANGUAGE_WORDS = (
 )
 
 
+# Stems start a word ("englisch", "Englischen"); words of scripts written without spaces
+# stand anywhere.
+_LANGUAGE_NAMED = re.compile(
+    "|".join(
+        word if word[0] >= "\u3040" else rf"(?<!\w){re.escape(word)}" for word in _LANGUAGE_WORDS
+    ),
+    re.IGNORECASE,
+)
+
+
 @functools.cache
 def detector() -> LanguageDetector:
     """The detector, built once; its language models load the first time they are needed
@@ -287,7 +296,7 @@ def wrong_language(masked_answer: str, message: str, thread: Sequence[str] = ())
         return False
     asked = _message_prose(message)
     if _letters(asked) < MESSAGE_LETTERS and thread:  # "und für prod?": with what it follows
-        asked = prose(scan(f"{thread[-1]}\n{message}").masked)
+        asked = prose(scan(f"{message}\n{thread[-1]}").masked)
     if _letters(asked) < MESSAGE_LETTERS:
         return False
     values = _confidences(asked)
@@ -302,8 +311,7 @@ def wrong_language(masked_answer: str, message: str, thread: Sequence[str] = ())
 @functools.lru_cache(maxsize=1024)
 def asks_for_language(text: str) -> bool:
     """Whether `text` names a language or asks for a translation."""
-    lowered = text.lower()
-    return any(word in lowered for word in _LANGUAGE_WORDS)
+    return _LANGUAGE_NAMED.search(text) is not None
 
 
 @functools.lru_cache(maxsize=1024)

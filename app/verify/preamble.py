@@ -33,32 +33,41 @@ _COURTESY = (
     r"もちろん(?:です)?|承知しました|かしこまりました|いい質問(?:です)?(?:ね)?|"
     r"当然|好的|没问题|好问题|물론(?:입니다|이죠)?|좋은 질문(?:입니다|이에요)?"
 )
-# Promises of an answer to come.
-_PROMISE = (
-    r"(?:here(?:'s| is| are)|below (?:is|are)|the following|as follows|"
-    r"let me|let's|allow me to|i(?:'ll| will| can) (?:explain|walk|show|break|go|outline|help)|"
-    r"step[- ]by[- ]step|"
-    r"hier (?:ist|sind)|im folgenden|folgende|ich erkläre|ich zeige|lass mich|"
-    r"voici|voilà|ci-dessous|je vous explique|je t'explique|laissez-moi|"
-    r"les étapes suivantes|"
-    r"aquí (?:tienes|está|están|va|van)|a continuación|te explico|le explico|déjame|"
-    r"aqui (?:está|estão|vai)|a seguir|vou (?:te |lhe )?explicar|deixe-me|"
-    r"ecco|di seguito|ti spiego|lascia(?:mi)? che|"
-    r"hier (?:is|zijn)|hieronder|ik leg|oto|poniżej|wyjaśnię|"
-    r"här är|nedan|jag förklarar|işte|aşağıda|açıklayayım|вот|ниже|объясню|давайте|"
-    r"以下|下記|次の|説明します|示します|ご説明|下面|如下|我来|请看|다음은|아래|설명(?:해)?드리)"
+# Lead-ins to an answer that should follow them ("Here is what you need:").
+_LEAD_IN = (
+    r"here(?:'s| is| are)|below (?:is|are)|the following|as follows|"
+    r"hier (?:ist|sind)|im folgenden|folgende|voici|voilà|ci-dessous|les étapes suivantes|"
+    r"aquí (?:tienes|está|están|va|van)|a continuación|aqui (?:está|estão|vai)|a seguir|"
+    r"ecco|di seguito|hier (?:is|zijn)|hieronder|oto|poniżej|här är|nedan|işte|aşağıda|"
+    r"вот|ниже"
+)
+# The same in scripts written without spaces between words: no word boundaries there.
+_LEAD_IN_CJK = r"以下|下記|下面|如下|请看|다음은|아래"
+# What a lead-in promises when no colon follows it: "Here's what…", "Voici comment…".
+_PROMISED = (
+    r"what|how|everything|all you|a few|some|the steps|a step|an overview|a quick|a short|"
+    r"a summary|a breakdown|was|wie|alles|ce que|comment|tout ce|lo que|cómo|todo lo|o que|"
+    r"como|tudo|cosa|come|tutto|wat|hoe|alles|co|jak|vad|hur|ne|nasıl|что|как|всё|все"
+)
+# Promises to explain, wherever they stand in a short sentence.
+_PROMISE_VERB = (
+    r"let me (?:explain|walk|go through|break|show|take you|outline)|"
+    r"let's (?:go through|walk through|break|take a look|dive|look at (?:it|this)|unpack)|"
+    r"allow me to|i(?:'ll| will| can) (?:explain|walk|show|break|go through|outline)|"
+    r"ich erkläre|ich zeige|lass mich|lass uns (?:das )?(?:\w+ )?durchgehen|"
+    r"je vous explique|je t'explique|laissez-moi|"
+    r"te explico|le explico|déjame|vamos a verlo|vou (?:te |lhe )?explicar|"
+    r"deixe-me|ti spiego|lascia(?:mi)? che|ik leg|wyjaśnię|"
+    r"jag förklarar|açıklayayım|объясню|давайте разбер"
+)
+_PROMISE_VERB_CJK = (
+    r"説明します|示します|ご説明|順を追って|我来解释|我来说明|我来介绍|드릴게요|드리겠습니다"
 )
 _COURTESY_RUN = re.compile(rf"\W*(?:(?:{_COURTESY})\b\W*)*", re.IGNORECASE)
-# A promise and a few words more ("Here is what you need to know"), not a sentence that
-# goes on to answer ("Here are the four metrics: …" is cut at its colon anyway).
-_PROMISE_SENTENCE = re.compile(rf"(?:{_PROMISE})\S*(?:\s+\S+){{0,12}}\s*", re.IGNORECASE)
-# A promise at the end of a short sentence: "There are a few things to consider, so let me
-# go through them one by one."
-_LATE_PROMISE = re.compile(
-    r"\b(?:let me|i(?:'ll| will)) (?:explain|walk you through|go through|break (?:it|this) "
-    r"down|show you)\b",
-    re.IGNORECASE,
-)
+_LEAD = re.compile(rf"(?:(?:{_LEAD_IN})(?![\w'])|{_LEAD_IN_CJK})\s*", re.IGNORECASE)
+_PROMISED_START = re.compile(rf"(?:{_PROMISED})(?![\w'])", re.IGNORECASE)
+_VERB = re.compile(rf"(?<![\w'])(?:{_PROMISE_VERB})|{_PROMISE_VERB_CJK}", re.IGNORECASE)
+LEAD_IN_WORDS = 16  # a lead-in sentence longer than this says something
 LATE_PROMISE_WORDS = 20
 # Not an answer either: headings (a title line) and emoji.
 _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,2}[ \t]*)$", re.M)
@@ -82,12 +91,18 @@ def _kind(sentence: str) -> str | None:
     """ "courtesy", "promise", or None for a sentence that says something."""
     opener = _COURTESY_RUN.match(sentence)
     rest = sentence[opener.end() :] if opener else sentence
-    if not rest.strip(" \t\n.!?。！？:：;…—–-"):
+    if not _trim(rest):
         return "courtesy"
-    if _PROMISE_SENTENCE.fullmatch(_trim(rest)):
+    words = len(rest.split())
+    lead = _LEAD.match(rest)
+    if lead is not None and words <= LEAD_IN_WORDS:
+        after = _trim(rest[lead.end() :])
+        ends_open = rest.rstrip().endswith((":", "：", "…", "..."))
+        if ends_open or not after or _PROMISED_START.match(after):
+            return "promise"
+    if words <= LATE_PROMISE_WORDS and _VERB.search(rest):
         return "promise"
-    short = len(rest.split()) <= LATE_PROMISE_WORDS
-    return "promise" if short and _LATE_PROMISE.search(rest) else None
+    return None
 
 
 def _trim(text: str) -> str:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from app.verify.dialects import unescape_mrkdwn
-from app.verify.figures import claims, derived, figures
+from app.verify.figures import Key, Known, claims
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
 from app.verify.preamble import no_content
@@ -27,6 +28,7 @@ _BARE_URL = re.compile(r"http(?<!\whttp)s?://(?:[^\s<>()\[\]|`\ue000]|\([^\s<>()
 _TRAILING = ".,;:!?'\"*_~"
 _VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
 _URL_IN_CLAIM = re.compile(r"https?://\S+")
+MAX_CLAIM_FIGURES = 50  # figures checked per cited claim: a bound on the work
 
 
 def content_findings(
@@ -37,6 +39,7 @@ def content_findings(
     *,
     cited: list[str] | None = None,
     thread: Sequence[str] = (),
+    said: Sequence[str] = (),
 ) -> Iterator[Finding]:
     text = layout.text
     if _VISIBLE.search(text) is None:
@@ -52,10 +55,10 @@ def content_findings(
         yield Finding("NO_CONTENT", 0, 0)
     elif off_topic(question, text, thread):
         yield Finding("OFF_TOPIC", 0, 0)
-    if wrong_language(layout.masked, question, thread):
+    if wrong_language(layout.masked, question, said):
         yield Finding("WRONG_LANGUAGE", 0, 0)
     yield from citation_findings(layout, sources, citations, [] if cited is None else cited)
-    yield from figure_findings(sources, citations, (question, *thread))
+    yield from figure_findings(sources, citations, (question, *said))
 
 
 def citation_findings(
@@ -95,13 +98,23 @@ def figure_findings(
 ) -> Iterator[Finding]:
     """UNSOURCED_FIGURE for each cited claim with a figure that no source and no message of
     the conversation gives (in any of its forms: units, number formats, dates)."""
-    if not sources or not any(citation.claim for citation in citations):
+    claimed = {citation.claim for citation in citations if citation.claim}
+    if not sources or not claimed:
         return
-    known = set().union(*(figures(text) for text in (*(s.text for s in sources), *messages)))
+    known = Known.of((*(source.text for source in sources), *messages))
+    unsourced = {
+        claim
+        for claim in claimed
+        if not all(map(known.confirms, itertools.islice(_figures(claim), MAX_CLAIM_FIGURES)))
+    }
     for number, citation in enumerate(citations, 1):
-        prose = _URL_IN_CLAIM.sub(" ", scan(citation.claim).masked)
-        if any(not keys & known and not derived(keys, known) for keys in claims(prose)):
+        if citation.claim in unsourced:
             yield Finding("UNSOURCED_FIGURE", 0, 0, detail=f"(citation {number})")
+
+
+def _figures(claim: str) -> Iterator[frozenset[Key]]:
+    """The figures of a claim's prose: code and URLs are not claims."""
+    return claims(_URL_IN_CLAIM.sub(" ", scan(claim).masked))
 
 
 def quotes(cited_text: str, source_text: str) -> bool:

@@ -76,15 +76,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def wait_healthy(url: str, attempts: int = 500) -> None:
-    """Wait until GET {url}/healthz answers 200."""
+async def wait_healthy(url: str, seconds: float = 40.0) -> None:
+    """Wait until GET {url}/healthz answers 200. A bot process starts in 3-4 s (most of it
+    loading the language detector's models), longer on a busy machine."""
+    deadline = asyncio.get_running_loop().time() + seconds
     async with aiohttp.ClientSession() as session:
-        for _ in range(attempts):
+        while asyncio.get_running_loop().time() < deadline:
             try:
                 async with session.get(f"{url}/healthz") as response:
                     if response.status == 200:
                         return
             except aiohttp.ClientConnectionError:
                 pass
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(0.05)
     raise AssertionError(f"{url} did not become healthy")

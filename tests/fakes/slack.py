@@ -11,13 +11,28 @@ import json
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import yaml
 from aiohttp import web
 
 from tests.fakes.server import LoopbackServer
 
 TEAM, BOT_USER, BOT_ID = "T0001", "UVOUCH", "BVOUCH"
+MANIFEST = Path(__file__).resolve().parents[2] / "manifest.yml"
+# The scope reading a conversation's history needs, by conversation type.
+HISTORY_SCOPES = {
+    "channel": "channels:history",
+    "group": "groups:history",
+    "mpim": "mpim:history",
+    "im": "im:history",
+}
+
+
+def granted() -> set[str]:
+    """The bot scopes manifest.yml grants: what an installed Vouch's token carries."""
+    return set(yaml.safe_load(MANIFEST.read_text())["oauth_config"]["scopes"]["bot"])
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,8 @@ class FakeSlack(LoopbackServer):
     threads: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     faults: dict[str, deque[Fault]] = field(default_factory=lambda: defaultdict(deque))
     streaming: set[str] = field(default_factory=set)  # ts of messages still streaming
+    kinds: dict[str, str] = field(default_factory=dict)  # channel id -> conversation type
+    scopes: set[str] = field(default_factory=granted)  # the token's scopes
     _clock: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def fail(self, method: str, *faults: Fault) -> None:
@@ -68,6 +85,8 @@ class FakeSlack(LoopbackServer):
         self.threads.clear()
         self.faults.clear()
         self.streaming.clear()
+        self.kinds.clear()
+        self.scopes = granted()
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -117,8 +136,16 @@ class FakeSlack(LoopbackServer):
     def _auth_test(self, params: dict[str, Any]) -> dict[str, Any]:
         return {"user_id": BOT_USER, "bot_id": BOT_ID, "team_id": TEAM, "user": "vouch"}
 
+    def kind(self, channel: str) -> str:
+        """A conversation's type: as set in `kinds`, else by its id (D: a DM, G: a private
+        channel, C: a public one)."""
+        return self.kinds.get(channel) or {"D": "im", "G": "group"}.get(channel[:1], "channel")
+
     def _conversations_replies(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Oldest first, `limit` per page (1,000 at most) with a cursor, as Slack does."""
+        """Oldest first, `limit` per page (1,000 at most) with a cursor, as Slack does;
+        missing_scope when the token cannot read that type of conversation."""
+        if HISTORY_SCOPES[self.kind(params["channel"])] not in self.scopes:
+            raise Refused("missing_scope")
         messages = self.threads.get((params["channel"], params["ts"]), [])
         start = int(params.get("cursor") or 0)
         end = start + min(int(params.get("limit") or 1000), 1000)
@@ -128,23 +155,28 @@ class FakeSlack(LoopbackServer):
         return page
 
     def _chat_postMessage(self, params: dict[str, Any]) -> dict[str, Any]:
+        _markdown_alone(params)
+        return self._post(params)
+
+    def _post(self, params: dict[str, Any]) -> dict[str, Any]:
         ts = self._ts()
-        message = {"ts": ts, "user": BOT_USER, "bot_id": BOT_ID, "text": params.get("text", "")}
+        message = {"ts": ts, "user": BOT_USER, "bot_id": BOT_ID, "text": _shown(params)}
         thread = params.get("thread_ts") or ts
         self.threads.setdefault((params["channel"], thread), []).append(message)
         return {"channel": params["channel"], "ts": ts, "message": message}
 
     def _chat_update(self, params: dict[str, Any]) -> dict[str, Any]:
+        _markdown_alone(params)
         if params["ts"] in self.streaming:
             raise Refused("streaming_state_conflict")
         for messages in self.threads.values():
             for message in messages:
                 if message["ts"] == params["ts"]:
-                    message["text"] = params.get("text") or params.get("markdown_text", "")
+                    message["text"] = _shown(params)
         return {"channel": params["channel"], "ts": params["ts"]}
 
     def _chat_startStream(self, params: dict[str, Any]) -> dict[str, Any]:
-        posted = self._chat_postMessage({**params, "text": params.get("markdown_text", "")})
+        posted = self._post(params)
         self.streaming.add(posted["ts"])
         return {"channel": params["channel"], "ts": posted["ts"]}
 
@@ -170,3 +202,18 @@ class FakeSlack(LoopbackServer):
 
     def _assistant_threads_setSuggestedPrompts(self, params: dict[str, Any]) -> dict[str, Any]:
         return {}
+
+
+def _markdown_alone(params: dict[str, Any]) -> None:
+    """chat.postMessage and chat.update take `markdown_text` only on its own."""
+    if "markdown_text" in params and ("text" in params or "blocks" in params):
+        raise Refused("markdown_text_conflict")
+
+
+def _shown(params: dict[str, Any]) -> str:
+    """What a message shows: its markdown block, or its text, or its markdown_text."""
+    blocks = params.get("blocks")
+    if isinstance(blocks, str):
+        blocks = json.loads(blocks)
+    markdown = [b["text"] for b in blocks or [] if b.get("type") == "markdown"]
+    return "".join(markdown) or params.get("text") or params.get("markdown_text", "")

@@ -205,3 +205,38 @@ async def test_unreadable_history_of_a_mention_gets_the_failure_message(
     await replied(fake_slack)
     [posted] = fake_slack.of("chat.postMessage")
     assert "couldn't verify" in posted["text"] and posted["thread_ts"] == "112.000001"
+
+
+async def test_a_mention_in_a_group_dm_thread_is_answered_with_its_history(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """Group DMs (mpim) need mpim:history to read their threads; the fake refuses
+    conversations.replies without it, as Slack does (missing_scope)."""
+    fake_slack.kinds["G0MPIM1"] = "mpim"
+    root = "150.000001"
+    fake_slack.threads[("G0MPIM1", root)] = [{"ts": root, "user": "U0002", "text": "deploys?"}]
+    fake_anthropic.push(Reply(GOOD))
+    app = make_app(make_settings())
+    event = mention("how do I deploy billing?", "150.000002", channel="G0MPIM1", thread_ts=root)
+    await dispatch(app, {**event, "channel_type": "mpim"})
+    await replied(fake_slack)
+    [posted] = [p for p in fake_slack.of("chat.postMessage") if p.get("thread_ts") == root]
+    assert posted["text"] == GOOD
+    assert fake_anthropic.requests[0]["messages"][0]["content"][0]["text"].startswith("deploys?")
+
+
+async def test_follow_ups_in_a_group_dm_are_answered_like_in_channels(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_slack.kinds["G0MPIM2"] = "mpim"
+    root = "151.000001"
+    fake_slack.threads[("G0MPIM2", root)] = [
+        {"ts": root, "user": "U0002", "text": "how do I deploy?"},
+        {"ts": "151.000002", "user": BOT_USER, "bot_id": BOT_ID, "text": GOOD},
+    ]
+    fake_anthropic.push(Reply(GOOD))
+    app = make_app(make_settings())
+    follow_up = message("and staging?", "151.000003", "G0MPIM2", thread_ts=root)
+    await dispatch(app, {**follow_up, "channel_type": "mpim"})
+    await replied(fake_slack)
+    assert [p["text"] for p in fake_slack.of("chat.postMessage")] == [GOOD]

@@ -14,7 +14,7 @@ from tests.slack.bolt import dispatch, make_app, mention, message, settle, until
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = yaml.safe_load((ROOT / "manifest.yml").read_text())
-HISTORY = {"channels:history", "groups:history", "im:history"}
+HISTORY = {"channels:history", "groups:history", "im:history", "mpim:history"}
 METHOD_SCOPES: dict[str, set[str]] = {
     "auth.test": set(),
     "chat.postMessage": {"chat:write"},
@@ -32,6 +32,7 @@ EVENT_SCOPES = {
     "message.channels": {"channels:history"},
     "message.groups": {"groups:history"},
     "message.im": {"im:history"},
+    "message.mpim": {"mpim:history"},
     "app_home_opened": set(),
 }
 

@@ -28,7 +28,7 @@ def test_the_deterministic_classes_are_caught_at_least_as_often_as_recorded() ->
         label: ROWS[label].caught for label in ("no_content", "wrong_language", "wrong_figure")
     }
     assert caught["no_content"] == ROWS["no_content"].total  # 25 of 25
-    assert caught["wrong_language"] >= 20  # of 25: the rest is left to the judge
+    assert caught["wrong_language"] >= 19  # of 25: the rest is left to the judge
     assert caught["wrong_figure"] >= 26  # of 30
     assert ROWS["off_topic"].caught >= 7  # of 22: long answers; short ones are the judge's
 

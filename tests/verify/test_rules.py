@@ -237,7 +237,19 @@ DORA = (
             "We deploy on every merge: CI builds and ships it " * 2,
             False,
         ),
+        (
+            "Why is the runner failing?",
+            "The run fails because the cache volume is full " * 2,
+            False,
+        ),
         ("What's our PTO policy?", "The policy gives 25 vacation days a year " * 2, False),
+        ("How do I rotate the database credentials?", "Yes, from the console.", False),
+        (
+            "¿Cómo reinicio el servidor de pruebas?",
+            "Para reiniciar el servidor de pruebas ejecuta make restart y espera a que el "
+            "healthcheck vuelva a responder correctamente antes de lanzar las pruebas.",
+            False,
+        ),
         ("hi", LONG_LUNCH, False),
         ("👋", LONG_LUNCH, False),
         ("<@U123> ???", LONG_LUNCH, False),

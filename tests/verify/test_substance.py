@@ -174,10 +174,20 @@ def test_a_figure_its_source_gives_in_another_form_passes(claim: str) -> None:
 
 
 def test_a_figure_from_the_thread_or_arithmetic_on_given_figures_passes() -> None:
-    thread = ("Our bucket already holds 800 GB.",)
-    assert not figures_flagged("With 2 GB more you would need 802 GB in all.", thread)
-    assert not figures_flagged("Logs are kept 30 days, so 29 days after today's run.", thread)
-    assert figures_flagged("With 2 GB more you would need 804 GB in all.", thread)
+    thread = ("Our bucket holds 800 GB and grows by 200 GB a month.",)
+    assert not figures_flagged("In a month you would need 1,000 GB in all.", thread)
+    assert not figures_flagged("The audit window is 1 year less 30 days: 335 days.", thread)
+    clock = ("The migration ran from 14:02 to 14:20.",)
+    assert not figures_flagged("It took 18 minutes, under the 30 days of retention.", clock)
+    assert figures_flagged("In a month you would need 1,200 GB in all.", thread)
+
+
+def test_an_off_by_one_is_no_sum_of_given_figures() -> None:
+    """Each operand must be a real part of the result: 2027 is not 2026 plus a stray 1."""
+    thread = ("Step 1 is the 2026 plan; we keep 500 builds.",)
+    assert figures_flagged("Builds are kept until 2027.", thread)
+    assert figures_flagged("We keep 503 builds for 30 days.", thread)
+    assert figures_flagged("We keep 0 builds after 30 days.", thread) is False  # 0: no figure
 
 
 def test_without_sources_or_claims_figures_are_not_checked() -> None:
@@ -189,6 +199,11 @@ def test_without_sources_or_claims_figures_are_not_checked() -> None:
     assert "UNSOURCED_FIGURE" not in verdict.codes
 
 
+HOSTILE = st.one_of(
+    st.from_regex(r"\d{400,5000}(,\d)?( ms)?", fullmatch=True),
+    st.sampled_from(["ſep 3, 2024", "3 auguſt 2024", "aprıl 3", "ſix days", "fİve days"]),
+    st.from_regex(r"(\d{1,3}[,. ]){1,30}\d{1,9}( GB| days|%)?", fullmatch=True),
+)
 FIGURISH = st.lists(
     st.sampled_from([*"0123456789.,:-/ $€%vVhmsdGBMKaypt", "March ", " days", " GB", "v"]),
     max_size=40,
@@ -196,14 +211,17 @@ FIGURISH = st.lists(
 
 
 @settings(max_examples=400, deadline=None)
-@given(claim=st.one_of(FIGURISH, st.text(max_size=80)), source=st.one_of(FIGURISH, st.text()))
+@given(
+    claim=st.one_of(FIGURISH, HOSTILE, st.text(max_size=80)),
+    source=st.one_of(FIGURISH, HOSTILE, st.text()),
+)
 def test_figures_never_break_verification(claim: str, source: str) -> None:
-    """Any text as a claim, a source or a thread: a verdict, never an exception."""
-    verdict = verify(
+    """Any text as a claim, a source or a thread (long digit runs, "ſep" that folds to
+    "sep" in Unicode): verification returns, it never raises."""
+    verify(
         claim or "x",
         question=source,
         sources=(Source("s", "S", None, source),),
         citations=(Citation("s", "", "", claim),),
         thread=(source,),
     )
-    assert verdict.passed or verdict.errors

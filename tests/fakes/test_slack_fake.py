@@ -1,0 +1,29 @@
+"""The fake Slack Web API refuses what Slack refuses, through the real client."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from tests.fakes.slack import FakeSlack
+
+BLOCKS = [{"type": "section", "text": {"type": "mrkdwn", "text": "hi"}}]
+
+
+@pytest.mark.parametrize(
+    "extra", [{"text": "hi"}, {"blocks": BLOCKS}, {"text": "hi", "blocks": BLOCKS}]
+)
+async def test_markdown_text_goes_alone(fake_slack: FakeSlack, extra: dict[str, Any]) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    posted = await client.chat_postMessage(channel="C0001", markdown_text="**hi**")
+    with pytest.raises(SlackApiError, match="markdown_text_conflict"):
+        await client.chat_postMessage(channel="C0001", markdown_text="**hi**", **extra)
+    with pytest.raises(SlackApiError, match="markdown_text_conflict"):
+        await client.chat_update(channel="C0001", ts=posted["ts"], markdown_text="x", **extra)
+    markdown = [{"type": "markdown", "text": "**done**"}]
+    await client.chat_update(channel="C0001", ts=posted["ts"], text="done", blocks=markdown)
+    [message] = fake_slack.threads[("C0001", posted["ts"])]
+    assert message["text"] == "**done**"
