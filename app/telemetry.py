@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
 from langfuse import Langfuse, propagate_attributes
@@ -191,7 +192,7 @@ class Telemetry:
         trace_id = self.trace_id(ids.key)
         langfuse = self._client
         if langfuse is None or self._closed:
-            yield Trace(trace_id, None, self)
+            yield Trace(trace_id, None, self, message_time(ids.key))
             return
         with propagate_attributes(
             user_id=self.hashed(ids.user),
@@ -208,7 +209,7 @@ class Telemetry:
                     metadata=_checked({"kind": ids.kind, "history_messages": ids.history_messages}),
                 ),
             )
-            trace = Trace(trace_id, root, self)
+            trace = Trace(trace_id, root, self, message_time(ids.key))
             scored = True
             try:
                 yield trace
@@ -238,9 +239,13 @@ class Telemetry:
         value: float | str,
         data_type: Literal["BOOLEAN", "NUMERIC", "CATEGORICAL"],
         score_id: str,
+        *,
+        at: datetime | None = None,
     ) -> None:
         """Queue one trace score (sent by the SDK's score thread). A fixed score id makes a
-        repeat (a Slack retry answered again after a restart, a second click) replace it."""
+        repeat (a Slack retry answered again after a restart, a second click) replace it,
+        but Langfuse keeps one score per id and day of its timestamp: `at` is the time of
+        the Slack message it is about, the same however late the repeat comes."""
         langfuse = self._client
         if langfuse is None or self._closed:
             return
@@ -252,13 +257,18 @@ class Telemetry:
                 trace_id=trace_id,
                 score_id=score_id,
                 data_type=data_type,  # type: ignore[arg-type]
+                timestamp=at,
             ),
         )
 
-    def feedback(self, trace_id: str, user: str, positive: bool) -> None:
-        """A 👍/👎 click on an answer: `user_feedback` on the answer's trace, one per user."""
+    def feedback(
+        self, trace_id: str, user: str, positive: bool, at: datetime | None = None
+    ) -> None:
+        """A 👍/👎 click on an answer: `user_feedback` on the answer's trace, one per user,
+        stamped with the answer's time (`at`) so a click days later replaces the first."""
         score_id = f"{trace_id}-user_feedback-{self.hashed(user)[:16]}"
-        self.score(trace_id, "user_feedback", 1.0 if positive else 0.0, "BOOLEAN", score_id)
+        value = 1.0 if positive else 0.0
+        self.score(trace_id, "user_feedback", value, "BOOLEAN", score_id, at=at)
 
     async def flush(self) -> bool:
         """Send what is queued, waiting at most LANGFUSE_FLUSH_TIMEOUT; True if all went."""
@@ -324,8 +334,10 @@ class Trace:
         trace_id: str,
         root: LangfuseObservationWrapper | None,
         telemetry: Telemetry | None = None,
+        at: datetime | None = None,
     ) -> None:
         self.trace_id = trace_id
+        self.at = at  # the user message's time: every score of the trace carries it
         self.root = Span(root)
         self.telemetry = telemetry
         self.outcome: Outcome | None = None  # what the loop concluded; scored at the end
@@ -419,7 +431,7 @@ class Trace:
         )
         for name, value, data_type, suffix in rows:
             score_id = f"{self.trace_id}-{name}{suffix}"
-            self.telemetry.score(self.trace_id, name, value, data_type, score_id)
+            self.telemetry.score(self.trace_id, name, value, data_type, score_id, at=self.at)
 
 
 NO_TRACE = Trace("", None)
@@ -493,6 +505,16 @@ def usage_details(usage: Usage) -> dict[str, int]:
         "cache_read_input_tokens": usage.cache_read,
         "cache_creation_input_tokens": usage.cache_write,
     }
+
+
+def message_time(slack_ts_or_key: str) -> datetime | None:
+    """The time of a Slack message from its ts ("1700000000.000100"), or from a message key
+    ending in one ("team:channel:ts"); None if there is none."""
+    ts = slack_ts_or_key.rsplit(":", 1)[-1]
+    try:
+        return datetime.fromtimestamp(float(ts), UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
 
 
 def label(exc: BaseException) -> str:

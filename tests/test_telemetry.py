@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +224,7 @@ async def test_feedback_click_scores_the_answers_trace(
     app, telemetry = telemetry_bot()
     trace_id = telemetry.trace_id(await answered(app, fake_slack, "305.000001"))
     [posted] = fake_slack.of("chat.postMessage")
+    answer_ts = fake_slack.threads[("C0001", "305.000001")][-1]["ts"]
     buttons = next(b for b in posted["blocks"] if b["type"] == "actions")
     for value in ("down", "up"):  # the user changes their mind: one score, the last
         action = next(e for e in buttons["elements"] if e["value"] == value)
@@ -232,6 +234,7 @@ async def test_feedback_click_scores_the_answers_trace(
             "user": {"id": "U0001"},
             "api_app_id": "A0001",
             "channel": {"id": "C0001"},
+            "container": {"type": "message", "message_ts": answer_ts, "channel_id": "C0001"},
             "actions": [{**action, "block_id": buttons["block_id"]}],
         }
         response = await app.async_dispatch(AsyncBoltRequest(body=body, mode="socket_mode"))
@@ -243,6 +246,14 @@ async def test_feedback_click_scores_the_answers_trace(
         (trace_id, 1, "BOOLEAN"),
     ]
     assert feedback[0]["id"] == feedback[1]["id"]  # Langfuse keeps the later one
+    # … as long as both carry the same day: each is stamped with the answer's time, so a
+    # click days later replaces the first instead of being stored beside it
+    answered_at = datetime.fromtimestamp(float(answer_ts), UTC)
+    assert {parse_time(s["timestamp"]) for s in feedback} == {answered_at}
+    verified = fake_langfuse.scores_named("verified")  # the trace's: the message's time
+    assert [parse_time(s["timestamp"]) for s in verified] == [
+        datetime.fromtimestamp(305.000001, UTC)
+    ]
     assert action["action_id"].startswith(FEEDBACK_ACTION)
 
 
@@ -572,3 +583,7 @@ async def test_a_message_that_fails_before_its_trace_opened_still_gets_one(
     assert root.attributes["langfuse.observation.status_message"] == "SlackApiError"
     scores = score_values(fake_langfuse)
     assert (scores["verified"], scores["outcome"]) == (0, "error")
+
+
+def parse_time(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))

@@ -22,7 +22,7 @@ from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, reason
 from app.slack.status import Status, status_text
 from app.slack.thread import Bot, is_own, strip_mention, to_conversation
-from app.telemetry import MessageIds, Telemetry, label
+from app.telemetry import MessageIds, Telemetry, label, message_time
 from app.verify import Dialect, failure_message
 
 log = logging.getLogger("vouch.slack")
@@ -98,7 +98,13 @@ class Listeners:
             if value != "other":
                 team = (body.get("team") or {}).get("id") or ""
                 user = (body.get("user") or {}).get("id") or ""
-                self.telemetry.feedback(reference, f"{team}:{user}", positive=value == "up")
+                answered = (body.get("container") or {}).get("message_ts") or ""
+                self.telemetry.feedback(
+                    reference,
+                    f"{team}:{user}",
+                    positive=value == "up",
+                    at=message_time(str(answered)),
+                )
 
     async def handle(
         self,

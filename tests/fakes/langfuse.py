@@ -155,7 +155,9 @@ class FakeLangfuse(LoopbackServer):
         filters, grouping by dimensions, avg/count measures named `<aggregation>_<measure>`
         (counts as strings, as ClickHouse returns them)."""
         types = _VIEW_TYPES[query["view"]]
-        latest = {score["id"]: score for score in self.scores}  # a score id is an upsert
+        # a score replaces the one with its id and the same day of its timestamp (ClickHouse
+        # ReplacingMergeTree ordered by day): a repeat on another day is stored twice
+        latest = {(s["id"], str(s.get("timestamp", ""))[:10]): s for s in self.scores}
         rows = [s for s in latest.values() if s.get("dataType") in types]
         for rule in query.get("filters", []):
             assert rule["operator"] == "any of", rule
