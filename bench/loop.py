@@ -18,7 +18,7 @@ import asyncio
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
@@ -83,16 +83,35 @@ def overhead(drafts: list[str], runs: int, traces: Traces | None = None) -> list
         loop_module.draft = real
 
 
-def follow_ups(threads: int, per_thread: int) -> list[Outcome]:
-    """Threads of follow-ups: each message is answered with every earlier turn of its
-    thread, as in Slack, so each request's prefix is the last one's plus two turns."""
+Workload = Callable[[Deps, FakeAnthropic], Awaitable[list[Outcome]]]
+
+
+def against_the_fake(workload: Workload) -> list[Outcome]:
+    """Run `workload` through the real client against the loopback API (caching simulated
+    with the 1,024-token minimum), with default settings: the judge on."""
     fake = FakeAnthropic(min_cache_tokens=1024)
     fake.start()
     settings = load_settings(_env_file=None, anthropic_api_key="k", anthropic_base_url=fake.url)
     deps = Deps.from_settings(settings)
-    fake.default = Reply(GOOD)
 
-    async def run_all() -> list[Outcome]:
+    async def run() -> list[Outcome]:
+        try:
+            return await workload(deps, fake)
+        finally:
+            await deps.client.close()
+
+    try:
+        return asyncio.run(run())
+    finally:
+        fake.stop()
+
+
+def follow_ups(threads: int, per_thread: int) -> list[Outcome]:
+    """Threads of follow-ups: each message is answered with every earlier turn of its
+    thread, as in Slack, so each request's prefix is the last one's plus two turns."""
+
+    async def workload(deps: Deps, fake: FakeAnthropic) -> list[Outcome]:
+        fake.default = Reply(GOOD)
         outcomes = []
         for n in range(threads):
             thread: tuple[Turn, ...] = (Turn("user", f"thread {n}"), Turn("assistant", "Noted."))
@@ -102,22 +121,14 @@ def follow_ups(threads: int, per_thread: int) -> list[Outcome]:
                 outcome = await answer(Conversation(thread, question), deps, "bench")
                 outcomes.append(outcome)
                 thread += (Turn("user", question), Turn("assistant", outcome.text))
-        await deps.client.close()
         return outcomes
 
-    try:
-        return asyncio.run(run_all())
-    finally:
-        fake.stop()
+    return against_the_fake(workload)
 
 
 def spend(messages: int, history: tuple[Turn, ...]) -> list[Outcome]:
     """A mixed workload through the loopback API: 70% clean, 15% repairable, 10% one
     failure then a pass, 5% failing every attempt."""
-    fake = FakeAnthropic(min_cache_tokens=1024)
-    fake.start()
-    settings = load_settings(_env_file=None, anthropic_api_key="k", anthropic_base_url=fake.url)
-    deps = Deps.from_settings(settings)
     rng = random.Random(7)
     plans = {
         "clean": [GOOD],
@@ -127,19 +138,15 @@ def spend(messages: int, history: tuple[Turn, ...]) -> list[Outcome]:
     }
     kinds = rng.choices(list(plans), weights=[70, 15, 10, 5], k=messages)
 
-    async def run_all() -> list[Outcome]:
+    async def workload(deps: Deps, fake: FakeAnthropic) -> list[Outcome]:
         outcomes = []
         for n, kind in enumerate(kinds):
             fake.push(*(Reply(text) for text in plans[kind]))
             thread = (Turn("user", f"thread {n}"), Turn("assistant", "Noted."), *history)
             outcomes.append(await answer(Conversation(thread, QUESTION), deps, "bench"))
-        await deps.client.close()
         return outcomes
 
-    try:
-        return asyncio.run(run_all())
-    finally:
-        fake.stop()
+    return against_the_fake(workload)
 
 
 def p99(samples: list[float]) -> float:
