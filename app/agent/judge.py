@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 import anthropic
 import pydantic
@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from app.agent.conversation import Conversation
 from app.agent.model import CallFailed, Usage, usage_of
+from app.agent.prompts import CACHE
 from app.agent.transcript import recent_turns
 from app.verify import Issue, Source
 
@@ -37,13 +38,11 @@ JudgeCode = Literal[
     "UNSAFE",
     "OTHER",
 ]
-JUDGE_CODES: tuple[str, ...] = tuple(f"JUDGE_{code}" for code in get_args(JudgeCode))
 
 # Current models think adaptively unless told otherwise, and thinking tokens count toward
 # max_tokens: the judge asks for adaptive thinking at low effort (it skips thinking on easy
 # cases) and gets a budget that holds a judgement after some thinking.
 THINKING: ThinkingConfigAdaptiveParam = {"type": "adaptive"}
-CACHE = {"type": "ephemeral"}
 
 SYSTEM = """You review an answer that Vouch, an assistant in a team's Slack workspace, wants \
 to post in a thread, before anyone sees it. You see what a reader of the thread sees: the \

@@ -101,17 +101,22 @@ _QUANTITY = re.compile(
     _FLAGS,
 )
 _ANY_NUMBER = re.compile(_NUMBER, re.ASCII)
+_COMMA_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
+_DOT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
+_GROUPED_DECIMAL = re.compile(r"\d{1,3}(?:,\d{3})+\.\d+|\d{1,3}(?:\.\d{3})+,\d+")
 _EVERY = re.compile(r"\bevery\s+(hour|day|week)\b", _FLAGS)
 
 
-def figures(text: str) -> set[Key]:
+@functools.lru_cache(maxsize=256)
+def figures(text: str) -> frozenset[Key]:
     """The keys of every figure in `text` (what a source or a thread may confirm), and every
     number in it as a plain number, whatever its unit: a claim's "30-day" or "2026" is
-    confirmed by a source's "30 days" or "2026-03-03"."""
+    confirmed by a source's "30 days" or "2026-03-03". Cached: every attempt at a message,
+    and every later message of its thread, gives the same sources and turns again."""
     keys = {key for found in claims(text) for key in found} | _periods(text)
     for number in _ANY_NUMBER.findall(text):
         keys.update(("number", _plain(v)) for v in _values(number))
-    return keys
+    return frozenset(keys)
 
 
 def claims(text: str) -> Iterator[frozenset[Key]]:
@@ -198,20 +203,22 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     return frozenset(("number", _plain(v)) for v in values)
 
 
-def _values(number: str) -> set[Fraction]:
+@functools.lru_cache(maxsize=4096)
+def _values(number: str) -> frozenset[Fraction]:
     """The values a written number can mean: "1,000" is a thousand, "1,5" one and a half,
     "1.000" a thousand in German or one in English."""
     word = _WORDS.get(number.lower())
     if word is not None:
-        return {Fraction(word)}
-    compact = re.sub(r"[\u202f\u00a0]", "", number)
-    if re.fullmatch(r"\d{1,3}(?:,\d{3})+", compact):  # thousands: 12,000
+        return frozenset({Fraction(word)})
+    compact = number.replace("\u202f", "").replace("\u00a0", "")
+    if _COMMA_THOUSANDS.fullmatch(compact):  # 12,000
         read = {compact.replace(",", "")}
-    elif re.fullmatch(r"\d{1,3}(?:\.\d{3})+", compact):  # 1.000: German thousands, or 1.0
+    elif _DOT_THOUSANDS.fullmatch(compact):  # 1.000: German thousands, or 1.0
         read = {compact.replace(".", ""), compact}
-    elif re.fullmatch(r"\d{1,3}(?:,\d{3})+\.\d+|\d{1,3}(?:\.\d{3})+,\d+", compact):
-        whole, fraction = re.split(r"[.,](?=\d+$)", compact)
-        read = {f"{re.sub(r'[.,]', '', whole)}.{fraction}"}
+    elif _GROUPED_DECIMAL.fullmatch(compact):  # 1,000.5 or 1.000,5
+        cut = max(compact.rfind("."), compact.rfind(","))  # the decimal mark is the last
+        whole = compact[:cut].replace(",", "").replace(".", "")
+        read = {f"{whole}.{compact[cut + 1 :]}"}
     else:
         read = {compact.replace(",", ".")}
     values = set()
@@ -220,7 +227,7 @@ def _values(number: str) -> set[Fraction]:
             values.add(Fraction(candidate))
         except ValueError:  # not a number after all
             continue
-    return values
+    return frozenset(values)
 
 
 def _decimal(scale: Fraction) -> Fraction:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 
-from app.verify.scan import MASK, scan
+from app.verify.scan import BARE_URL, MASK, scan
 
 LANGUAGES = (
     Language.ENGLISH,
@@ -50,215 +50,34 @@ THREAD_TURNS = 6  # the latest turns whose languages the answer may follow
 SAMPLE = 200  # characters of prose enough to tell a language (detection time grows with it)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # not text: the detector cannot take them
-_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
 _LETTER = re.compile(r"[^\W\d_]")
-# A message that names a language or asks for a translation may want any language back.
-# Stems, looked for in the lower-cased text (substring tests: far faster than one regex).
-_LANGUAGE_WORDS = (
-    "translat",
-    "übersetz",
-    "tradu",
-    "vertaal",
-    "tłumacz",
-    "översätt",
-    "çevir",
-    "перевод",
-    "перевед",
-    "翻訳",
-    "翻译",
-    "번역",
-    "english",
-    "englisch",
-    "anglais",
-    "ingles",
-    "inglés",
-    "inglês",
-    "inglese",
-    "engels",
-    "angielsk",
-    "engelska",
-    "ingilizce",
-    "английск",
-    "英語",
-    "英文",
-    "英语",
-    "영어",
-    "german",
-    "deutsch",
-    "allemand",
-    "aleman",
-    "alemán",
-    "alemão",
-    "tedesco",
-    "duits",
-    "niemieck",
-    "tysk",
-    "almanca",
-    "немецк",
-    "ドイツ語",
-    "德语",
-    "독일어",
-    "french",
-    "französisch",
-    "francais",
-    "français",
-    "frances",
-    "francés",
-    "francês",
-    "francese",
-    "frans",
-    "francusk",
-    "franska",
-    "fransızca",
-    "французск",
-    "フランス語",
-    "法语",
-    "프랑스어",
-    "spanish",
-    "spanisch",
-    "espagnol",
-    "espanol",
-    "español",
-    "espanhol",
-    "spagnolo",
-    "spaans",
-    "hiszpańsk",
-    "spanska",
-    "ispanyolca",
-    "испанск",
-    "スペイン語",
-    "西班牙语",
-    "스페인어",
-    "portugu",
-    "portoghese",
-    "portugees",
-    "portugalsk",
-    "portekizce",
-    "португальск",
-    "ポルトガル語",
-    "葡萄牙语",
-    "포르투갈어",
-    "italian",
-    "italien",
-    "italiano",
-    "italiaans",
-    "włosk",
-    "italyanca",
-    "итальянск",
-    "イタリア語",
-    "意大利语",
-    "이탈리아어",
-    "dutch",
-    "niederländisch",
-    "holländisch",
-    "néerlandais",
-    "neerland",
-    "holand",
-    "olandese",
-    "nederlands",
-    "niderlandzk",
-    "holendersk",
-    "felemenkçe",
-    "нидерландск",
-    "голландск",
-    "オランダ語",
-    "荷兰语",
-    "네덜란드어",
-    "polish",
-    "polnisch",
-    "polonais",
-    "polaco",
-    "polonês",
-    "polacco",
-    "polsk",
-    "lehçe",
-    "польск",
-    "ポーランド語",
-    "波兰语",
-    "폴란드어",
-    "swedish",
-    "schwedisch",
-    "suédois",
-    "sueco",
-    "svedese",
-    "zweeds",
-    "szwedzk",
-    "svensk",
-    "isveççe",
-    "шведск",
-    "スウェーデン語",
-    "瑞典语",
-    "스웨덴어",
-    "turkish",
-    "türkisch",
-    "turc",
-    "turks",
-    "turecki",
-    "turkiska",
-    "türkçe",
-    "турецк",
-    "トルコ語",
-    "土耳其语",
-    "터키어",
-    "russian",
-    "russisch",
-    "russe",
-    "ruso",
-    "russo",
-    "rosyjsk",
-    "ryska",
-    "rusça",
-    "русск",
-    "ロシア語",
-    "俄语",
-    "러시아어",
-    "ukrain",
-    "ucrain",
-    "oekraïens",
-    "ukraiń",
-    "ukrayn",
-    "украин",
-    "україн",
-    "ウクライナ語",
-    "乌克兰语",
-    "우크라이나어",
-    "japan",
-    "japon",
-    "giappon",
-    "japoń",
-    "японск",
-    "日本語",
-    "日语",
-    "일본어",
-    "chinese",
-    "chinesisch",
-    "chinois",
-    "chino",
-    "chinês",
-    "cinese",
-    "chinees",
-    "chińsk",
-    "kinesiska",
-    "çince",
-    "китайск",
-    "中国語",
-    "中文",
-    "汉语",
-    "중국어",
-    "korean",
-    "koreanisch",
-    "coréen",
-    "coreano",
-    "koreaans",
-    "koreańsk",
-    "koreanska",
-    "korece",
-    "корейск",
-    "韓国語",
-    "韩语",
-    "한국어",
-)
+# A message that names a language or asks for a translation may want any language back:
+# word stems ("englisch" also finds "Englischen"), in the languages the detector knows.
+_LANGUAGE_WORDS = """
+    translat übersetz tradu vertaal tłumacz översätt çevir перевод перевед
+    翻訳 翻译 번역 english englisch anglais ingles inglés inglês inglese engels
+    angielsk engelska ingilizce английск 英語 英文 英语 영어 german deutsch allemand
+    aleman alemán alemão tedesco duits niemieck tysk almanca немецк ドイツ語 德语
+    독일어 french französisch francais français frances francés francês francese
+    frans francusk franska fransızca французск フランス語 法语 프랑스어 spanish spanisch
+    espagnol espanol español espanhol spagnolo spaans hiszpańsk spanska
+    ispanyolca испанск スペイン語 西班牙语 스페인어 portugu portoghese portugees
+    portugalsk portekizce португальск ポルトガル語 葡萄牙语 포르투갈어 italian italien
+    italiano italiaans włosk italyanca итальянск イタリア語 意大利语 이탈리아어 dutch
+    niederländisch holländisch néerlandais neerland holand olandese
+    nederlands niderlandzk holendersk felemenkçe нидерландск голландск
+    オランダ語 荷兰语 네덜란드어 polish polnisch polonais polaco polonês polacco polsk
+    lehçe польск ポーランド語 波兰语 폴란드어 swedish schwedisch suédois sueco svedese
+    zweeds szwedzk svensk isveççe шведск スウェーデン語 瑞典语 스웨덴어 turkish türkisch
+    turc turks turecki turkiska türkçe турецк トルコ語 土耳其语 터키어 russian russisch
+    russe ruso russo rosyjsk ryska rusça русск ロシア語 俄语 러시아어 ukrain ucrain
+    oekraïens ukraiń ukrayn украин україн ウクライナ語 乌克兰语 우크라이나어 japan japon
+    giappon japoń японск 日本語 日语 일본어 chinese chinesisch chinois chino chinês
+    cinese chinees chińsk kinesiska çince китайск 中国語 中文 汉语 중국어 korean
+    koreanisch coréen coreano koreaans koreańsk koreanska korece корейск
+    韓国語 韩语 한국어
+""".split()
 
 
 # Stems start a word ("englisch", "Englischen"); words of scripts written without spaces
@@ -294,9 +113,9 @@ def wrong_language(masked_answer: str, message: str, thread: Sequence[str] = ())
     answered = _clearly(answer, ANSWER_CONFIDENCE)
     if answered is None or asks_for_language(message):
         return False
-    asked = _message_prose(message)
+    asked = _prose_of(message)
     if _letters(asked) < MESSAGE_LETTERS and thread:  # "und für prod?": with what it follows
-        asked = prose(scan(f"{message}\n{thread[-1]}").masked)
+        asked = _prose_of(f"{message}\n{thread[-1]}")
     if _letters(asked) < MESSAGE_LETTERS:
         return False
     values = _confidences(asked)
@@ -308,15 +127,17 @@ def wrong_language(masked_answer: str, message: str, thread: Sequence[str] = ())
     return not any(_follows(turn, answered) for turn in thread[-THREAD_TURNS:])
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=256)
 def asks_for_language(text: str) -> bool:
     """Whether `text` names a language or asks for a translation."""
     return _LANGUAGE_NAMED.search(text) is not None
 
 
-@functools.lru_cache(maxsize=1024)
-def _message_prose(message: str) -> str:
-    return prose(scan(message).masked)
+@functools.lru_cache(maxsize=256)
+def _prose_of(text: str) -> str:
+    """The prose of a message or turn as written (cached: each attempt at a message, and
+    each later message of its thread, reads the same turns again)."""
+    return prose(scan(text).masked)
 
 
 def prose(masked: str) -> str:
@@ -324,10 +145,10 @@ def prose(masked: str) -> str:
     emoji shortcodes. Read from a window of the text, so a long answer costs no more."""
     text = " ".join(masked[: SAMPLE * 4].replace(MASK, " ").split())
     text = _SURROGATE.sub(" ", text)
-    return _SHORTCODE.sub(" ", _URL.sub(" ", text))[:SAMPLE]
+    return _SHORTCODE.sub(" ", BARE_URL.sub(" ", text))[:SAMPLE]
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=256)
 def _confidences(text: str) -> Mapping[Language, float]:
     """Each language's confidence for a message. Cached: every attempt at a message, and
     every later message of its thread, asks again about the same text."""
@@ -346,7 +167,7 @@ def _follows(turn: str, language: Language) -> bool:
     then follow the conversation rather than the latest message."""
     if asks_for_language(turn):
         return True
-    words = prose(scan(turn).masked)
+    words = _prose_of(turn)
     if _letters(words) < MESSAGE_LETTERS:
         return False
     return _confidences(words).get(language, 0.0) >= MESSAGE_CONFIDENCE

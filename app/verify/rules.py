@@ -13,7 +13,7 @@ from app.verify.figures import Key, Known, claims
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
 from app.verify.preamble import no_content
-from app.verify.scan import Layout, scan
+from app.verify.scan import BARE_URL, Layout, scan
 from app.verify.topic import off_topic
 from app.verify.verdict import Citation, Source
 
@@ -24,10 +24,8 @@ MAX_ANSWER_CHARS = 20_000
 # never fewer than SHORT_FLOOR and never more than SHORT_CAP.
 SHORT_FLOOR, SHORT_RATIO, SHORT_CAP = 2, 10, 60
 
-_BARE_URL = re.compile(r"http(?<!\whttp)s?://(?:[^\s<>()\[\]|`\ue000]|\([^\s<>()]*\))+")
 _TRAILING = ".,;:!?'\"*_~"
 _VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
-_URL_IN_CLAIM = re.compile(r"https?://\S+")
 MAX_CLAIM_FIGURES = 50  # figures checked per cited claim: a bound on the work
 
 
@@ -114,7 +112,7 @@ def figure_findings(
 
 def _figures(claim: str) -> Iterator[frozenset[Key]]:
     """The figures of a claim's prose: code and URLs are not claims."""
-    return claims(_URL_IN_CLAIM.sub(" ", scan(claim).masked))
+    return claims(BARE_URL.sub(" ", scan(claim).masked))
 
 
 def quotes(cited_text: str, source_text: str) -> bool:
@@ -133,7 +131,7 @@ def links(layout: Layout) -> Iterator[tuple[int, int, str]]:
     for entity in layout.entities:
         if entity.kind == "link":
             yield entity.start, entity.end, entity.target
-    for m in _BARE_URL.finditer(layout.masked):
+    for m in BARE_URL.finditer(layout.masked):
         url = m.group().rstrip(_TRAILING)
         yield m.start(), m.start() + len(url), url
 

@@ -34,6 +34,10 @@ class Entity(NamedTuple):
     label: str | None
 
 
+# A URL written out in prose (outside code and Slack links, which the mask hides).
+BARE_URL = re.compile(r"http(?<!\whttp)s?://(?:[^\s<>()\[\]|`\ue000]|\([^\s<>()]*\))+")
+
+
 @dataclass(frozen=True, slots=True)
 class Layout:
     text: str

@@ -3,12 +3,12 @@ token budget, cached context, and a setting for when it cannot be reached."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from app.agent.conversation import Conversation, Turn
-from app.agent.judge import JUDGE_CODES, SYSTEM
+from app.agent.judge import SYSTEM, JudgeCode
 from app.agent.loop import Deps, answer
 from app.agent.outcome import Outcome
 from app.agent.transcript import estimate_tokens, recent_turns
@@ -95,9 +95,9 @@ async def test_the_newest_turns_are_kept_within_the_budget() -> None:
 
 async def test_the_judges_codes_are_a_fixed_list_that_names_the_new_classes() -> None:
     for code in ("OFF_TOPIC", "WRONG_QUESTION", "NON_ANSWER", "NEEDLESS_REFUSAL"):
-        assert f"JUDGE_{code}" in JUDGE_CODES and code in SYSTEM
+        assert code in get_args(JudgeCode) and code in SYSTEM
     for code in ("WRONG_LANGUAGE", "SELF_REFERENCE", "INVENTED_LINK"):
-        assert f"JUDGE_{code}" in JUDGE_CODES and code in SYSTEM
+        assert code in get_args(JudgeCode) and code in SYSTEM
 
 
 async def test_a_judge_failure_feeds_the_retry_and_the_good_answer_is_delivered(

@@ -281,9 +281,7 @@ class FakeAnthropic(LoopbackServer):
         await _event(response, "ping", {"type": "ping"})
         if isinstance(item, StreamError | Cut):
             await _event(response, "content_block_start", _block_start(0, _block(Block(""))))
-            for at in range(0, len(item.partial), 8):
-                delta = {"type": "text_delta", "text": item.partial[at : at + 8]}
-                await _event(response, "content_block_delta", _delta(0, delta))
+            await _deltas(response, 0, "text", item.partial, 8)
             if isinstance(item, Cut):
                 if request.transport is not None:
                     request.transport.close()
@@ -297,9 +295,7 @@ class FakeAnthropic(LoopbackServer):
         first = 0
         if thinking:
             await _event(response, "content_block_start", _block_start(0, _thinking("")))
-            for at in range(0, len(thinking), item.chunk):
-                delta = {"type": "thinking_delta", "thinking": thinking[at : at + item.chunk]}
-                await _event(response, "content_block_delta", _delta(0, delta))
+            await _deltas(response, 0, "thinking", thinking, item.chunk)
             signed = {"type": "signature_delta", "signature": "fake-signature"}
             await _event(response, "content_block_delta", _delta(0, signed))
             await _event(response, "content_block_stop", {"type": "content_block_stop", "index": 0})
@@ -312,9 +308,7 @@ class FakeAnthropic(LoopbackServer):
             for citation in block.citations:
                 delta = {"type": "citations_delta", "citation": citation.wire()}
                 await _event(response, "content_block_delta", _delta(index, delta))
-            for at in range(0, len(block.text), item.chunk):
-                delta = {"type": "text_delta", "text": block.text[at : at + item.chunk]}
-                await _event(response, "content_block_delta", _delta(index, delta))
+            await _deltas(response, index, "text", block.text, item.chunk)
             stop = {"type": "content_block_stop", "index": index}
             await _event(response, "content_block_stop", stop)
         end = {"stop_reason": stop_reason, "stop_sequence": None}
@@ -414,6 +408,15 @@ def _block_start(index: int, block: dict[str, Any]) -> dict[str, Any]:
 
 def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
     return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+async def _deltas(
+    response: web.StreamResponse, index: int, kind: str, text: str, chunk: int
+) -> None:
+    """A block's text or thinking, streamed `chunk` characters a delta."""
+    for at in range(0, len(text), chunk):
+        delta = {"type": f"{kind}_delta", kind: text[at : at + chunk]}
+        await _event(response, "content_block_delta", _delta(index, delta))
 
 
 async def _event(response: web.StreamResponse, name: str, data: dict[str, Any]) -> None:
