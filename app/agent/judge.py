@@ -14,10 +14,11 @@ from typing import Any, Literal
 
 import anthropic
 import pydantic
-from anthropic import AsyncAnthropic, transform_schema
-from anthropic.types import OutputConfigParam, ThinkingConfigAdaptiveParam
+from anthropic import AsyncAnthropic, omit, transform_schema
+from anthropic.types import JSONOutputFormatParam, OutputConfigParam
 from pydantic import BaseModel, Field
 
+from app.agent.capabilities import Unsupported, light_thinking
 from app.agent.conversation import Conversation
 from app.agent.model import CallFailed, Usage, usage_of
 from app.agent.prompts import CACHE
@@ -39,10 +40,6 @@ JudgeCode = Literal[
     "OTHER",
 ]
 
-# Current models think adaptively unless told otherwise, and thinking tokens count toward
-# max_tokens: the judge asks for adaptive thinking at low effort (it skips thinking on easy
-# cases) and gets a budget that holds a judgement after some thinking.
-THINKING: ThinkingConfigAdaptiveParam = {"type": "adaptive"}
 
 SYSTEM = """You review an answer that Vouch, an assistant in a team's Slack workspace, wants \
 to post in a thread, before anyone sees it. You see what a reader of the thread sees: the \
@@ -94,10 +91,7 @@ class Judgement(BaseModel):
 
 
 # The structured output's schema, built once (messages.parse would rebuild it every call).
-OUTPUT: OutputConfigParam = {
-    "effort": "low",
-    "format": {"type": "json_schema", "schema": transform_schema(Judgement)},
-}
+FORMAT: JSONOutputFormatParam = {"type": "json_schema", "schema": transform_schema(Judgement)}
 
 
 class JudgeUnavailable(CallFailed):
@@ -155,17 +149,28 @@ async def judge(
     answer: str,
     sources: Sequence[Source] = (),
 ) -> Judged:
-    """One structured-output call; raises JudgeUnavailable rather than guess."""
+    """One structured-output call; raises JudgeUnavailable rather than guess.
+
+    Thinking tokens count toward max_tokens, and current models think unless told
+    otherwise: the judge asks for the least thinking its model accepts (adaptive at low
+    effort skips thinking on easy cases) and has a budget that holds a judgement after some
+    thinking."""
     messages = judge_messages(conversation, answer, sources, config.thread_tokens)
     try:
+        thinking = await light_thinking(client, config.model)
+        output: OutputConfigParam = {"format": FORMAT}
+        if thinking.effort is not None:
+            output["effort"] = thinking.effort
         message = await client.messages.create(
             model=config.model,
             max_tokens=config.max_tokens,
             system=SYSTEM,
             messages=messages,  # type: ignore[arg-type]
-            thinking=THINKING,
-            output_config=OUTPUT,
+            thinking=thinking.config if thinking.config is not None else omit,
+            output_config=output,
         )
+    except Unsupported as exc:
+        raise JudgeUnavailable(str(exc)) from None
     except anthropic.AnthropicError as exc:  # API errors, and the SDK's own
         raise JudgeUnavailable(type(exc).__name__) from None
     if message.stop_reason == "max_tokens":  # thinking and JSON did not fit the budget

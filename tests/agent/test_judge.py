@@ -165,3 +165,43 @@ async def test_a_follow_ups_judgement_reads_the_cache_the_previous_one_wrote(
     wrote = first.attempts[0].judge_usage.cache_write
     assert wrote > 1024 and first.attempts[0].judge_usage.cache_read == 0
     assert second.attempts[0].judge_usage.cache_read == wrote
+
+
+@pytest.mark.parametrize(
+    ("model", "thinking", "effort"),
+    [
+        ("claude-haiku-5-5", {"type": "adaptive"}, "low"),
+        ("claude-fable-5", {"type": "adaptive"}, "low"),  # refuses "disabled"
+        ("claude-haiku-4-5", {"type": "disabled"}, None),  # refuses "adaptive" and effort
+        ("claude-unlisted-1", None, None),  # no capabilities listed: the model's default
+    ],
+)
+async def test_the_judge_asks_only_for_thinking_its_model_accepts(
+    make_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    model: str,
+    thinking: dict[str, str] | None,
+    effort: str | None,
+) -> None:
+    """Each model accepts its own thinking types and efforts (the Models API lists them);
+    the fake refuses the rest with a 400, as the API does, which would make every judgement
+    fail with such a JUDGE_MODEL."""
+    fake_anthropic.push(Reply(GOOD), Reply(GOOD))
+    deps = Deps.from_settings(make_settings(judge_model=model))
+    for ts in ("1", "2"):
+        outcome = await answer(Conversation(THREAD, f"{QUESTION} {ts}"), deps, reference="r")
+        assert outcome.verified and outcome.attempts[0].judge == "passed"
+    first, second = fake_anthropic.judge_requests
+    assert first.get("thinking") == thinking and first["output_config"].get("effort") == effort
+    assert second.get("thinking") == thinking
+    assert fake_anthropic.model_lookups == [model]  # asked once per model
+
+
+async def test_a_judge_model_without_structured_output_is_unavailable(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.push(Reply(GOOD))
+    outcome = await ask(make_settings, judge_model="claude-plain-1")
+    assert outcome.reason == "unavailable"
+    assert outcome.attempts[0].error == "judge_no_structured_outputs"
+    assert fake_anthropic.judge_requests == []  # not sent: it would be refused

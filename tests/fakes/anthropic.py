@@ -27,6 +27,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.models import EFFORTS, MODELS
 from tests.fakes.server import LoopbackServer
 
 
@@ -139,12 +140,15 @@ def judgement(
 PASSING = judgement(True, 90)
 NOTHING_SCRIPTED = Fail(400, "invalid_request_error", 0, "fake: nothing scripted")
 REMOVED = ("temperature", "top_p", "top_k")  # removed by API version 2026-10-21
-EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
 
 def refusal(body: dict[str, Any]) -> Fail | None:
-    """The 400 the real API would answer this request with, or None."""
-    reason = _refused(body)
+    """The error the real API would answer this request with, or None: 404 for a model it
+    does not serve, 400 for a request it or the model refuses."""
+    model = MODELS.get(body.get("model", ""))
+    if model is None:
+        return Fail(404, "not_found_error", 0, f"model: {body.get('model')}")
+    reason = _refused(body) or model.refuses(body)
     return None if reason is None else Fail(400, "invalid_request_error", 0, reason)
 
 
@@ -197,6 +201,7 @@ class FakeAnthropic(LoopbackServer):
     judge_script: deque[Item] = field(default_factory=deque)
     judge_requests: list[dict[str, Any]] = field(default_factory=list)
     judge_raw: list[bytes] = field(default_factory=list)
+    model_lookups: list[str] = field(default_factory=list)  # GET /v1/models/{id}, in order
     judge_default: Item | None = PASSING  # served to the judge when its script is empty
     judge_responder: Callable[[dict[str, Any]], Item] | None = None  # else this decides
     _seen_prefixes: set[str] = field(default_factory=set)
@@ -215,6 +220,7 @@ class FakeAnthropic(LoopbackServer):
         self.judge_script.clear()
         self.judge_requests.clear()
         self.judge_raw.clear()
+        self.model_lookups.clear()
         self._seen_prefixes.clear()
         self.default = None
         self.responder = None
@@ -224,6 +230,16 @@ class FakeAnthropic(LoopbackServer):
 
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
+        app.router.add_get("/v1/models/{model_id}", self._model)
+
+    async def _model(self, request: web.Request) -> web.Response:
+        """GET /v1/models/{id}: the model's ModelInfo with its capabilities, or a 404."""
+        model_id = request.match_info["model_id"]
+        self.model_lookups.append(model_id)
+        model = MODELS.get(model_id)
+        if model is None:
+            return _error(404, "not_found_error", f"model: {model_id}", 0)
+        return web.json_response(model.info(model_id))
 
     async def _messages(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()

@@ -105,3 +105,44 @@ async def test_a_cached_prefix_is_found_up_to_twenty_blocks_before_a_breakpoint(
     await usage(3)
     read, _ = await usage(30)  # 27 blocks further on: beyond the look-back
     assert read == 0
+
+
+@pytest.mark.parametrize(
+    ("model", "extra", "refusal"),
+    [
+        ("claude-fable-5", {"thinking": {"type": "disabled"}}, "thinking.type 'disabled'"),
+        ("claude-haiku-4-5", {"thinking": {"type": "adaptive"}}, "thinking.type 'adaptive'"),
+        ("claude-haiku-4-5", {"output_config": {"effort": "low"}}, "effort 'low'"),
+        ("claude-sonnet-5-5", {"output_config": {"effort": "max"}}, "effort 'max'"),
+        (
+            "claude-plain-1",
+            {"output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}}},
+            "structured outputs",
+        ),
+    ],
+)
+async def test_each_model_refuses_what_it_does_not_support(
+    make_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    model: str,
+    extra: dict[str, Any],
+    refusal: str,
+) -> None:
+    fake_anthropic.default = Reply("hello")
+    client = make_client(make_settings(anthropic_max_retries=0))
+    with pytest.raises(anthropic.BadRequestError, match=refusal):
+        await client.messages.create(model=model, max_tokens=2048, messages=MESSAGES, **extra)
+    info = await client.models.retrieve(model)
+    assert info.capabilities is not None
+    assert info.capabilities.structured_outputs.supported == (model != "claude-plain-1")
+
+
+async def test_an_unknown_model_is_not_found(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.default = Reply("hello")
+    client = make_client(make_settings(anthropic_max_retries=0))
+    with pytest.raises(anthropic.NotFoundError):
+        await client.messages.create(model="claude-nope-1", max_tokens=64, messages=MESSAGES)
+    with pytest.raises(anthropic.NotFoundError):
+        await client.models.retrieve("claude-nope-1")
