@@ -176,6 +176,7 @@ class FakeSlack(LoopbackServer):
         return {"channel": params["channel"], "ts": params["ts"]}
 
     def _chat_startStream(self, params: dict[str, Any]) -> dict[str, Any]:
+        _within_limit(params)
         posted = self._post(params)
         self.streaming.add(posted["ts"])
         return {"channel": params["channel"], "ts": posted["ts"]}
@@ -190,6 +191,7 @@ class FakeSlack(LoopbackServer):
         return {"channel": params["channel"], "ts": params["ts"]}
 
     def _extend(self, params: dict[str, Any]) -> None:
+        _within_limit(params)
         if params["ts"] not in self.streaming:
             raise Refused("message_not_in_streaming_state")
         for messages in self.threads.values():
@@ -204,16 +206,31 @@ class FakeSlack(LoopbackServer):
         return {}
 
 
+MARKDOWN_LIMIT = 12_000  # characters of markdown_text, or of all markdown blocks, per call
+
+
 def _markdown_alone(params: dict[str, Any]) -> None:
-    """chat.postMessage and chat.update take `markdown_text` only on its own."""
+    """chat.postMessage and chat.update take `markdown_text` only on its own, and at most
+    12,000 characters of Markdown (in markdown_text or markdown blocks) in one message."""
     if "markdown_text" in params and ("text" in params or "blocks" in params):
         raise Refused("markdown_text_conflict")
+    _within_limit(params)
+    if len(_markdown_blocks(params)) > MARKDOWN_LIMIT:
+        raise Refused("invalid_blocks")
 
 
-def _shown(params: dict[str, Any]) -> str:
-    """What a message shows: its markdown block, or its text, or its markdown_text."""
+def _within_limit(params: dict[str, Any]) -> None:
+    if len(params.get("markdown_text") or "") > MARKDOWN_LIMIT:
+        raise Refused("msg_too_long")
+
+
+def _markdown_blocks(params: dict[str, Any]) -> str:
     blocks = params.get("blocks")
     if isinstance(blocks, str):
         blocks = json.loads(blocks)
-    markdown = [b["text"] for b in blocks or [] if b.get("type") == "markdown"]
-    return "".join(markdown) or params.get("text") or params.get("markdown_text", "")
+    return "".join(b["text"] for b in blocks or [] if b.get("type") == "markdown")
+
+
+def _shown(params: dict[str, Any]) -> str:
+    """What a message shows: its markdown blocks, or its text, or its markdown_text."""
+    return _markdown_blocks(params) or params.get("text") or params.get("markdown_text", "")

@@ -27,3 +27,15 @@ async def test_markdown_text_goes_alone(fake_slack: FakeSlack, extra: dict[str, 
     await client.chat_update(channel="C0001", ts=posted["ts"], text="done", blocks=markdown)
     [message] = fake_slack.threads[("C0001", posted["ts"])]
     assert message["text"] == "**done**"
+
+
+async def test_at_most_12000_characters_of_markdown_go_in_one_message(
+    fake_slack: FakeSlack,
+) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    posted = await client.chat_postMessage(channel="C0001", markdown_text="x" * 12_000)
+    with pytest.raises(SlackApiError, match="msg_too_long"):
+        await client.chat_postMessage(channel="C0001", markdown_text="x" * 12_001)
+    blocks = [{"type": "markdown", "text": "x" * 6_001}] * 2
+    with pytest.raises(SlackApiError, match="invalid_blocks"):
+        await client.chat_update(channel="C0001", ts=posted["ts"], text="x", blocks=blocks)
