@@ -25,8 +25,10 @@ def recent_turns(turns: Sequence[Turn], budget: int) -> list[dict[str, str]]:
     kept: list[dict[str, str]] = []
     left = budget
     for turn in reversed(turns):
+        if left <= 0:
+            break
         text = turn.text.strip()
-        if not text or left <= 0:
+        if not text:
             continue
         cost = estimate_tokens(text)
         if cost > left:
