@@ -274,17 +274,9 @@ class FakeAnthropic(LoopbackServer):
     def _next(self, body: dict[str, Any]) -> Item | None:
         if is_judge(body):
             self.judge_requests.append(body)
-            if self.judge_script:
-                return self.judge_script.popleft()
-            if self.judge_responder is not None:
-                return self.judge_responder(body)
-            return self.judge_default
+            return _pick(self.judge_script, self.judge_responder, self.judge_default, body)
         self.requests.append(body)
-        if self.script:
-            return self.script.popleft()
-        if self.responder is not None:
-            return self.responder(body)
-        return self.default
+        return _pick(self.script, self.responder, self.default, body)
 
     async def _stream(
         self, request: web.Request, body: dict[str, Any], item: Item, usage: dict[str, int]
@@ -405,6 +397,18 @@ def _message(
         "stop_sequence": None,
         "usage": usage,
     }
+
+
+def _pick(
+    script: deque[Item],
+    responder: Callable[[dict[str, Any]], Item] | None,
+    default: Item | None,
+    body: dict[str, Any],
+) -> Item | None:
+    """The next scripted item, else the responder's, else the default."""
+    if script:
+        return script.popleft()
+    return responder(body) if responder is not None else default
 
 
 def _thinking(thinking: str) -> dict[str, Any]:
