@@ -30,7 +30,8 @@ class Settings(BaseSettings):
     anthropic_api_key: SecretStr | None = None
     anthropic_base_url: str = "https://api.anthropic.com"
     anthropic_model: str = Field("claude-sonnet-5-5", min_length=1)
-    anthropic_max_tokens: int = Field(2048, ge=64, le=32_000)
+    anthropic_max_tokens: int = Field(8192, ge=1024, le=64_000)
+    anthropic_thinking: Literal["light", "adaptive", "off"] = "light"
     anthropic_timeout: float = Field(60.0, gt=0, le=600)
     anthropic_max_retries: int = Field(2, ge=0, le=10)
     max_attempts: int = Field(3, ge=1, le=5)

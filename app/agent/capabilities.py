@@ -3,7 +3,10 @@
 
 Each `thinking.type` is accepted or refused per model (some current models refuse
 "disabled", older ones refuse "adaptive"), and `effort` only where the model lists it: a
-judge request that assumes either would fail on every message with such a JUDGE_MODEL.
+request that assumes either would fail on every message with such a model.
+
+Current models may think when a request says nothing, and thinking counts toward
+`max_tokens`; so every call decides: drafts per ANTHROPIC_THINKING, the judge always light.
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ from anthropic.types import ModelCapabilities, ThinkingConfigParam
 
 log = logging.getLogger("vouch.agent")
 
+# light: adaptive at low effort (thinks only where it helps); adaptive: the model's own
+# effort; off: no thinking where the model allows it, else the least it accepts.
+Want = Literal["light", "adaptive", "off"]
+
 
 @dataclass(frozen=True, slots=True)
 class Thinking:
@@ -29,19 +36,21 @@ class Thinking:
 
 
 DEFAULT = Thinking(None, None)  # when the model's capabilities are not known
-_known: WeakKeyDictionary[AsyncAnthropic, dict[str, Thinking | None]] = WeakKeyDictionary()
+_Known = dict[str, ModelCapabilities | None]
+_known: WeakKeyDictionary[AsyncAnthropic, _Known] = WeakKeyDictionary()
 
 
 class Unsupported(Exception):
     """The model cannot do what the caller needs (e.g. structured output)."""
 
 
-async def light_thinking(client: AsyncAnthropic, model: str) -> Thinking:
-    """The least thinking `model` accepts, for a short structured answer: adaptive at low
-    effort where it has both, adaptive alone, thinking disabled, or the model's default when
-    its capabilities cannot be read (the budget holds thinking either way). Raises
-    Unsupported for a model without structured output. Asked once per model and client;
-    a failed lookup is asked again next time."""
+async def thinking_for(
+    client: AsyncAnthropic, model: str, want: Want = "light", *, structured: bool = False
+) -> Thinking:
+    """How to ask `model` for `want`, within what it accepts; the model's default when its
+    capabilities cannot be read (the budget holds thinking either way). With `structured`,
+    raises Unsupported for a model without structured output. Asked once per model and
+    client; a failed lookup is asked again next time."""
     known = _known.setdefault(client, {})
     if model not in known:
         try:
@@ -50,22 +59,23 @@ async def light_thinking(client: AsyncAnthropic, model: str) -> Thinking:
             name = type(exc).__name__
             log.warning("model capabilities not read (%s): thinking left to the model", name)
             return DEFAULT
-        known[model] = _choose(info.capabilities)
-    choice = known[model]
-    if choice is None:
-        raise Unsupported("no_structured_outputs")
-    return choice
-
-
-def _choose(capabilities: ModelCapabilities | None) -> Thinking | None:
+        known[model] = info.capabilities
+    capabilities = known[model]
     if capabilities is None:
         return DEFAULT
-    if not capabilities.structured_outputs.supported:
-        return None
+    if structured and not capabilities.structured_outputs.supported:
+        raise Unsupported("no_structured_outputs")
+    return choose(capabilities, want)
+
+
+def choose(capabilities: ModelCapabilities, want: Want) -> Thinking:
+    """The thinking that comes closest to `want` among the types and efforts listed."""
     types, effort = capabilities.thinking.types, capabilities.effort
     low: Literal["low"] | None = "low" if effort.supported and effort.low.supported else None
+    if want == "off" and types.disabled.supported:
+        return Thinking({"type": "disabled"}, None)
     if types.adaptive.supported:
-        return Thinking({"type": "adaptive"}, low)
+        return Thinking({"type": "adaptive"}, None if want == "adaptive" else low)
     if types.disabled.supported:
         return Thinking({"type": "disabled"}, None)
     return DEFAULT

@@ -18,7 +18,7 @@ from anthropic import AsyncAnthropic, omit, transform_schema
 from anthropic.types import JSONOutputFormatParam, OutputConfigParam
 from pydantic import BaseModel, Field
 
-from app.agent.capabilities import Unsupported, light_thinking
+from app.agent.capabilities import Unsupported, thinking_for
 from app.agent.conversation import Conversation
 from app.agent.model import CallFailed, Usage, usage_of
 from app.agent.prompts import CACHE
@@ -157,7 +157,7 @@ async def judge(
     thinking."""
     messages = judge_messages(conversation, answer, sources, config.thread_tokens)
     try:
-        thinking = await light_thinking(client, config.model)
+        thinking = await thinking_for(client, config.model, structured=True)
         output: OutputConfigParam = {"format": FORMAT}
         if thinking.effort is not None:
             output["effort"] = thinking.effort

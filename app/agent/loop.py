@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from anthropic import AsyncAnthropic
 
+from app.agent.capabilities import Want
 from app.agent.conversation import Conversation
 from app.agent.judge import JudgeConfig, Judged, JudgeUnavailable, judge
 from app.agent.model import (
@@ -58,6 +59,7 @@ class LoopConfig:
     deadline: float  # seconds for the whole message
     judge: JudgeConfig | None  # None: no judge
     judge_fallback: JudgeFallback = "busy"  # when the judge cannot be reached
+    thinking: Want = "light"  # how drafts think
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LoopConfig:
@@ -71,6 +73,7 @@ class LoopConfig:
             deadline=settings.message_deadline,
             judge=judge if settings.judge_enabled else None,
             judge_fallback=settings.judge_fallback,
+            thinking=settings.anthropic_thinking,
         )
 
 
@@ -221,7 +224,7 @@ class _Run:
 
     def request(self, messages: list[dict[str, Any]]) -> Request:
         config = self.deps.config
-        return Request(config.model, config.max_tokens, self.system, messages)
+        return Request(config.model, config.max_tokens, self.system, messages, config.thinking)
 
     async def tell(self, stage: Stage) -> None:
         if self.deps.progress is not None:

@@ -7,8 +7,9 @@ from typing import Any
 
 import anthropic
 import httpx2
-from anthropic import AsyncAnthropic
+from anthropic import AsyncAnthropic, omit
 
+from app.agent.capabilities import Thinking, Want, thinking_for
 from app.settings import Settings
 from app.verify import Citation
 
@@ -59,6 +60,7 @@ class Request:
     max_tokens: int
     system: list[dict[str, Any]]
     messages: list[dict[str, Any]]
+    thinking: Want = "light"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,27 +86,30 @@ def make_client(settings: Settings) -> AsyncAnthropic:
 async def draft(client: AsyncAnthropic, request: Request) -> Draft:
     """Stream one response into memory. An overloaded error or a broken connection inside
     the stream, which the SDK does not retry, is retried once here; then the model counts
-    as unavailable."""
+    as unavailable. Thinking is what the model accepts closest to `request.thinking`."""
+    thinking = await thinking_for(client, request.model, request.thinking)
     try:
-        return await _stream(client, request)
+        return await _stream(client, request, thinking)
     except StreamBroke:
         pass
     except anthropic.APIStatusError as exc:
         if not _transient_stream_error(exc):
             raise _classify(exc) from None
     try:
-        return await _stream(client, request)
+        return await _stream(client, request, thinking)
     except anthropic.APIStatusError as exc:
         raise _classify(exc) from None
 
 
-async def _stream(client: AsyncAnthropic, request: Request) -> Draft:
+async def _stream(client: AsyncAnthropic, request: Request, thinking: Thinking) -> Draft:
     try:
         async with client.messages.stream(
             model=request.model,
             max_tokens=request.max_tokens,
             system=request.system,  # type: ignore[arg-type]
             messages=request.messages,  # type: ignore[arg-type]
+            thinking=thinking.config if thinking.config is not None else omit,
+            output_config={"effort": thinking.effort} if thinking.effort else omit,
         ) as stream:
             final = await stream.get_final_message()
     except anthropic.APIConnectionError as exc:  # includes APITimeoutError
@@ -113,6 +118,7 @@ async def _stream(client: AsyncAnthropic, request: Request) -> Draft:
     except httpx2.TransportError as exc:  # mid-stream: the SDK's HTTP client, unwrapped
         reason = "timeout" if isinstance(exc, httpx2.TimeoutException) else "connection"
         raise StreamBroke(reason) from None
+    # Only text is the draft: thinking blocks are neither verified nor sent back.
     texts = [block for block in final.content if block.type == "text"]
     text = "".join(block.text for block in texts)
     citations = tuple(citation_of(c, block.text) for block in texts for c in block.citations or ())

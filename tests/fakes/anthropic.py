@@ -171,6 +171,20 @@ def _refused(body: dict[str, Any]) -> str | None:
         return "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"
     if len(_breakpoint_prefixes(body)) > 4:
         return "A maximum of 4 blocks with cache_control may be provided."
+    return _thinking_sent_back(body)
+
+
+def _thinking_sent_back(body: dict[str, Any]) -> str | None:
+    """A thinking block sent back must be the model's own, signed, in an assistant turn."""
+    for n, message in enumerate(body.get("messages", [])):
+        content = message["content"]
+        for m, block in enumerate(content if isinstance(content, list) else []):
+            if block.get("type") != "thinking":
+                continue
+            if message["role"] != "assistant":
+                return f"messages.{n}.content.{m}: thinking is only allowed in assistant turns"
+            if block.get("signature") != SIGNATURE:
+                return f"messages.{n}.content.{m}: Invalid `signature` in `thinking` block"
     return None
 
 
@@ -304,7 +318,7 @@ class FakeAnthropic(LoopbackServer):
         if thinking:
             await _event(response, "content_block_start", _block_start(0, _thinking("")))
             await _deltas(response, 0, "thinking", thinking, item.chunk)
-            signed = {"type": "signature_delta", "signature": "fake-signature"}
+            signed = {"type": "signature_delta", "signature": SIGNATURE}
             await _event(response, "content_block_delta", _delta(0, signed))
             await _event(response, "content_block_stop", {"type": "content_block_stop", "index": 0})
             first = 1
@@ -411,8 +425,11 @@ def _pick(
     return responder(body) if responder is not None else default
 
 
+SIGNATURE = "fake-signature"  # what the fake signs its thinking with
+
+
 def _thinking(thinking: str) -> dict[str, Any]:
-    return {"type": "thinking", "thinking": thinking, "signature": "fake-signature"}
+    return {"type": "thinking", "thinking": thinking, "signature": SIGNATURE}
 
 
 def _block(block: Block) -> dict[str, Any]:

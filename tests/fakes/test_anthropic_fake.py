@@ -35,6 +35,38 @@ async def test_requests_the_api_refuses_get_a_400(
         )
 
 
+@pytest.mark.parametrize(
+    ("role", "signature", "refusal"),
+    [("assistant", "forged", "signature"), ("user", "fake-signature", "assistant turns")],
+)
+async def test_thinking_sent_back_must_be_the_models_own_in_an_assistant_turn(
+    make_settings: Any, fake_anthropic: FakeAnthropic, role: str, signature: str, refusal: str
+) -> None:
+    fake_anthropic.default = Reply("hello")
+    client = make_client(make_settings(anthropic_max_retries=0))
+    thought = {"type": "thinking", "thinking": "hmm", "signature": signature}
+    turns = [
+        {"role": "user", "content": "hi"},
+        {"role": role, "content": [thought, {"type": "text", "text": "Hello."}]},
+        {"role": "user", "content": "and?"},
+    ]
+    if role == "user":
+        turns = turns[1:2]
+    with pytest.raises(anthropic.BadRequestError, match=refusal):
+        await client.messages.create(
+            model="claude-sonnet-5-5",
+            max_tokens=2048,
+            messages=turns,  # type: ignore[arg-type]
+        )
+    ok = {"role": "assistant", "content": [{**thought, "signature": "fake-signature"}]}
+    reply = await client.messages.create(
+        model="claude-sonnet-5-5",
+        max_tokens=2048,
+        messages=[MESSAGES[0], ok, {"role": "user", "content": "and?"}],  # type: ignore[list-item]
+    )
+    assert reply.content[0].type == "text"
+
+
 async def test_more_than_four_cache_breakpoints_get_a_400(
     make_settings: Any, fake_anthropic: FakeAnthropic
 ) -> None:
