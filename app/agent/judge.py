@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from app.agent.capabilities import Unsupported, thinking_for
 from app.agent.conversation import Conversation
+from app.agent.deadline import RetryPastDeadline
 from app.agent.model import CallFailed, Usage, usage_of
 from app.agent.prompts import CACHE
 from app.agent.transcript import recent_turns
@@ -169,7 +170,7 @@ async def judge(
             thinking=thinking.config if thinking.config is not None else omit,
             output_config=output,
         )
-    except Unsupported as exc:
+    except (Unsupported, RetryPastDeadline) as exc:
         raise JudgeUnavailable(str(exc)) from None
     except anthropic.AnthropicError as exc:  # API errors, and the SDK's own
         raise JudgeUnavailable(type(exc).__name__) from None

@@ -16,6 +16,7 @@ from anthropic import AsyncAnthropic
 
 from app.agent.capabilities import Want
 from app.agent.conversation import Conversation
+from app.agent.deadline import within
 from app.agent.judge import JudgeConfig, Judged, JudgeUnavailable, judge
 from app.agent.model import (
     Draft,
@@ -101,7 +102,8 @@ async def answer(conversation: Conversation, deps: Deps, reference: str = "") ->
     run = _Run(conversation, deps, reference)
     try:
         async with asyncio.timeout(deps.config.deadline):
-            outcome = await run.loop()
+            with within(deps.config.deadline):
+                outcome = await run.loop()
     except TimeoutError:
         outcome = run.give_up("deadline", error="deadline")
     deps.trace.conclude(outcome, deps.config.max_attempts)

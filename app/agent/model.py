@@ -10,6 +10,7 @@ import httpx2
 from anthropic import AsyncAnthropic, omit
 
 from app.agent.capabilities import Thinking, Want, thinking_for
+from app.agent.deadline import RetryPastDeadline, no_wait_past_deadline
 from app.settings import Settings
 from app.verify import Citation
 
@@ -80,6 +81,7 @@ def make_client(settings: Settings) -> AsyncAnthropic:
         timeout=settings.anthropic_timeout,
         max_retries=settings.anthropic_max_retries,
         open_telemetry={"traces": {"content_mode": "metadata_only"}},
+        middleware=[no_wait_past_deadline],
     )
 
 
@@ -112,6 +114,8 @@ async def _stream(client: AsyncAnthropic, request: Request, thinking: Thinking) 
             output_config={"effort": thinking.effort} if thinking.effort else omit,
         ) as stream:
             final = await stream.get_final_message()
+    except RetryPastDeadline as exc:
+        raise ModelUnavailable(exc.reason) from None
     except anthropic.APIConnectionError as exc:  # includes APITimeoutError
         reason = "timeout" if isinstance(exc, anthropic.APITimeoutError) else "connection"
         raise ModelUnavailable(reason) from None

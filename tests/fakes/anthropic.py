@@ -95,6 +95,7 @@ class Fail:
     error_type: str = "api_error"
     retry_after_ms: int = 1
     message: str = "scripted failure"
+    retry_after: str = ""  # a `retry-after` header: seconds or an HTTP date
 
 
 @dataclass(frozen=True)
@@ -261,7 +262,9 @@ class FakeAnthropic(LoopbackServer):
         (self.judge_raw if is_judge(body) else self.raw).append(raw)
         item = refusal(body) or self._next(body) or NOTHING_SCRIPTED
         if isinstance(item, Fail):
-            return _error(item.status, item.error_type, item.message, item.retry_after_ms)
+            return _error(
+                item.status, item.error_type, item.message, item.retry_after_ms, item.retry_after
+            )
         if isinstance(item, Drop):
             if request.transport is not None:
                 request.transport.close()
@@ -460,9 +463,13 @@ async def _event(response: web.StreamResponse, name: str, data: dict[str, Any]) 
     await response.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
 
 
-def _error(status: int, error_type: str, message: str, retry_after_ms: int) -> web.Response:
+def _error(
+    status: int, error_type: str, message: str, retry_after_ms: int, retry_after: str = ""
+) -> web.Response:
     body = {"type": "error", "error": {"type": error_type, "message": message}}
     headers = {"retry-after-ms": str(retry_after_ms)} if retry_after_ms else {}
+    if retry_after:
+        headers["retry-after"] = retry_after
     return web.json_response(body, status=status, headers=headers)
 
 
