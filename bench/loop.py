@@ -4,11 +4,15 @@ Run: .venv/bin/python -m bench.loop [--runs N] [--messages M]   (from the reposi
 
 1. Overhead: answer() against a zero-latency in-process model (drafts handed back at once),
    so every microsecond measured is the loop's own: prompts, verify, feedback, bookkeeping.
-2. Spend: a scripted mixed workload through the real AsyncAnthropic client and the loopback
-   fake API, which simulates prompt caching per breakpoint with the real 1,024-token minimum
-   (tokens there are estimated as characters / 4). Each message is a different thread. The
-   judge (on by default) passes every draft that passes the rules; its tokens are shown
-   apart from the drafts'.
+2. Prompt sizes: `messages.count_tokens` for the system prompt and the requests the
+   workloads send, against each model's caching minimum. The loopback API estimates
+   (characters / 4); with --count-with-api the API in the environment's settings counts.
+3. Spend: a scripted mixed workload through the real AsyncAnthropic client and the loopback
+   fake API, which simulates prompt caching per breakpoint with each model's minimum
+   (Sonnet 1,024 tokens, Haiku 4,096). Each message is a different thread. The judge (on
+   by default) passes every draft that passes the rules; its tokens are shown apart from
+   the drafts'. "Input cost" weighs tokens as the API bills them: uncached 1, cache write
+   1.25, cache read 0.1.
 """
 
 from __future__ import annotations
@@ -28,9 +32,11 @@ from app.agent.conversation import Conversation, Turn
 from app.agent.loop import Deps, LoopConfig, answer
 from app.agent.model import Draft, Request, Usage
 from app.agent.outcome import Outcome
-from app.settings import load_settings
+from app.agent.prompts import conversation_messages, system_blocks
+from app.settings import Settings, load_settings
 from app.telemetry import NO_TRACE, Trace
-from tests.fakes.anthropic import FakeAnthropic, Reply
+from app.verify import Source
+from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, cited, search_results
 
 QUESTION = "How do I deploy the billing service to staging, and how do I roll it back?"
 GOOD = (
@@ -88,8 +94,8 @@ Workload = Callable[[Deps, FakeAnthropic], Awaitable[list[Outcome]]]
 
 def against_the_fake(workload: Workload) -> list[Outcome]:
     """Run `workload` through the real client against the loopback API (caching simulated
-    with the 1,024-token minimum), with default settings: the judge on."""
-    fake = FakeAnthropic(min_cache_tokens=1024)
+    with each model's minimum), with default settings: the judge on."""
+    fake = FakeAnthropic()
     fake.start()
     settings = load_settings(_env_file=None, anthropic_api_key="k", anthropic_base_url=fake.url)
     deps = Deps.from_settings(settings)
@@ -126,6 +132,46 @@ def follow_ups(threads: int, per_thread: int) -> list[Outcome]:
     return against_the_fake(workload)
 
 
+PASSAGE = "Billing deploys through the release pipeline after a staging soak. " * 20
+DOCS = tuple(
+    Source(f"doc-{n}", f"Billing runbook {n}", f"https://wiki.example.com/{n}", PASSAGE)
+    for n in range(3)
+)  # about 1,000 tokens as search results
+
+
+class Docs:
+    """The team's docs as the loop reads them: the same three passages for every message."""
+
+    def sources(self, conversation: Conversation) -> tuple[Source, ...]:
+        return DOCS
+
+
+def grounded_follow_ups(threads: int, per_thread: int) -> list[Outcome]:
+    """Threads of follow-ups answered from the docs: each request carries the passages as
+    search results with its new message, and each answer cites one."""
+
+    def reply(request: dict[str, Any]) -> Reply:
+        source = search_results(request)[0]["source"]
+        claim = "Billing deploys through the release pipeline after a staging soak."
+        return cited("*Deploying billing*\n", (claim, Cite(source, PASSAGE.strip())))
+
+    async def workload(deps: Deps, fake: FakeAnthropic) -> list[Outcome]:
+        fake.responder = reply
+        grounded = replace(deps, knowledge=Docs())  # type: ignore[arg-type]
+        outcomes = []
+        for n in range(threads):
+            thread: tuple[Turn, ...] = (Turn("user", f"thread {n}"), Turn("assistant", "Noted."))
+            thread += HISTORY
+            for m in range(per_thread):
+                question = f"{QUESTION} (follow-up {m})"
+                outcome = await answer(Conversation(thread, question), grounded, "bench")
+                outcomes.append(outcome)
+                thread += (Turn("user", question), Turn("assistant", outcome.text))
+        return outcomes
+
+    return against_the_fake(workload)
+
+
 def spend(messages: int, history: tuple[Turn, ...]) -> list[Outcome]:
     """A mixed workload through the loopback API: 70% clean, 15% repairable, 10% one
     failure then a pass, 5% failing every attempt."""
@@ -149,6 +195,48 @@ def spend(messages: int, history: tuple[Turn, ...]) -> list[Outcome]:
     return against_the_fake(workload)
 
 
+def sizes(settings: Settings | None) -> list[tuple[str, int]]:
+    """Input tokens of the system prompt and of the workloads' first requests, counted by
+    the API in `settings`, or by the loopback API when None."""
+    fake = None
+    if settings is None:
+        fake = FakeAnthropic()
+        fake.start()
+        settings = load_settings(_env_file=None, anthropic_api_key="k", anthropic_base_url=fake.url)
+    client = Deps.from_settings(settings).client
+    model = settings.anthropic_model
+    asks = {
+        "system prompt (mrkdwn)": ([], "mrkdwn", ()),
+        "short thread, first request": (HISTORY[:2], "mrkdwn", ()),
+        "longer thread, first request": (HISTORY * 2, "mrkdwn", ()),
+        "4th follow-up in a thread": (HISTORY * 4, "mrkdwn", ()),
+    }
+
+    async def count() -> list[tuple[str, int]]:
+        counted = []
+        for name, (turns, dialect, _) in asks.items():
+            system = system_blocks(dialect)
+            messages = (
+                conversation_messages(Conversation(tuple(turns), QUESTION))
+                if turns
+                else [{"role": "user", "content": "hi"}]
+            )
+            reply = await client.messages.count_tokens(
+                model=model,
+                system=system,  # type: ignore[arg-type]
+                messages=messages,  # type: ignore[arg-type]
+            )
+            counted.append((name, reply.input_tokens))
+        await client.close()
+        return counted
+
+    try:
+        return asyncio.run(count())
+    finally:
+        if fake is not None:
+            fake.stop()
+
+
 def p99(samples: list[float]) -> float:
     return statistics.quantiles(samples, n=100)[98]
 
@@ -157,6 +245,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--messages", type=int, default=400)
+    parser.add_argument(
+        "--count-with-api",
+        action="store_true",
+        help="count prompt tokens with the Anthropic API in the environment's settings",
+    )
     args = parser.parse_args()
     print(f"Loop overhead beyond model time, {args.runs} messages each (ms)")
     for name, drafts in (
@@ -167,10 +260,16 @@ def main() -> None:
         samples = overhead(drafts, args.runs)
         print(f"  {name:32} median {statistics.median(samples):6.3f}  p99 {p99(samples):6.3f}")
 
+    source = "the API" if args.count_with_api else "the loopback API (characters / 4)"
+    print(f"\nPrompt sizes, input tokens counted by {source}; caching minimum 1,024 (Sonnet)")
+    for name, tokens in sizes(load_settings() if args.count_with_api else None):
+        print(f"  {name:32} {tokens:6d}")
+
     for name, history in (("short thread", HISTORY[:2]), ("longer thread", HISTORY * 2)):
         report(name, spend(args.messages, history))
     threads = max(1, args.messages // 8)
     report(f"{threads} threads of 4 follow-ups", follow_ups(threads, 4))
+    report(f"{threads} threads of 4 follow-ups, from the docs", grounded_follow_ups(threads, 4))
 
 
 def report(name: str, outcomes: list[Outcome]) -> None:
@@ -202,6 +301,13 @@ def report(name: str, outcomes: list[Outcome]) -> None:
     ):
         mine, theirs = getattr(drafted, field) / per, getattr(judged, field) / per
         print(f"  {label:30} {mine:8.0f} {theirs:8.0f}")
+    weighed = f"{cost(drafted) / per:8.0f} {cost(judged) / per:8.0f}"
+    print(f"  {'input cost (uncached-token eq.)':30} {weighed}")
+
+
+def cost(usage: Usage) -> float:
+    """Input tokens weighed as billed: cache writes 1.25, cache reads 0.1 of an input token."""
+    return usage.input + 1.25 * usage.cache_write + 0.1 * usage.cache_read
 
 
 if __name__ == "__main__":

@@ -1,7 +1,15 @@
 """What Claude is told: a system prompt per dialect that agrees with the rules, and requests.
 
-Requests carry two cache breakpoints, on the system prompt and on the last block of the
-conversation, so a retry (the same prefix + the failed draft + feedback) reads the cache.
+One cache breakpoint, at the end of the thread's earlier turns: what later requests send
+again. A retry sends it + the new message + the failed draft + feedback; the next
+follow-up in the thread sends it + two more turns (and writes the next one). None goes on
+the system prompt (about 300 tokens, under every model's caching minimum of 1,024-4,096,
+so never written on its own) nor on the new message: with the docs' passages it is large,
+a write costs 1.25 times input, and only a retry would read it (they differ for the next
+follow-up), so it pays only when more than about a quarter of messages are retried
+(bench.loop: grounded follow-ups cost 17% less input without it, 26% less than with
+the marks on the system prompt and the new message). A prefix under the
+minimum is not cached at all: the first message of a short thread pays full price.
 """
 
 from __future__ import annotations
@@ -76,14 +84,15 @@ def example(dialect: Dialect) -> str:
 
 def system_blocks(dialect: Dialect, sources: bool = False) -> list[Message]:
     text = SYSTEM[dialect] + (_SOURCES if sources else "")
-    return [{"type": "text", "text": text, "cache_control": CACHE}]
+    return [{"type": "text", "text": text}]
 
 
 def conversation_messages(
     conversation: Conversation, sources: Sequence[Source] = ()
 ) -> list[Message]:
-    """Alternating user/assistant messages ending with the new message, marked for caching;
-    `sources` go before the new message as search results with citations enabled."""
+    """Alternating user/assistant messages ending with the new message; the turn before it
+    is marked for caching. `sources` go before the new message as search results with
+    citations enabled."""
     turns = [turn for turn in conversation.turns if turn.text.strip()]
     turns.append(Turn("user", conversation.message))
     merged: list[Turn] = []
@@ -96,7 +105,8 @@ def conversation_messages(
             merged.append(turn)
     messages = [_text_message(turn.role, turn.text) for turn in merged]
     messages[-1]["content"][:0] = [search_result(source) for source in sources]
-    messages[-1]["content"][-1]["cache_control"] = CACHE
+    if len(messages) > 1:
+        messages[-2]["content"][-1]["cache_control"] = CACHE
     return messages
 
 

@@ -41,7 +41,8 @@ async def test_pass_first_time(make_settings: Any, fake_anthropic: FakeAnthropic
     [attempt] = outcome.attempts
     assert attempt.passed and attempt.codes == () and attempt.stop_reason == "end_turn"
     assert attempt.draft_length == len(GOOD) and attempt.question_length == len(QUESTION)
-    assert attempt.usage.output > 0 and attempt.usage.cache_write > 0
+    assert attempt.usage.output > 0 and attempt.usage.input > 0
+    assert attempt.usage.cache_write == 0  # a short thread is under the caching minimum
 
 
 async def test_repaired_without_a_retry(make_settings: Any, fake_anthropic: FakeAnthropic) -> None:
@@ -67,17 +68,23 @@ async def test_fail_then_pass_sends_feedback_codes(
     assert [a.codes for a in outcome.attempts] == [("UNCLOSED_CODE_FENCE",), ()]
 
 
+LONG = (
+    Turn("user", "How is billing deployed to production? " * 60),
+    Turn("assistant", "Through the release pipeline, after a staging soak. " * 60),
+)  # with the system prompt, over Sonnet's 1,024-token caching minimum
+
+
 async def test_retries_reuse_a_byte_identical_cached_prefix(
     make_settings: Any, fake_anthropic: FakeAnthropic
 ) -> None:
-    outcome = await run(
-        make_settings, fake_anthropic, Reply(UNCLOSED), Reply(PREAMBLE), Reply(GOOD)
-    )
+    fake_anthropic.push(Reply(UNCLOSED), Reply(PREAMBLE), Reply(GOOD))
+    deps = Deps.from_settings(make_settings())
+    outcome = await answer(Conversation(LONG, QUESTION), deps, reference=REF)
     assert outcome.verified
     first, *retries = fake_anthropic.requests
     prefix = first["messages"]
-    assert first["system"][0]["cache_control"] == {"type": "ephemeral"}
-    assert prefix[-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert "cache_control" not in first["system"][0]  # under every model's minimum alone
+    assert prefix[-2]["content"][-1]["cache_control"] == {"type": "ephemeral"}
     for retry in retries:
         assert json.dumps(retry["system"]) == json.dumps(first["system"])
         assert json.dumps(retry["messages"][: len(prefix)]) == json.dumps(prefix)

@@ -8,12 +8,16 @@ Every request body is kept.
 Judge requests (structured output: `output_config.format`) have their own script
 (`judge(...)`, `judge_requests`) and pass by default, so a test that is not about the judge
 sees the default settings at work without scripting it.
-Strict where the API is: removed sampling parameters, malformed `thinking` or `effort`, more
-than four cache breakpoints get a 400. A reply may think first (`Reply.thinking`, shown as a
-thinking block unless thinking is disabled); thinking tokens count toward max_tokens, and a
-reply that does not fit is cut with stop_reason "max_tokens".
+Strict where the API is: a field the SDK's request types do not list (and the removed
+sampling parameters), malformed `thinking` or `effort`, more than four cache breakpoints,
+thinking blocks sent back unsigned get a 400. `POST /v1/messages/count_tokens` counts a
+request's input (`counted` keeps the bodies) and refuses what it does not take.
+A reply may think first (`Reply.thinking`, shown as a thinking block unless thinking is
+disabled); thinking tokens count toward max_tokens, and a reply that does not fit is cut
+with stop_reason "max_tokens".
 Prompt-cache usage is simulated per breakpoint: a prefix up to a `cache_control` block is a
-cache write the first time it is seen and a cache read afterwards.
+cache write the first time it is seen and a cache read afterwards, if it is at least the
+model's caching minimum (`tests/fakes/models.py`; `min_cache_tokens` overrides it).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+from anthropic.types.message_count_tokens_params import MessageCountTokensParams
+from anthropic.types.message_create_params import MessageCreateParamsStreaming
 
 from tests.fakes.models import EFFORTS, MODELS
 from tests.fakes.server import LoopbackServer
@@ -143,18 +149,27 @@ NOTHING_SCRIPTED = Fail(400, "invalid_request_error", 0, "fake: nothing scripted
 REMOVED = ("temperature", "top_p", "top_k")  # removed by API version 2026-10-21
 
 
-def refusal(body: dict[str, Any]) -> Fail | None:
+def _fields(params: Any) -> frozenset[str]:
+    return frozenset(params.__required_keys__ | params.__optional_keys__)
+
+
+# What each endpoint takes: the SDK's own request types; any other field gets a 400.
+MESSAGE_FIELDS = _fields(MessageCreateParamsStreaming)
+COUNT_FIELDS = _fields(MessageCountTokensParams)
+
+
+def refusal(body: dict[str, Any], fields: frozenset[str] = MESSAGE_FIELDS) -> Fail | None:
     """The error the real API would answer this request with, or None: 404 for a model it
     does not serve, 400 for a request it or the model refuses."""
     model = MODELS.get(body.get("model", ""))
     if model is None:
         return Fail(404, "not_found_error", 0, f"model: {body.get('model')}")
-    reason = _refused(body) or model.refuses(body)
+    reason = _refused(body, fields) or model.refuses(body)
     return None if reason is None else Fail(400, "invalid_request_error", 0, reason)
 
 
-def _refused(body: dict[str, Any]) -> str | None:
-    removed = [name for name in REMOVED if name in body]
+def _refused(body: dict[str, Any], fields: frozenset[str]) -> str | None:
+    removed = [name for name in REMOVED if name in body] or sorted(set(body) - fields)
     if removed:
         return f"{removed[0]}: Extra inputs are not permitted"
     thinking = body.get("thinking")
@@ -164,7 +179,7 @@ def _refused(body: dict[str, Any]) -> str | None:
             return "thinking.type: Input should be 'enabled', 'adaptive' or 'disabled'"
         budget = thinking.get("budget_tokens")
         if kind == "enabled" and not (
-            isinstance(budget, int) and 1024 <= budget < body["max_tokens"]
+            isinstance(budget, int) and 1024 <= budget < body.get("max_tokens", 1 << 30)
         ):
             return "thinking.budget_tokens: must be >= 1024 and less than max_tokens"
     effort = (body.get("output_config") or {}).get("effort")
@@ -212,11 +227,12 @@ class FakeAnthropic(LoopbackServer):
     raw: list[bytes] = field(default_factory=list)  # every draft request's body as sent
     default: Item | None = None  # served when the script is empty
     responder: Callable[[dict[str, Any]], Item] | None = None  # picks an item per request
-    min_cache_tokens: int = 0  # the real API caches prefixes of 1,024+ tokens (Sonnet)
+    min_cache_tokens: int | None = None  # None: the model's minimum (1,024+ tokens)
     judge_script: deque[Item] = field(default_factory=deque)
     judge_requests: list[dict[str, Any]] = field(default_factory=list)
     judge_raw: list[bytes] = field(default_factory=list)
     model_lookups: list[str] = field(default_factory=list)  # GET /v1/models/{id}, in order
+    counted: list[dict[str, Any]] = field(default_factory=list)  # count_tokens bodies
     judge_default: Item | None = PASSING  # served to the judge when its script is empty
     judge_responder: Callable[[dict[str, Any]], Item] | None = None  # else this decides
     _seen_prefixes: set[str] = field(default_factory=set)
@@ -241,10 +257,12 @@ class FakeAnthropic(LoopbackServer):
         self.responder = None
         self.judge_default = PASSING
         self.judge_responder = None
-        self.min_cache_tokens = 0
+        self.min_cache_tokens = None
+        self.counted.clear()
 
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
+        app.router.add_post("/v1/messages/count_tokens", self._count_tokens)
         app.router.add_get("/v1/models/{model_id}", self._model)
 
     async def _model(self, request: web.Request) -> web.Response:
@@ -255,6 +273,15 @@ class FakeAnthropic(LoopbackServer):
         if model is None:
             return _error(404, "not_found_error", f"model: {model_id}", 0)
         return web.json_response(model.info(model_id))
+
+    async def _count_tokens(self, request: web.Request) -> web.Response:
+        """POST /v1/messages/count_tokens: the input tokens the request would use."""
+        body = await request.json()
+        self.counted.append(body)
+        failed = refusal(body, COUNT_FIELDS)
+        if failed is not None:
+            return _error(failed.status, failed.error_type, failed.message, 0)
+        return web.json_response({"input_tokens": input_tokens(body)})
 
     async def _messages(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
@@ -349,11 +376,12 @@ class FakeAnthropic(LoopbackServer):
         """Prompt caching as the API documents it: a prefix is written at a breakpoint once
         it is long enough; a request reads the longest prefix written before that ends at a
         block boundary up to 20 blocks before one of its breakpoints; the rest is input."""
-        total = len(json.dumps([body.get("system"), body.get("messages")])) // 4
+        total = input_tokens(body)
         keys, breakpoints = _prefixes(body)
-        long_enough = [
-            keys[at] for at in breakpoints if len(keys[at]) // 4 >= self.min_cache_tokens
-        ]
+        minimum = self.min_cache_tokens
+        if minimum is None:
+            minimum = MODELS[body["model"]].min_cache_tokens
+        long_enough = [keys[at] for at in breakpoints if len(keys[at]) // 4 >= minimum]
         read = 0
         for at in breakpoints:
             earlier = (keys[i] for i in range(at, max(-1, at - LOOKBACK), -1))
@@ -370,6 +398,12 @@ class FakeAnthropic(LoopbackServer):
 
 
 LOOKBACK = 20  # block boundaries the API checks for a cache hit before each breakpoint
+
+
+def input_tokens(body: dict[str, Any]) -> int:
+    """The fake's token count of a request's input: its system and messages, 4 characters
+    a token (the real tokenizer cannot run here; bench.loop can ask the real API)."""
+    return len(json.dumps([body.get("system"), body.get("messages")])) // 4
 
 
 def _prefixes(body: dict[str, Any]) -> tuple[list[str], list[int]]:

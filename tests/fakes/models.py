@@ -23,6 +23,7 @@ class Model:
     structured_outputs: bool = True
     line: str | None = None
     capabilities: bool = True  # False: the Models API gives no capabilities object
+    min_cache_tokens: int = 1024  # the shortest prefix the API caches for this model
 
     def info(self, model_id: str) -> dict[str, Any]:
         """The model's ModelInfo, as GET /v1/models/{id} answers."""
@@ -78,14 +79,19 @@ class Model:
 
 
 CURRENT = frozenset({"adaptive", "disabled", "between_tools"})
+SOME = frozenset({"low", "medium", "high"})
+# Caching minimums: the documented range is 1,024-4,096 tokens; Sonnet's is the lowest and
+# Haiku's and Opus's the highest in the docs' table, and the current models are assumed alike.
 MODELS: dict[str, Model] = {
-    "claude-sonnet-5-5": Model(CURRENT, frozenset({"low", "medium", "high"}), line="sonnet"),
-    "claude-haiku-5-5": Model(CURRENT, frozenset({"low", "medium", "high"}), line="haiku"),
-    "claude-opus-5-5": Model(CURRENT, frozenset(EFFORTS), line="opus"),
+    "claude-sonnet-5-5": Model(CURRENT, SOME, line="sonnet"),
+    "claude-haiku-5-5": Model(CURRENT, SOME, line="haiku", min_cache_tokens=4096),
+    "claude-opus-5-5": Model(CURRENT, frozenset(EFFORTS), line="opus", min_cache_tokens=4096),
     # adaptive thinking only: "disabled" gets a 400
     "claude-fable-5": Model(frozenset({"adaptive"}), frozenset({"low", "high"}), line="fable"),
     # before adaptive thinking: a budget or nothing, and no effort
-    "claude-haiku-4-5": Model(frozenset({"enabled", "disabled"}), line="haiku"),
+    "claude-haiku-4-5": Model(
+        frozenset({"enabled", "disabled"}), line="haiku", min_cache_tokens=4096
+    ),
     # a model the Models API describes without capabilities
     "claude-unlisted-1": Model(frozenset({"enabled", "disabled"}), capabilities=False),
     # a model without structured output

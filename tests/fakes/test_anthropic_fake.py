@@ -109,6 +109,7 @@ async def test_a_cached_prefix_is_found_up_to_twenty_blocks_before_a_breakpoint(
 ) -> None:
     client = make_client(make_settings())
     fake_anthropic.default = Reply("ok")
+    fake_anthropic.min_cache_tokens = 0  # any length: this is about the look-back
 
     def blocks(count: int) -> list[dict[str, Any]]:
         made: list[dict[str, Any]] = [
@@ -134,6 +135,7 @@ async def test_a_cached_prefix_is_found_up_to_twenty_blocks_before_a_breakpoint(
     assert read == wrote
     fake_anthropic.reset()
     fake_anthropic.default = Reply("ok")
+    fake_anthropic.min_cache_tokens = 0
     await usage(3)
     read, _ = await usage(30)  # 27 blocks further on: beyond the look-back
     assert read == 0
@@ -178,3 +180,79 @@ async def test_an_unknown_model_is_not_found(
         await client.messages.create(model="claude-nope-1", max_tokens=64, messages=MESSAGES)
     with pytest.raises(anthropic.NotFoundError):
         await client.models.retrieve("claude-nope-1")
+
+
+@pytest.mark.parametrize(
+    ("model", "tokens", "cached"),
+    [
+        ("claude-sonnet-5-5", 900, False),
+        ("claude-sonnet-5-5", 1200, True),
+        ("claude-haiku-5-5", 2000, False),
+        ("claude-haiku-5-5", 4200, True),
+    ],
+)
+async def test_a_prefix_under_the_models_caching_minimum_is_not_cached(
+    make_settings: Any, fake_anthropic: FakeAnthropic, model: str, tokens: int, cached: bool
+) -> None:
+    client = make_client(make_settings())
+    fake_anthropic.default = Reply("ok")
+    block = {"type": "text", "text": "x" * tokens * 4, "cache_control": {"type": "ephemeral"}}
+    usages = [
+        (
+            await client.messages.create(
+                model=model,
+                max_tokens=64,
+                messages=[{"role": "user", "content": [block]}],  # type: ignore[list-item]
+            )
+        ).usage
+        for _ in range(2)
+    ]
+    assert ((usages[0].cache_creation_input_tokens or 0) > 0) is cached
+    assert ((usages[1].cache_read_input_tokens or 0) > 0) is cached
+    assert usages[0].input_tokens >= (0 if cached else tokens)
+
+
+async def test_count_tokens_counts_what_a_request_would_send(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    client = make_client(make_settings())
+    short = await client.messages.count_tokens(model="claude-sonnet-5-5", messages=MESSAGES)
+    long = await client.messages.count_tokens(
+        model="claude-sonnet-5-5",
+        system="You are Vouch. " * 100,
+        messages=MESSAGES,
+        thinking={"type": "adaptive"},
+    )
+    assert 0 < short.input_tokens < long.input_tokens
+    assert fake_anthropic.requests == []  # counting is not a message
+
+
+@pytest.mark.parametrize(
+    ("extra", "refusal"),
+    [
+        ({"extra_body": {"max_tokens": 64}}, "max_tokens: Extra inputs"),
+        ({"extra_body": {"stream": True}}, "stream: Extra inputs"),
+        ({"model": "claude-nonexistent"}, "model: claude-nonexistent"),
+    ],
+)
+async def test_count_tokens_refuses_what_it_does_not_take(
+    make_settings: Any, fake_anthropic: FakeAnthropic, extra: dict[str, Any], refusal: str
+) -> None:
+    client = make_client(make_settings(anthropic_max_retries=0))
+    call = {"model": "claude-sonnet-5-5", "messages": MESSAGES, **extra}
+    with pytest.raises(anthropic.APIStatusError, match=refusal):
+        await client.messages.count_tokens(**call)
+
+
+async def test_a_field_the_sdk_does_not_know_gets_a_400(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.default = Reply("hello")
+    client = make_client(make_settings(anthropic_max_retries=0))
+    with pytest.raises(anthropic.BadRequestError, match="frequency_penalty: Extra inputs"):
+        await client.messages.create(
+            model="claude-sonnet-5-5",
+            max_tokens=64,
+            messages=MESSAGES,
+            extra_body={"frequency_penalty": 0.5},
+        )

@@ -82,7 +82,7 @@ async def test_cited_answer_is_delivered_with_its_sources_footer(
     assert all(r["citations"] == {"enabled": True} for r in results)
     assert results[0]["content"] == [{"type": "text", "text": ROLLBACK}]
     last = request["messages"][-1]["content"]
-    assert last[-1]["text"] == QUESTION and last[-1]["cache_control"] == {"type": "ephemeral"}
+    assert last[-1] == {"type": "text", "text": QUESTION}
     assert "search results from the team's docs" in request["system"][0]["text"]
     assert outcome.cited == (rollback_id(request),)
 
@@ -263,3 +263,25 @@ def test_a_vanished_folder_keeps_answering_from_the_index(
     assert again is not None and again.index.count() == count
     assert "is not a folder; answering from the index as it was" in caplog.text
     again.close()
+
+
+async def test_a_follow_up_with_sources_reads_the_thread_the_last_message_cached(
+    knowledge: tuple[Settings, Knowledge], fake_anthropic: FakeAnthropic
+) -> None:
+    """Sources go with the new message only, so the next follow-up's prefix parts from the
+    last request's before them: the mark at the end of the earlier turns is what it reads."""
+    settings, docs = knowledge
+    fake_anthropic.responder = lambda request: citing(rollback_id(request))
+    deps = Deps.from_settings(settings, knowledge=docs)
+    thread = (
+        Turn("user", "How is billing deployed to production? " * 60),
+        Turn("assistant", "Through the release pipeline, after a staging soak. " * 60),
+    )  # over the caching minimum with the system prompt
+    first = await answer(Conversation(thread, QUESTION), deps, reference="r")
+    assert first.verified
+    later = (*thread, Turn("user", QUESTION), Turn("assistant", first.text))
+    second = await answer(Conversation(later, f"{QUESTION} On staging?"), deps, reference="r")
+    assert second.verified
+    wrote = first.attempts[0].usage.cache_write
+    assert wrote > 1024
+    assert second.attempts[0].usage.cache_read > 1024
