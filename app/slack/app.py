@@ -11,6 +11,7 @@ import aiohttp
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.authorization.async_authorize import AsyncAuthorize
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -24,29 +25,44 @@ from app.slack.dedupe import LocalStore, MessageStore
 from app.slack.deliver import FEEDBACK_ACTION
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, reason
+from app.slack.history import ThreadHistory, ThreadLog
 from app.slack.listeners import Listeners
 from app.slack.shared import RedisStore
 from app.telemetry import Telemetry
 
 
 def make_web_client(
-    settings: Settings, session: aiohttp.ClientSession | None = None
+    settings: Settings, session: aiohttp.ClientSession | None = None, *, wait: bool = True
 ) -> AsyncWebClient:
-    """A Web API client at SLACK_API_URL that honours Retry-After on 429 and retries 5xx
-    and connection errors a bounded number of times. Pass a session to reuse connections
-    (without one, the SDK opens a new connection for every call)."""
+    """A Web API client at SLACK_API_URL that honours Retry-After on 429 (unless `wait` is
+    False: a reader that would rather do without) and retries 5xx and connection errors a
+    bounded number of times. Pass a session to reuse connections (without one, the SDK
+    opens a new connection for every call)."""
     token = settings.slack_bot_token
+    handlers: list[AsyncRetryHandler] = [
+        AsyncConnectionErrorRetryHandler(max_retry_count=2),
+        AsyncServerErrorRetryHandler(max_retry_count=2),
+    ]
+    if wait:
+        handlers.insert(1, AsyncRateLimitErrorRetryHandler(max_retry_count=3))
     return AsyncWebClient(
         token=token.get_secret_value() if token is not None else None,
         base_url=settings.slack_api_url,
         timeout=settings.slack_timeout,
         session=session,
-        retry_handlers=[
-            AsyncConnectionErrorRetryHandler(max_retry_count=2),
-            AsyncRateLimitErrorRetryHandler(max_retry_count=3),
-            AsyncServerErrorRetryHandler(max_retry_count=2),
-        ],
+        retry_handlers=handlers,
     )
+
+
+def thread_history(
+    settings: Settings, session: aiohttp.ClientSession | None = None
+) -> ThreadHistory:
+    """The thread log of this process's events, and a reader for its gaps."""
+    log = ThreadLog(
+        settings.thread_log_threads, settings.thread_max_messages + 1, settings.thread_max_chars
+    )
+    reader = make_web_client(settings, session, wait=False)
+    return ThreadHistory(log, reader, shared=settings.redis_url is not None)
 
 
 def message_store(settings: Settings) -> MessageStore:
@@ -128,6 +144,7 @@ def create_app(
         store or message_store(settings),
         telemetry or Telemetry.off(),
         inflight or InFlight(),
+        thread_history(settings, session),
     )
     app.error(_unhandled)
     app.event("app_mention")(listeners.on_mention)

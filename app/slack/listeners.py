@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import re
 import traceback
-from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,8 +19,9 @@ from app.slack.dedupe import MessageStore, message_key
 from app.slack.deliver import Target, deliver
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, reason
+from app.slack.history import ThreadHistory
 from app.slack.status import Status, status_text
-from app.slack.thread import Bot, is_own, strip_mention, to_conversation
+from app.slack.thread import Bot, strip_mention, to_conversation
 from app.telemetry import MessageIds, Telemetry, label, message_time
 from app.verify import Dialect, failure_message
 
@@ -34,9 +34,6 @@ PROMPTS = [
 ]
 _ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
 _REFERENCE = re.compile(r"[0-9a-f]{32}")  # a trace id
-HISTORY_PAGE = 1000  # conversations.replies' largest page
-HISTORY_PAGES = 10
-HISTORY_LIMIT = HISTORY_PAGE * HISTORY_PAGES  # messages of a thread read at most
 
 
 @dataclass
@@ -55,15 +52,18 @@ class Listeners:
     store: MessageStore
     telemetry: Telemetry
     inflight: InFlight
+    threads: ThreadHistory
 
     async def on_mention(
         self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
+        self.record(event, context)
         await self.handle(event, context, client)
 
     async def on_message(
         self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
+        self.record(event, context)
         if event.get("bot_id") or event.get("subtype") not in _ANSWERED_SUBTYPES:
             return  # bots, edits, deletions, joins: no model call
         if event.get("channel_type") == "im":
@@ -74,6 +74,11 @@ class Listeners:
             and f"<@{context.bot_user_id}" not in event.get("text", "")  # app_mention has it
         ):
             await self.handle(event, context, client, follow_up=True)
+
+    def record(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
+        """Every message event goes to the thread log, Vouch's own and other bots' too."""
+        bot = Bot(context.bot_user_id or "", context.bot_id or "")
+        self.threads.record(context.team_id or event.get("team") or "", event, bot)
 
     async def on_home_opened(self, event: dict[str, Any], client: AsyncWebClient) -> None:
         if event.get("tab") == "messages" and event.get("channel"):
@@ -188,7 +193,7 @@ class Listeners:
         progress.accepted = True
         if not text:
             progress.delivering = True
-            await self.post_plain(client, target, ASK)
+            self.threads.posted(target, await self.post_plain(client, target, ASK), ASK, bot)
             return
         conversation = to_conversation(
             replies,
@@ -214,7 +219,8 @@ class Listeners:
             progress.delivering = True
             with trace.observe("slack.deliver", "span", format=self.dialect) as delivery:
                 try:
-                    await deliver(client, target, outcome.text, self.dialect, reference)
+                    posted = await deliver(client, target, outcome.text, self.dialect, reference)
+                    self.threads.posted(target, posted, outcome.text, bot)
                 except SLACK_FAILURES as exc:  # after the client's retries; never post twice
                     error = reason(exc)
                     log.error("delivery failed: %s", error)
@@ -225,39 +231,21 @@ class Listeners:
     async def history(
         self, client: AsyncWebClient, target: Target, event: dict[str, Any], bot: Bot
     ) -> tuple[list[dict[str, Any]], bool]:
-        """The newest messages of the thread up to this one, and whether Vouch has posted
-        anywhere in it (Slack gives threads oldest first, a page at a time)."""
+        """The thread's messages before this one, and whether Vouch has posted in it."""
         if target.thread_ts == event["ts"]:
             return [], False  # a new thread has no history
-        newest: deque[dict[str, Any]] = deque(maxlen=self.settings.thread_max_messages + 1)
-        joined = False
-        cursor = None
-        for _ in range(HISTORY_PAGES):
-            response = await client.conversations_replies(
-                channel=target.channel,
-                ts=target.thread_ts,
-                limit=HISTORY_PAGE,
-                cursor=cursor,
-            )
-            for m in response.get("messages") or ():
-                if isinstance(m, dict):
-                    newest.append(m)
-                    joined = joined or is_own(m, bot)
-                    if m.get("ts") == event["ts"]:
-                        return list(newest), joined  # what came later is not history
-            cursor = (response.get("response_metadata") or {}).get("next_cursor")
-            if not cursor:
-                return list(newest), joined
-        log.warning("thread over %d messages: answered from its oldest part", HISTORY_LIMIT)
-        return list(newest), joined
+        return await self.threads.read(client, target, event["ts"], bot)
 
-    async def post_plain(self, client: AsyncWebClient, target: Target, text: str) -> None:
+    async def post_plain(self, client: AsyncWebClient, target: Target, text: str) -> list[str]:
+        """Post `text` in the thread; the ts posted (none when Slack refused it)."""
         try:
-            await client.chat_postMessage(
+            response = await client.chat_postMessage(
                 channel=target.channel, thread_ts=target.thread_ts, text=text
             )
         except SLACK_FAILURES as exc:
             log.error("reply failed: %s", reason(exc))
+            return []
+        return [str(response["ts"])]
 
     @property
     def dialect(self) -> Dialect:

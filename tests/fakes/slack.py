@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import itertools
 import json
 import time
 from collections import defaultdict, deque
@@ -75,7 +74,11 @@ class FakeSlack(LoopbackServer):
     streaming: set[str] = field(default_factory=set)  # ts of messages still streaming
     kinds: dict[str, str] = field(default_factory=dict)  # channel id -> conversation type
     scopes: set[str] = field(default_factory=granted)  # the token's scopes
-    _clock: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _posted: list[float] = field(default_factory=list)  # ts of the messages posted
+    # A commercially distributed non-Marketplace app: conversations.replies once a minute,
+    # 15 messages a page (Slack's rate-limit changes for such apps, 2025).
+    non_marketplace: bool = False
+    _replies_at: float | None = None
 
     def fail(self, method: str, *faults: Fault) -> None:
         self.faults[method].extend(faults)
@@ -87,6 +90,9 @@ class FakeSlack(LoopbackServer):
         self.streaming.clear()
         self.kinds.clear()
         self.scopes = granted()
+        self._posted.clear()
+        self.non_marketplace = False
+        self._replies_at = None
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -122,6 +128,9 @@ class FakeSlack(LoopbackServer):
             headers = {"Retry-After": str(retry)} if retry is not None else {}
             body = {"ok": False, "error": fault.error}
             return web.json_response(body, status=fault.status, headers=headers)
+        if method == "conversations.replies" and self._limited():
+            body = {"ok": False, "error": "ratelimited"}
+            return web.json_response(body, status=429, headers={"Retry-After": "60"})
         handler = getattr(self, "_" + method.replace(".", "_"), None)
         if handler is None:
             return web.json_response({"ok": False, "error": "unknown_method"})
@@ -130,8 +139,25 @@ class FakeSlack(LoopbackServer):
         except Refused as refused:
             return web.json_response({"ok": False, "error": str(refused)})
 
-    def _ts(self) -> str:
-        return f"1700000000.{next(self._clock):06d}"
+    def _limited(self) -> bool:
+        """Whether a non-Marketplace app has had its one conversations.replies this minute."""
+        if not self.non_marketplace:
+            return False
+        now = time.monotonic()
+        if self._replies_at is not None and now - self._replies_at < 60:
+            return True
+        self._replies_at = now
+        return False
+
+    def _ts(self, params: dict[str, Any]) -> str:
+        """A new message's ts: later than every message the fake knows of (its threads, the
+        thread it goes to, what it posted), as Slack's time-ordered ts are; test events
+        use small ones such as 107.000001."""
+        known = [float(m["ts"]) for thread in self.threads.values() for m in thread if "ts" in m]
+        root = [float(params["thread_ts"])] if params.get("thread_ts") else []
+        ts = f"{max([*known, *root, *self._posted], default=0.0) + 0.000001:.6f}"
+        self._posted.append(float(ts))
+        return ts
 
     def _auth_test(self, params: dict[str, Any]) -> dict[str, Any]:
         return {"user_id": BOT_USER, "bot_id": BOT_ID, "team_id": TEAM, "user": "vouch"}
@@ -148,7 +174,7 @@ class FakeSlack(LoopbackServer):
             raise Refused("missing_scope")
         messages = self.threads.get((params["channel"], params["ts"]), [])
         start = int(params.get("cursor") or 0)
-        end = start + min(int(params.get("limit") or 1000), 1000)
+        end = start + min(int(params.get("limit") or 1000), 15 if self.non_marketplace else 1000)
         page: dict[str, Any] = {"messages": messages[start:end], "has_more": end < len(messages)}
         if end < len(messages):
             page["response_metadata"] = {"next_cursor": str(end)}
@@ -159,7 +185,7 @@ class FakeSlack(LoopbackServer):
         return self._post(params)
 
     def _post(self, params: dict[str, Any]) -> dict[str, Any]:
-        ts = self._ts()
+        ts = self._ts(params)
         message = {"ts": ts, "user": BOT_USER, "bot_id": BOT_ID, "text": _shown(params)}
         thread = params.get("thread_ts") or ts
         self.threads.setdefault((params["channel"], thread), []).append(message)

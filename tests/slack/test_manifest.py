@@ -61,6 +61,9 @@ async def methods_called(
         slack.threads.setdefault(("C0001", root), []).insert(0, {"ts": root, "user": "U0001"})
         await dispatch(app, message("and rollback?", f"40{len(fmt)}.000002", thread_ts=root))
         await dispatch(app, message("deploy?", f"41{len(fmt)}.1", "D0001", channel_type="im"))
+        older = f"42{len(fmt)}.000001"  # a thread that began before Vouch was listening
+        slack.threads[("C0001", older)] = [{"ts": older, "user": "U0002", "text": "slow?"}]
+        await dispatch(app, mention("why?", f"42{len(fmt)}.000002", thread_ts=older))
         opened = {"type": "app_home_opened", "user": "U0001", "channel": "D0001"}
         await dispatch(app, {**opened, "tab": "messages"})
         await settle(slack)
