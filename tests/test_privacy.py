@@ -209,3 +209,17 @@ async def test_scores_langfuse_refuses_are_counted_not_quoted_and_not_resent(
     assert "accepted 1 and rejected 1 of 2 scores" in refused["message"]
     assert logs.WITHHELD in refused["message"]  # the server's reasons
     assert planted not in log_output.getvalue()
+
+
+def test_the_langfuse_sdks_lines_show_numbers_and_ids_only(log_output: io.StringIO) -> None:
+    secret = canary("sdk")
+    logging.getLogger("langfuse").error(
+        "sent %s of %s to %s: %s (%s)",
+        3,
+        4,
+        "https://x.example/api",
+        f"a {secret}",
+        KeyError(secret),
+    )
+    [line] = [json.loads(line) for line in log_output.getvalue().splitlines()]
+    assert line["message"] == "sent 3 of 4 to https://x.example/api: [withheld] (KeyError)"

@@ -203,12 +203,15 @@ class FakeLangfuse(LoopbackServer):
         return web.json_response(langfuse_api.listed(self.scores, params))
 
     def _offers(self, version: str) -> bool:
-        return (version == "v1" and self.version != "scores-only") or self.version == "v4"
+        return version in _METRICS_APIS[self.version]
 
     def aggregate(self, query: dict[str, Any]) -> list[dict[str, Any]]:
         """What the Metrics API v2 answers for a query over the scores received."""
         types = langfuse_api.VIEWS["v2"][query["view"]]
         return langfuse_api.aggregate(self.scores, query, types)
+
+
+_METRICS_APIS = {"v4": {"v2", "v1"}, "v3": {"v1"}, "scores-only": set()}  # per server version
 
 
 def _not_found() -> web.Response:
