@@ -1,5 +1,6 @@
 """`python -m app metrics [--since 7d]`: verification rates and failure patterns, computed by
-the Langfuse Metrics API (v2) from the scores Vouch records on each trace.
+the Langfuse Metrics API (v2, or v1 on self-hosted v3 servers, or from the scores API: see
+`app.metrics_api`) from the scores Vouch records on each trace.
 
 - verified_message_rate: the average of `verified` (BOOLEAN) — the share of answered
   messages that got a verified answer. Target: over 95%.
@@ -12,17 +13,15 @@ the Langfuse Metrics API (v2) from the scores Vouch records on each trace.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TextIO, get_args
 
-import httpx
 from langfuse.api import LangfuseAPI
-from langfuse.api.core import ApiError
 
+from app.metrics_api import Ask, MetricsError, Reader, Rows, client
 from app.settings import Settings
 from app.telemetry import Fate
 
@@ -33,11 +32,8 @@ FATES: tuple[str, ...] = get_args(Fate)  # what became of an issue, as telemetry
 _WINDOW = re.compile(r"(\d+)([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
-Query = Callable[[dict[str, Any]], list[dict[str, Any]]]
-
-
-class MetricsError(Exception):
-    """The Metrics API could not be asked or answered badly: one line for the user."""
+Query = Callable[[Ask], Rows]
+__all__ = ["MetricsError", "Report", "parse_window", "questions", "render", "report", "run"]
 
 
 def parse_window(text: str) -> timedelta:
@@ -78,6 +74,7 @@ class Report:
     outcomes: Mapping[str, int] = field(default_factory=dict)
     patterns: tuple[Pattern, ...] = ()
     judged_rate: float | None = None  # of delivered answers, the share the judge passed
+    source: str = ""  # which Langfuse API answered
 
     @property
     def busy(self) -> int:
@@ -96,45 +93,19 @@ class Report:
         return self.below_target or self.too_busy
 
 
-def queries(start: datetime, end: datetime, environment: str) -> dict[str, dict[str, Any]]:
-    """The three Metrics API queries behind a report."""
+def questions(start: datetime, end: datetime, environment: str) -> dict[str, Ask]:
+    """The three questions behind a report."""
 
-    def scores(
-        view: str, names: list[str], dimensions: list[str], averaged: bool
-    ) -> dict[str, Any]:
-        metrics = [{"measure": "count", "aggregation": "count"}]
-        if averaged:
-            metrics.insert(0, {"measure": "value", "aggregation": "avg"})
-        return {
-            "view": view,
-            "dimensions": [{"field": name} for name in dimensions],
-            "metrics": metrics,
-            "filters": [
-                {"column": "name", "operator": "any of", "value": names, "type": "stringOptions"},
-                {
-                    "column": "environment",
-                    "operator": "any of",
-                    "value": [environment],
-                    "type": "stringOptions",
-                },
-            ],
-            "fromTimestamp": _iso(start),
-            "toTimestamp": _iso(end),
-            "config": {"row_limit": 1000},
-        }
+    def ask(view: str, names: tuple[str, ...], by_value: bool, averaged: bool) -> Ask:
+        return Ask(view, names, by_value, averaged, start, end, environment)
 
     return {
-        "rates": scores(
-            "scores-boolean", ["verified", "pass_on_first_attempt", "judged"], ["name"], True
+        "rates": ask(
+            "scores-boolean", ("verified", "pass_on_first_attempt", "judged"), False, True
         ),
-        "averages": scores(
-            "scores-numeric", ["attempts_to_verify", "quality_score"], ["name"], True
-        ),
-        "issues": scores(
-            "scores-categorical",
-            ["issue_code", "issue_outcome", "outcome"],
-            ["name", "stringValue"],
-            False,
+        "averages": ask("scores-numeric", ("attempts_to_verify", "quality_score"), False, True),
+        "issues": ask(
+            "scores-categorical", ("issue_code", "issue_outcome", "outcome"), True, False
         ),
     }
 
@@ -142,7 +113,7 @@ def queries(start: datetime, end: datetime, environment: str) -> dict[str, dict[
 def report(ask: Query, since: timedelta, environment: str, now: datetime | None = None) -> Report:
     end = now or datetime.now(UTC)
     start = end - since
-    asked = {name: ask(query) for name, query in queries(start, end, environment).items()}
+    asked = {name: ask(question) for name, question in questions(start, end, environment).items()}
     rates = {row.get("name"): row for row in asked["rates"]}
     averages = {row.get("name"): row for row in asked["averages"]}
     counts: dict[str, dict[str, int]] = {}
@@ -186,6 +157,7 @@ def render(report: Report, top: int = 10) -> str:
     lines = [
         f"Vouch verification, {_stamp(report.start)} to {_stamp(report.end)} UTC "
         f"(environment {report.environment})",
+        *([f"From the {report.source}."] if report.source else []),
         "",
     ]
     if report.messages == 0:
@@ -249,26 +221,19 @@ def run(settings: Settings, since: str, out: TextIO, top: int = 10) -> int:
     public, secret = settings.langfuse_public_key, settings.langfuse_secret_key
     if public is None or secret is None:
         raise MetricsError("set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to read metrics")
+    timeout = float(settings.langfuse_timeout * 6)  # the Metrics API aggregates on the server
     api = LangfuseAPI(
         base_url=settings.langfuse_base_url,
         username=public,
         password=secret.get_secret_value(),
         x_langfuse_public_key=public,
-        timeout=float(settings.langfuse_timeout * 6),
+        timeout=timeout,
     )
-
-    def ask(query: dict[str, Any]) -> list[dict[str, Any]]:
-        try:
-            rows: list[dict[str, Any]] = api.metrics.metrics(query=json.dumps(query)).data
-        except ApiError as exc:
-            raise MetricsError(f"the Langfuse Metrics API answered {exc.status_code}") from None
-        except httpx.HTTPError as exc:
-            raise MetricsError(f"Langfuse is unreachable ({type(exc).__name__})") from None
-        except Exception as exc:  # e.g. a 200 whose body is not a metrics response
-            raise MetricsError(f"unexpected answer from Langfuse ({type(exc).__name__})") from None
-        return rows
-
-    made = report(ask, window, settings.langfuse_environment)
+    base = settings.langfuse_base_url
+    with client(base, public, secret.get_secret_value(), timeout) as http:
+        reader = Reader(api, http)
+        made = report(reader.ask, window, settings.langfuse_environment)
+    made = replace(made, source=reader.describe())
     print(render(made, top), file=out)
     return 1 if made.alert else 0
 
@@ -280,11 +245,7 @@ def _number(row: Mapping[str, Any] | None, alias: str) -> float | None:
     try:
         return float(row[alias])
     except (TypeError, ValueError):
-        raise MetricsError(f"the Metrics API returned a non-number for {alias}") from None
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        raise MetricsError(f"Langfuse returned a non-number for {alias}") from None
 
 
 def _stamp(moment: datetime) -> str:

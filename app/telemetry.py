@@ -16,7 +16,6 @@ import asyncio
 import hmac
 import json
 import logging
-import re
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -33,6 +32,7 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from app.agent.model import CallFailed, Usage
 from app.agent.outcome import Attempt, Outcome
+from app.logs import TOKEN
 from app.settings import Settings
 
 log = logging.getLogger("vouch.telemetry")
@@ -95,8 +95,6 @@ _ATTRIBUTES = frozenset(
     }
 )
 _METADATA = "langfuse.observation.metadata."
-# Ids, codes, labels, model names: no spaces, so no sentence fits.
-_TOKEN = re.compile(r"[\w.:/@+-]{0,128}", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -520,7 +518,7 @@ def message_time(slack_ts_or_key: str) -> datetime | None:
 def label(exc: BaseException) -> str:
     """A fixed label for an exception: never its message, which may quote data."""
     reason = exc.reason if isinstance(exc, CallFailed) else type(exc).__name__
-    return reason if _TOKEN.fullmatch(reason) else type(exc).__name__
+    return reason if TOKEN.fullmatch(reason) else type(exc).__name__
 
 
 def allow_listed(*, params: MaskOtelSpansParams) -> MaskOtelSpansResult:
@@ -562,7 +560,7 @@ def _plain(value: object) -> bool:
 
 
 def _token(value: object) -> bool:
-    return isinstance(value, str) and _TOKEN.fullmatch(value) is not None
+    return isinstance(value, str) and TOKEN.fullmatch(value) is not None
 
 
 def _decoded(value: str) -> object:

@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
-from datetime import datetime, timedelta
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from langfuse.api import LangfuseAPI
 
-from app.metrics import MetricsError, parse_window, render, report, run
+from app.metrics import MetricsError, parse_window, questions, run
+from app.metrics_api import Reader, client
 from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.langfuse import FakeLangfuse
@@ -71,12 +77,13 @@ def test_bad_windows(text: str) -> None:
 
 
 def settings_for(make_settings: Any, fake: FakeLangfuse, **overrides: Any) -> Any:
-    return make_settings(
-        langfuse_public_key="pk-lf-metrics",
-        langfuse_secret_key="sk-lf-metrics",
-        langfuse_base_url=fake.url,
+    values = {
+        "langfuse_public_key": "pk-lf-metrics",
+        "langfuse_secret_key": "sk-lf-metrics",
+        "langfuse_base_url": fake.url,
         **overrides,
-    )
+    }
+    return make_settings(**values)
 
 
 def test_scripted_metrics_response(make_settings: Any, fake_langfuse: FakeLangfuse) -> None:
@@ -136,31 +143,182 @@ def test_langfuse_failing_is_one_clear_error(
 
 
 async def test_rates_from_the_scores_the_bot_recorded(
+    make_settings: Any,
     telemetry_bot: Bot,
     fake_anthropic: FakeAnthropic,
     fake_slack: FakeSlack,
     fake_langfuse: FakeLangfuse,
 ) -> None:
     """Four messages through the bot (two pass first time, one after a retry, one exhausts
-    its attempts); the Metrics API, aggregating what the bot sent, gives the three rates."""
+    its attempts), an hour ago; Langfuse, aggregating what the bot sent, gives the three
+    rates, and the same report whichever of its APIs the server offers."""
     app, telemetry = telemetry_bot()
     fake_anthropic.push(Reply(GOOD), Reply(GOOD), Reply(UNCLOSED), Reply(GOOD))
     fake_anthropic.push(*[Reply(UNCLOSED)] * 3)
+    hour_ago = int(time.time()) - 3600
     for n in range(4):
-        await answered(app, fake_slack, f"500.00000{n}")
+        await answered(app, fake_slack, f"{hour_ago + n}.000100")
         fake_slack.reset()
     assert await telemetry.flush()
 
-    made = report(fake_langfuse.aggregate, timedelta(days=1), "production")
-    assert made.messages == 4
-    assert made.verified_rate == 0.75
-    assert made.first_rate == 0.5
-    assert made.avg_attempts == pytest.approx(4 / 3)
-    assert made.outcomes == {"verified": 3, "exhausted": 1}
-    [pattern] = made.patterns
-    assert (pattern.code, pattern.count, pattern.share) == ("UNCLOSED_CODE_FENCE", 4, 1.0)
-    assert dict(pattern.fates) == {"repaired": 0, "retried": 1, "failed": 3, "accepted": 0}
-    assert "UNCLOSED_CODE_FENCE" in render(made)
+    reports = reported(make_settings, fake_langfuse, "1d")
+    text = reports["v4"]
+    assert "messages                     4\n" in text
+    assert "verified_message_rate        75.0%" in text
+    assert "pass_on_first_attempt_rate   50.0%" in text
+    assert "avg_attempts_to_verify       1.33" in text
+    assert "not verified, by reason      exhausted 1" in text
+    table = text.split("Failure patterns")[1].splitlines()
+    assert table[2].split() == ["UNCLOSED_CODE_FENCE", "4", "100.0%", "0", "1", "3", "0"]
+    assert reports["v3"] == text and reports["scores-only"] == text
+
+
+def reported(make_settings: Any, fake: FakeLangfuse, since: str) -> dict[str, str]:
+    """The report from a v4, a v3 and a scores-only server holding the same scores, its
+    source line checked and taken out."""
+    sources = {
+        "v4": r"From the Langfuse Metrics API v2\.",
+        "v3": r"From the Langfuse Metrics API v1 \(Metrics API v2 not offered by this server\)\.",
+        "scores-only": r"From the Langfuse scores API, [\d,]+ scores read and aggregated here "
+        r"\(Metrics API v2 and Metrics API v1 not offered by this server\)\.",
+    }
+    reports = {}
+    for version, source in sources.items():
+        fake.version = version
+        out = io.StringIO()
+        run(settings_for(make_settings, fake), since, out)
+        header, line, *rest = out.getvalue().splitlines()
+        assert re.fullmatch(source, line), (version, line)
+        reports[version] = "\n".join([header, *rest])
+    fake.version = "v4"
+    return reports
+
+
+def test_every_api_gives_the_same_figures(make_settings: Any, fake_langfuse: FakeLangfuse) -> None:
+    """Several pages of scores of each name, with scores outside the window, of another
+    environment, and a repeat on the same day (stored once) and on another (stored twice)."""
+    now = datetime.now(UTC)
+    scores = [
+        score
+        for n in range(260)
+        for score in message_scores(f"t{n}", now - timedelta(hours=n % 50), n)
+    ]
+    scores += message_scores("old", now - timedelta(days=3), 1)  # outside --since 2d
+    scores += message_scores("staging", now - timedelta(hours=1), 0, environment="staging")
+    scores += message_scores("t1", now - timedelta(hours=1), 0)  # same id and day: replaces
+    scores += message_scores("t2", now - timedelta(hours=30), 0)  # another day: kept
+    fake_langfuse.scores.extend(scores)
+
+    reports = reported(make_settings, fake_langfuse, "2d")
+    assert reports["v3"] == reports["v4"] == reports["scores-only"]
+    # 260 messages, 10 of them 48 or 49 hours ago (outside), and t2's repeat on another day
+    assert "messages                     251" in reports["v4"]
+    # v1 has no scores-boolean view: BOOLEAN scores are asked of scores-numeric
+    views = [query["view"] for query in fake_langfuse.queries]
+    assert views[3:] == ["scores-numeric", "scores-numeric", "scores-categorical"]
+    assert fake_langfuse.queries[3]["filters"][2] == {
+        "column": "dataType",
+        "operator": "any of",
+        "value": ["BOOLEAN"],
+        "type": "stringOptions",
+    }
+
+
+def message_scores(trace: str, at: datetime, n: int, environment: str = "production") -> list:
+    """The scores the SDK sends for one message: verified unless n % 7 == 0, first time
+    unless n % 3 == 0, an issue every other message."""
+    verified = n % 7 != 0
+    rows: list[tuple[str, Any, str]] = [
+        ("outcome", "verified" if verified else "exhausted", "CATEGORICAL"),
+        ("verified", 1.0 if verified else 0.0, "BOOLEAN"),
+        ("pass_on_first_attempt", 1.0 if verified and n % 3 else 0.0, "BOOLEAN"),
+    ]
+    if verified:
+        rows += [("attempts_to_verify", 1.0 if n % 3 else 2.0, "NUMERIC")]
+        rows += [("quality_score", round(0.5 + (n % 10) / 20, 4), "NUMERIC")]
+        rows += [("judged", 1.0 if n % 11 else 0.0, "BOOLEAN")]
+    if n % 2:
+        code = ("UNCITED", "MARKDOWN_BOLD")[n % 4 // 2]
+        rows += [
+            ("issue_code", code, "CATEGORICAL"),
+            ("issue_outcome", f"{code}/retried", "CATEGORICAL"),
+        ]
+    return [
+        {
+            "id": f"{trace}-{name}",
+            "traceId": trace,
+            "name": name,
+            "value": value,
+            "dataType": kind,
+            "environment": environment,
+            "timestamp": at.isoformat(),
+        }
+        for name, value, kind in rows
+    ]
+
+
+def test_a_v3_server_is_asked_the_metrics_api_v1(
+    make_settings: Any, fake_langfuse: FakeLangfuse
+) -> None:
+    """The v2 Metrics API is asked once; its 404 moves every query to v1."""
+    fake_langfuse.version = "v3"
+    out = io.StringIO()
+    assert run(settings_for(make_settings, fake_langfuse), "7d", out) == 0
+    assert fake_langfuse.asked == ["/api/public/v2/metrics"] + ["/api/public/metrics"] * 3
+    assert "From the Langfuse Metrics API v1 (Metrics API v2 not offered" in out.getvalue()
+
+
+def test_no_metrics_api_nor_scores_api_is_one_clear_error(
+    make_settings: Any, fake_langfuse: FakeLangfuse
+) -> None:
+    """A base URL where nothing answers (every path 404), and a v3 server failing on v1."""
+    settings = settings_for(
+        make_settings, fake_langfuse, langfuse_base_url=f"{fake_langfuse.url}/x"
+    )
+    with pytest.raises(MetricsError, match=r"neither the Metrics API \(v2 or v1\) nor the scores"):
+        run(settings, "7d", io.StringIO())
+    fake_langfuse.version, fake_langfuse.status = "v3", 500
+    with pytest.raises(MetricsError, match="the Langfuse Metrics API v1 answered 500"):
+        run(settings_for(make_settings, fake_langfuse), "7d", io.StringIO())
+
+
+def test_reading_scores_is_bounded_in_pages_and_time(
+    make_settings: Any, fake_langfuse: FakeLangfuse
+) -> None:
+    now = datetime.now(UTC)
+    for n in range(230):
+        fake_langfuse.scores.extend(message_scores(f"t{n}", now - timedelta(minutes=n), n))
+    fake_langfuse.version = "scores-only"
+    question = questions(now - timedelta(days=1), now + timedelta(minutes=1), "production")["rates"]
+    settings = settings_for(make_settings, fake_langfuse)
+    with (
+        reader(settings, max_pages=2) as bounded,
+        pytest.raises(MetricsError, match="more than 200 verified"),
+    ):
+        bounded.ask(question)
+    ticks = iter(range(0, 10_000, 50))  # 50 s pass between pages
+    with (
+        reader(settings, clock=lambda: next(ticks)) as slow,
+        pytest.raises(MetricsError, match="took over 120 s"),
+    ):
+        slow.ask(question)
+    with reader(settings) as whole:
+        rows = {row["name"]: row for row in whole.ask(question)}
+    verified = rows["verified"]
+    assert verified == {
+        "name": "verified",
+        "count_count": "230",
+        "avg_value": pytest.approx(197 / 230),
+    }
+    assert whole.scores_read == 230 + 230 + 197
+
+
+@contextmanager
+def reader(settings: Any, **bounds: Any) -> Iterator[Reader]:
+    public, secret = settings.langfuse_public_key, settings.langfuse_secret_key.get_secret_value()
+    api = LangfuseAPI(base_url=settings.langfuse_base_url, username=public, password=secret)
+    with client(settings.langfuse_base_url, public, secret, 5.0) as http:
+        yield Reader(api, http, **bounds)
 
 
 def test_the_command_line(tmp_path: Path, fake_langfuse: FakeLangfuse) -> None:

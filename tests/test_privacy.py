@@ -183,3 +183,43 @@ async def test_the_team_docs_do_not_reach_langfuse_or_logs(
         assert value.encode() not in to_langfuse
         assert value not in log_output.getvalue()
     assert b"knowledge.search" in to_langfuse
+
+
+async def test_scores_langfuse_refuses_are_counted_not_quoted_and_not_resent(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse, log_output: io.StringIO
+) -> None:
+    """Langfuse answers a batch with a refused score 207 (accepted and rejected counts, and
+    error messages that quote the score): the rest is stored, the batch is sent once, the
+    log says how many were refused but not what the server said, and scoring goes on."""
+    telemetry = Telemetry.from_settings(langfuse_settings())
+    planted = canary("score")
+    trace = "ab" * 16
+    telemetry.score(trace, "verified", 1.0, "BOOLEAN", f"{trace}-verified")
+    telemetry.score(trace, planted, 2.0, "BOOLEAN", f"{trace}-refused")  # BOOLEAN: 0 or 1
+    assert await telemetry.flush()
+    telemetry.score(trace, "outcome", "verified", "CATEGORICAL", f"{trace}-outcome")
+    assert await telemetry.flush()
+    await telemetry.close()
+
+    assert [s["name"] for s in fake_langfuse.scores] == ["verified", "outcome"]
+    assert sum(planted.encode() in body for body in fake_langfuse.received) == 1  # not resent
+    lines = [json.loads(line) for line in log_output.getvalue().splitlines()]
+    [refused] = [line for line in lines if line["logger"].startswith("langfuse")]
+    assert refused["level"] == "ERROR"
+    assert "accepted 1 and rejected 1 of 2 scores" in refused["message"]
+    assert logs.WITHHELD in refused["message"]  # the server's reasons
+    assert planted not in log_output.getvalue()
+
+
+def test_the_langfuse_sdks_lines_show_numbers_and_ids_only(log_output: io.StringIO) -> None:
+    secret = canary("sdk")
+    logging.getLogger("langfuse").error(
+        "sent %s of %s to %s: %s (%s)",
+        3,
+        4,
+        "https://x.example/api",
+        f"a {secret}",
+        KeyError(secret),
+    )
+    [line] = [json.loads(line) for line in log_output.getvalue().splitlines()]
+    assert line["message"] == "sent 3 of 4 to https://x.example/api: [withheld] (KeyError)"

@@ -1,6 +1,9 @@
-"""A loopback Langfuse: OTLP/HTTP trace export (protobuf, gzip or not), score ingestion and
-the Metrics API v2, as the langfuse SDK speaks them. Records every byte it receives, decoded,
-for "nothing of the message leaves" assertions; can answer 500s or hang."""
+"""A loopback Langfuse: OTLP/HTTP trace export (protobuf, gzip or not), score ingestion (202,
+or 207 with the refused scores counted), the Metrics API and the scores list, as the langfuse
+SDK and Vouch speak them. `version` picks the server: "v4" (and Cloud) offers the Metrics
+API v2 and v1, "v3" (self-hosted) answers the v2 one with Next.js's 404 page, "scores-only"
+has neither. Records every byte it receives, decoded, for "nothing of the message leaves"
+assertions; can answer 500s or hang."""
 
 from __future__ import annotations
 
@@ -9,12 +12,14 @@ import gzip
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
+from tests.fakes import langfuse_api
 from tests.fakes.server import LoopbackServer
 
 _METADATA = "langfuse.observation.metadata."
@@ -61,6 +66,8 @@ class FakeLangfuse(LoopbackServer):
     scores: list[dict[str, Any]] = field(default_factory=list)
     received: list[bytes] = field(default_factory=list)  # every body, decompressed
     queries: list[dict[str, Any]] = field(default_factory=list)  # Metrics API queries
+    asked: list[str] = field(default_factory=list)  # paths of every read (GET) request
+    posts: int = 0  # score batches received
     metrics: Metrics | None = None  # scripted Metrics API rows; None: aggregate the scores
     keys: set[str] = field(
         default_factory=set
@@ -68,15 +75,17 @@ class FakeLangfuse(LoopbackServer):
     status: int = 0  # answer every ingestion request with this status (0: succeed)
     delay: float = 0.0  # seconds to wait before answering (a slow or hanging Langfuse)
     drop: bool = False  # close ingestion connections without answering (a reset)
+    version: str = "v4"  # which Langfuse server: "v4", "v3" or "scores-only" (see above)
 
     def reset(self) -> None:
         self.spans.clear()
         self.scores.clear()
         self.received.clear()
         self.queries.clear()
+        self.asked.clear()
         self.keys.clear()
         self.metrics = None
-        self.status, self.delay, self.drop = 0, 0.0, False
+        self.status, self.delay, self.drop, self.version, self.posts = 0, 0.0, False, "v4", 0
 
     def named(self, name: str) -> list[ExportedSpan]:
         return [span for span in self.spans if span.name == name]
@@ -88,6 +97,8 @@ class FakeLangfuse(LoopbackServer):
         app.router.add_post("/api/public/otel/v1/traces", self._traces)
         app.router.add_post("/api/public/scores", self._scores)
         app.router.add_get("/api/public/v2/metrics", self._metrics)
+        app.router.add_get("/api/public/metrics", self._metrics)
+        app.router.add_get("/api/public/v2/scores", self._list)
 
     async def _body(self, request: web.Request) -> bytes | None:
         """The request's body, recorded; None for a project this test does not watch (a
@@ -133,61 +144,82 @@ class FakeLangfuse(LoopbackServer):
         )  # an empty ExportTraceServiceResponse
 
     async def _scores(self, request: web.Request) -> web.Response:
+        """A batch of scores: 202 when all are stored, else 207 with the refused ones
+        counted and described (the SDK does not retry a 207)."""
         body = await self._body(request)
         if self.drop and request.transport is not None:
             request.transport.close()
         if self.status:
             return web.json_response({"message": "fake failure"}, status=self.status)
-        if body is not None:
-            self.scores.extend(json.loads(body))
-        return web.json_response({"message": "Accepted"}, status=202)
+        if body is None:
+            return web.json_response({"message": "Accepted"}, status=202)
+        self.posts += 1
+        batch = json.loads(body)
+        if not isinstance(batch, list):
+            return web.json_response({"message": "Invalid request data"}, status=400)
+        refusals = [langfuse_api.score_refusal(score) for score in batch]
+        now = datetime.now(UTC).isoformat()
+        for score, refusal in zip(batch, refusals, strict=True):
+            if refusal is None:
+                self.scores.append({"timestamp": now, **score})
+        errors = [{"message": refusal} for refusal in refusals if refusal is not None]
+        if not errors:
+            return web.json_response({"message": "Accepted"}, status=202)
+        accepted = len(batch) - len(errors)
+        results = {"accepted": accepted, "rejected": len(errors), "errors": errors}
+        return web.json_response(results, status=207)
 
     async def _metrics(self, request: web.Request) -> web.Response:
+        """The Metrics API: v2 at /api/public/v2/metrics, v1 at /api/public/metrics (v1 has
+        no scores-boolean view); a query either refuses is a 400, as Langfuse's zod check."""
+        version = "v2" if request.path.startswith("/api/public/v2/") else "v1"
+        self.asked.append(request.path)
+        if not self._offers(version):
+            return _not_found()
         if self.status:
             return web.json_response({"message": "fake failure"}, status=self.status)
-        query = json.loads(request.query["query"])
+        try:
+            query = json.loads(request.query["query"])
+        except (KeyError, ValueError):
+            return web.json_response({"message": "Invalid JSON in query parameter"}, status=400)
+        refusal = langfuse_api.query_refusal(query, version)
+        if refusal is not None:
+            return web.json_response({"message": refusal}, status=400)
         self.queries.append(query)
-        rows = self.metrics(query) if self.metrics is not None else self.aggregate(query)
-        return web.json_response({"data": rows})
+        if self.metrics is not None:
+            return web.json_response({"data": self.metrics(query)})
+        types = langfuse_api.VIEWS[version][query["view"]]
+        return web.json_response({"data": langfuse_api.aggregate(self.scores, query, types)})
+
+    async def _list(self, request: web.Request) -> web.Response:
+        """GET /api/public/v2/scores: one page of the stored scores, filtered."""
+        self.asked.append(request.path)
+        if self.status:
+            return web.json_response({"message": "fake failure"}, status=self.status)
+        params = dict(request.query)
+        refusal = langfuse_api.list_refusal(params)
+        if refusal is not None:
+            return web.json_response({"message": refusal}, status=400)
+        return web.json_response(langfuse_api.listed(self.scores, params))
+
+    def _offers(self, version: str) -> bool:
+        return version in _METRICS_APIS[self.version]
 
     def aggregate(self, query: dict[str, Any]) -> list[dict[str, Any]]:
-        """What Langfuse answers for a scores-* query over the scores received: "any of"
-        filters, grouping by dimensions, avg/count measures named `<aggregation>_<measure>`
-        (counts as strings, as ClickHouse returns them)."""
-        types = _VIEW_TYPES[query["view"]]
-        # a score replaces the one with its id and the same day of its timestamp (ClickHouse
-        # ReplacingMergeTree ordered by day): a repeat on another day is stored twice
-        latest = {(s["id"], str(s.get("timestamp", ""))[:10]): s for s in self.scores}
-        rows = [s for s in latest.values() if s.get("dataType") in types]
-        for rule in query.get("filters", []):
-            assert rule["operator"] == "any of", rule
-            rows = [s for s in rows if _field(s, rule["column"]) in rule["value"]]
-        groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-        fields = [d["field"] for d in query.get("dimensions", [])]
-        for score in rows:
-            groups.setdefault(tuple(_field(score, f) for f in fields), []).append(score)
-        result = []
-        for key, members in groups.items():
-            row: dict[str, Any] = dict(zip(fields, key, strict=True))
-            for metric in query["metrics"]:
-                if metric["aggregation"] == "count":
-                    row["count_count"] = str(len(members))
-                else:
-                    values = [float(m["value"]) for m in members]
-                    row[f"avg_{metric['measure']}"] = sum(values) / len(values)
-            result.append(row)
-        return result
+        """What the Metrics API v2 answers for a query over the scores received."""
+        types = langfuse_api.VIEWS["v2"][query["view"]]
+        return langfuse_api.aggregate(self.scores, query, types)
 
 
-_VIEW_TYPES = {
-    "scores-boolean": {"BOOLEAN"},
-    "scores-numeric": {"NUMERIC", "BOOLEAN"},
-    "scores-categorical": {"CATEGORICAL"},
-}
+_METRICS_APIS = {"v4": {"v2", "v1"}, "v3": {"v1"}, "scores-only": set()}  # per server version
 
 
-def _field(score: dict[str, Any], name: str) -> Any:
-    return score["value"] if name == "stringValue" else score.get(name)
+def _not_found() -> web.Response:
+    """What a Langfuse server without the route answers: Next.js's 404 page."""
+    page = (
+        "<!DOCTYPE html><html><body><h1>404</h1><p>This page could not be found.</p></body></html>"
+    )
+    return web.Response(status=404, text=page, content_type="text/html")
 
 
 def _value(value: AnyValue) -> Any:
