@@ -5,7 +5,8 @@ the process's open files and stall Slack's events.
   keep-alive timer, which also runs before a connection's first request).
 - Slow: a request whose headers and body have not all arrived HTTP_READ_TIMEOUT seconds
   after its first byte is dropped with its connection (headers or a body sent a byte at a
-  time: "slowloris").
+  time: "slowloris"). A request pipelined behind one being handled is left to the keep-alive
+  timer (Slack and load balancers do not pipeline).
 - Many: at most HTTP_MAX_CONNECTIONS (and at most half the open-file limit) are open. A new
   one past the cap closes the connection waiting longest for its request; when every
   connection is busy handling one, the new one is answered 503 and closed.

@@ -99,8 +99,8 @@ async def test_an_idle_connection_is_closed_after_the_keepalive_timeout(bot: Any
     kept = await connect(port)
     kept[1].write(b"GET /healthz HTTP/1.1\r\nHost: vouch\r\n\r\n")
     assert (await kept[0].readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
-    assert 0.8 < await closed_after(kept, 10) < 3
-    assert await closed_after(silent, 10) < 3  # one that never sent a request too
+    assert 0.8 < await closed_after(kept, 10) < 5
+    assert await closed_after(silent, 10) < 5  # one that never sent a request too
     await stopped(process, lines)
 
 
@@ -125,7 +125,7 @@ async def test_a_request_trickled_in_is_dropped_after_the_read_timeout(
     slow = await connect(port)
     slow[1].write(head)
     sending = asyncio.create_task(trickle(slow, body))
-    assert 0.8 < await closed_after(slow, 10) < 3
+    assert 0.8 < await closed_after(slow, 10) < 5
     await sending
     assert await post_event(port, mention("still there?", "520.000001"), SIGNING_SECRET) == 200
     stderr = await stopped(process, lines)
