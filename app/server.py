@@ -1,5 +1,6 @@
 """Start the bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP on HOST:PORT with
-POST /slack/events (signature-verified by Bolt) and GET /healthz.
+POST /slack/events (signature-verified by Bolt) and GET /healthz, its connections bounded
+by app/connections.py.
 
 Shutdown (the `stop` event: SIGTERM or SIGINT from the command line) is graceful: no new
 events are taken (HTTP answers 503, so Slack retries elsewhere, and /healthz turns 503;
@@ -21,6 +22,7 @@ from aiohttp.typedefs import Handler, Middleware
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 
+from app import connections
 from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
@@ -117,18 +119,20 @@ async def _run(settings: Settings, app: AsyncApp, inflight: InFlight, stop: asyn
         await _drain(inflight, settings.shutdown_grace)
         return
     web_app = app.web_app(path="/slack/events", port=settings.port)
+    web_app.middlewares.insert(0, connections.reading)  # outermost: the read clock covers bodies
     web_app.middlewares.append(_refuse_when_closing(inflight))
     web_app.middlewares.append(_refuse_malformed)
     web_app.router.add_get("/healthz", _healthz(inflight))
     runner = web.AppRunner(web_app)
     await runner.setup()
-    await web.TCPSite(runner, settings.host, settings.port).start()
+    listener = await connections.listen(runner, settings)
     log.info("listening for HTTP events on %s:%s", settings.host, settings.port)
     try:
         await stop.wait()
         inflight.closing = True
         await _drain(inflight, settings.shutdown_grace)
     finally:
+        listener.close()
         await runner.cleanup()
 
 

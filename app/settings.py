@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     slack_timeout: int = Field(30, ge=1, le=120)
     host: str = "0.0.0.0"
     port: int = Field(3000, ge=1, le=65535)
+    http_keepalive_timeout: float = Field(75.0, gt=0, le=3600)
+    http_read_timeout: float = Field(10.0, gt=0, le=300)
+    http_max_connections: int = Field(1000, ge=1, le=100_000)
     follow_ups: bool = True
     thread_max_messages: int = Field(50, ge=1, le=1000)
     thread_max_chars: int = Field(30_000, ge=1_000, le=200_000)

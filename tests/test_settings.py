@@ -82,3 +82,19 @@ def test_knowledge_base_url_is_a_folder(tmp_path: Path) -> None:
         base("ftp://files.example.com/")
     with pytest.raises(SettingsError, match="KNOWLEDGE_DIR"):
         load_settings(_env_file=None, knowledge_dir=tmp_path / "missing")
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("HTTP_KEEPALIVE_TIMEOUT", "0"),
+        ("HTTP_KEEPALIVE_TIMEOUT", "3601"),
+        ("HTTP_READ_TIMEOUT", "0"),
+        ("HTTP_READ_TIMEOUT", "301"),
+        ("HTTP_MAX_CONNECTIONS", "0"),
+        ("HTTP_MAX_CONNECTIONS", "100001"),
+    ],
+)
+def test_connection_bounds_are_bounded(name: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=name):
+        load_settings(_env_file=None, **{name.lower(): value})
