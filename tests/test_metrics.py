@@ -7,13 +7,13 @@ import io
 import os
 import subprocess
 import sys
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from app.metrics import MetricsError, parse_window, render, report, run
+from app.metrics import MetricsError, Report, parse_window, render, report, run
 from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.langfuse import FakeLangfuse
@@ -222,3 +222,20 @@ def test_odd_answers_and_arguments_are_clear_errors(
     fake_langfuse.metrics = lambda query: {"not": "rows"}  # type: ignore[assignment,return-value]
     with pytest.raises(MetricsError, match="unexpected answer"):
         run(settings, "7d", io.StringIO())
+
+
+def test_answers_the_user_stopped_are_not_counted_as_unverified() -> None:
+    now = datetime(2026, 11, 23, tzinfo=UTC)
+    made = Report(
+        start=now - timedelta(days=1),
+        end=now,
+        environment="production",
+        messages=10,
+        rated=10,
+        verified_rate=0.9,
+        first_rate=0.9,
+        avg_attempts=1.0,
+        avg_quality=0.9,
+        outcomes={"verified": 6, "stopped": 3, "exhausted": 1},
+    )
+    assert "not verified, by reason      exhausted 1\n" in render(made) + "\n"

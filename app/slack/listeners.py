@@ -19,7 +19,7 @@ from app.settings import Settings
 from app.slack.dedupe import MessageStore, message_key
 from app.slack.deliver import Target, deliver
 from app.slack.drain import InFlight
-from app.slack.errors import SLACK_FAILURES, reason
+from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
 from app.slack.status import Status, status_text
 from app.slack.thread import Bot, is_own, strip_mention, to_conversation
 from app.telemetry import MessageIds, Telemetry, label, message_time
@@ -215,6 +215,9 @@ class Listeners:
             with trace.observe("slack.deliver", "span", format=self.dialect) as delivery:
                 try:
                     await deliver(client, target, outcome.text, self.dialect, reference)
+                except StoppedByUser:  # the user's choice: neither a failure nor undelivered
+                    log.info("answer stopped by the user")
+                    trace.stopped_by_user()
                 except SLACK_FAILURES as exc:  # after the client's retries; never post twice
                     error = reason(exc)
                     log.error("delivery failed: %s", error)
