@@ -177,9 +177,8 @@ def render(report: Report, top: int = 10) -> str:
             f"  judged_rate                  {_percent(report.judged_rate)}   "
             "(the rest went out on the rules alone: judge unreachable, JUDGE_FALLBACK=deliver)"
         )
-    unverified = {
-        k: v for k, v in report.outcomes.items() if k not in ("verified", "unavailable") and v
-    }
+    rated = ("verified", "stopped", "unavailable")  # stopped: verified, stopped by the user
+    unverified = {k: v for k, v in report.outcomes.items() if k not in rated and v}
     if unverified:
         ranked = sorted(unverified.items(), key=lambda item: -item[1])
         lines.append("  not verified, by reason      " + ", ".join(f"{k} {v}" for k, v in ranked))

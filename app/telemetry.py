@@ -340,6 +340,7 @@ class Trace:
         self.telemetry = telemetry
         self.outcome: Outcome | None = None  # what the loop concluded; scored at the end
         self.delivered = True
+        self.stopped = False  # the user pressed stop on the streamed answer
 
     @contextmanager
     def observe(
@@ -413,13 +414,17 @@ class Trace:
         """Slack refused the answer (after retries): the user did not get it."""
         self.delivered = False
 
+    def stopped_by_user(self) -> None:
+        """The user stopped the streamed answer: what they saw of it was verified."""
+        self.stopped = True
+
     def score(self) -> None:
         """The trace's scores: from the Outcome, or, when the message failed without one
         (e.g. its thread could not be read), as not verified with outcome `error`."""
         if self.telemetry is None:
             return
         rows: list[ScoreRow] = (
-            scores_of(self.outcome, self.delivered)
+            scores_of(self.outcome, self.delivered, self.stopped)
             if self.outcome is not None
             else [
                 ("outcome", "error", "CATEGORICAL", ""),
@@ -438,13 +443,19 @@ NO_TRACE = Trace("", None)
 ScoreRow = tuple[str, float | str, Literal["BOOLEAN", "NUMERIC", "CATEGORICAL"], str]
 
 
-def scores_of(outcome: Outcome, delivered: bool = True) -> list[ScoreRow]:
+def scores_of(outcome: Outcome, delivered: bool = True, stopped: bool = False) -> list[ScoreRow]:
     """The trace scores of a message: (name, value, data type, id suffix). A message the
     model could not be asked about ("unavailable": the user was told to try again) is an
     outage, not a verification result: it gets an `outcome` but no rates. A verified answer
-    Slack refused to take is `undelivered`: the user did not get it."""
+    Slack refused to take is `undelivered`: the user did not get it. One the user stopped
+    while it streamed is `stopped`, and verified: all it showed was verified, and the stop
+    was the user's choice, not a failure."""
     verified = outcome.verified and delivered
-    reason = "undelivered" if outcome.verified and not delivered else outcome.reason
+    reason: str = outcome.reason
+    if outcome.verified and not delivered:
+        reason = "undelivered"
+    elif outcome.verified and stopped:
+        reason = "stopped"
     rows: list[ScoreRow] = [("outcome", reason, "CATEGORICAL", "")]
     if outcome.reason != "unavailable":
         first = verified and len(outcome.attempts) == 1

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from langfuse.api import LangfuseAPI
 
-from app.metrics import MetricsError, parse_window, questions, run
+from app.metrics import MetricsError, Report, parse_window, questions, render, run
 from app.metrics_api import Reader, client
 from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply
@@ -380,3 +380,20 @@ def test_odd_answers_and_arguments_are_clear_errors(
     fake_langfuse.metrics = lambda query: {"not": "rows"}  # type: ignore[assignment,return-value]
     with pytest.raises(MetricsError, match="unexpected answer"):
         run(settings, "7d", io.StringIO())
+
+
+def test_answers_the_user_stopped_are_not_counted_as_unverified() -> None:
+    now = datetime(2026, 11, 23, tzinfo=UTC)
+    made = Report(
+        start=now - timedelta(days=1),
+        end=now,
+        environment="production",
+        messages=10,
+        rated=10,
+        verified_rate=0.9,
+        first_rate=0.9,
+        avg_attempts=1.0,
+        avg_quality=0.9,
+        outcomes={"verified": 6, "stopped": 3, "exhausted": 1},
+    )
+    assert "not verified, by reason      exhausted 1\n" in render(made) + "\n"

@@ -31,7 +31,7 @@ from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
 from tests.fakes.server import free_port, wait_healthy
-from tests.fakes.slack import TEAM, FakeSlack, Fault
+from tests.fakes.slack import STOPPED_BY_USER, TEAM, FakeSlack, Fault
 from tests.slack.bolt import answered, dispatch, mention, post_event, replied
 
 GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
@@ -432,6 +432,15 @@ def attempt(
             {"verified": 0.0, "pass_on_first_attempt": 0.0, "outcome": "undelivered"},
         ),
         (
+            Outcome("ok", True, "verified", (attempt(1, True),)),  # the user pressed stop
+            {
+                "verified": 1.0,
+                "pass_on_first_attempt": 1.0,
+                "attempts_to_verify": 1.0,
+                "outcome": "stopped",
+            },
+        ),
+        (
             Outcome("busy", False, "unavailable", ()),
             {"outcome": "unavailable"},  # an outage: not in the verification rates
         ),
@@ -442,7 +451,8 @@ def attempt(
     ],
 )
 def test_scores_of(outcome: Outcome, expected: dict[str, Any]) -> None:
-    rows = scores_of(outcome, delivered=expected.get("outcome") != "undelivered")
+    said = expected.get("outcome")
+    rows = scores_of(outcome, delivered=said != "undelivered", stopped=said == "stopped")
     got: dict[str, Any] = {}
     for name, value, _, _ in rows:
         if name.startswith("issue_"):
@@ -587,3 +597,22 @@ async def test_a_message_that_fails_before_its_trace_opened_still_gets_one(
 
 def parse_time(stamp: str) -> datetime:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+
+
+async def test_an_answer_the_user_stopped_is_verified_and_stopped(
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+) -> None:
+    """The user pressed stop while the answer streamed: not a failure, not undelivered."""
+    fake_anthropic.push(Reply(GOOD))
+    fake_slack.fail("chat.stopStream", Fault(error=STOPPED_BY_USER))
+    app, telemetry = telemetry_bot(response_format="markdown")
+    await dispatch(app, mention("how do I deploy?", "312.000001"))
+    await replied(fake_slack, "chat.stopStream")
+    assert await telemetry.flush()
+    scores = score_values(fake_langfuse)
+    assert (scores["verified"], scores["outcome"]) == (1, "stopped")
+    delivery = only(fake_langfuse.named("slack.deliver"))
+    assert delivery.attributes.get("langfuse.observation.level") != "ERROR"

@@ -3,7 +3,8 @@
 mrkdwn: chat.postMessage in the thread, revealed in two large steps with chat.update;
 longer answers continue in new messages. markdown: Slack's chat streaming with a few large
 appends, a new message before the streamed-message cap, and chat.update when a stream has
-expired. The last message carries 👍/👎 feedback buttons.
+expired; a stream the user stopped ends the delivery (StoppedByUser). The last message
+carries 👍/👎 feedback buttons.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from app.slack.errors import SLACK_FAILURES, reason
+from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason, stopped_by_user
 from app.slack.split import split, steps_of
 from app.verify import Dialect
 
@@ -93,6 +94,8 @@ async def _stream(client: AsyncWebClient, target: Target, text: str, reference: 
                 await client.chat_appendStream(channel=target.channel, ts=ts, markdown_text=chunk)
             await client.chat_stopStream(channel=target.channel, ts=ts, blocks=blocks)
         except SLACK_FAILURES as exc:
+            if stopped_by_user(exc):
+                raise StoppedByUser from None
             log.warning("stream broke (%s): completing it with chat.update", reason(exc))
             await _complete(client, target.channel, ts, piece, blocks)
     return posted

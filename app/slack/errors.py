@@ -15,3 +15,13 @@ def reason(exc: BaseException) -> str:
     if isinstance(exc, SlackApiError):
         return str(exc.response.get("error"))
     return type(exc).__name__
+
+
+class StoppedByUser(Exception):
+    """The user pressed stop on a streamed answer: Slack takes nothing more in it, and
+    Vouch posts nothing more for it (no completion, no further piece, no failure message)."""
+
+
+def stopped_by_user(exc: BaseException) -> bool:
+    """Whether Slack refused a stream's append or stop because the user stopped it."""
+    return isinstance(exc, SlackApiError) and exc.response.get("error") == "stopped_by_user"

@@ -18,7 +18,7 @@ from app.settings import Settings
 from app.slack.dedupe import MessageStore, message_key
 from app.slack.deliver import Target, deliver
 from app.slack.drain import InFlight
-from app.slack.errors import SLACK_FAILURES, reason
+from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
 from app.slack.history import ThreadHistory
 from app.slack.status import Status, status_text
 from app.slack.thread import Bot, strip_mention, to_conversation
@@ -221,6 +221,9 @@ class Listeners:
                 try:
                     posted = await deliver(client, target, outcome.text, self.dialect, reference)
                     self.threads.posted(target, posted, outcome.text, bot)
+                except StoppedByUser:  # the user's choice: neither a failure nor undelivered
+                    log.info("answer stopped by the user")
+                    trace.stopped_by_user()
                 except SLACK_FAILURES as exc:  # after the client's retries; never post twice
                     error = reason(exc)
                     log.error("delivery failed: %s", error)

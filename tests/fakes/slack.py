@@ -17,6 +17,15 @@ import yaml
 from aiohttp import web
 
 from tests.fakes.server import LoopbackServer
+from tests.fakes.slack_limits import (
+    Refused,
+    blocks_of,
+    check_blocks,
+    check_markdown,
+    check_message,
+    metadata_of,
+    shown,
+)
 
 TEAM, BOT_USER, BOT_ID = "T0001", "UVOUCH", "BVOUCH"
 MANIFEST = Path(__file__).resolve().parents[2] / "manifest.yml"
@@ -27,11 +36,27 @@ HISTORY_SCOPES = {
     "mpim": "mpim:history",
     "im": "im:history",
 }
+# The bot scopes each method takes, from its docs.slack.dev reference page (any one will
+# do). conversations.replies needs a history scope by conversation type (HISTORY_SCOPES).
+# assistant.threads.setStatus: chat:write, and assistant:write "for the time being"
+# (changelog 2026-03-05).
+METHOD_SCOPES: dict[str, tuple[str, ...]] = {
+    "auth.test": (),
+    "chat.postMessage": ("chat:write",),
+    "chat.update": ("chat:write",),
+    "chat.startStream": ("chat:write",),
+    "chat.appendStream": ("chat:write",),
+    "chat.stopStream": ("chat:write",),
+    "assistant.threads.setStatus": ("chat:write", "assistant:write"),
+    "assistant.threads.setSuggestedPrompts": ("assistant:write",),
+}
+STOPPED_BY_USER = "stopped_by_user"  # a stream's answer once the user pressed stop
 
 
-def granted() -> set[str]:
-    """The bot scopes manifest.yml grants: what an installed Vouch's token carries."""
-    return set(yaml.safe_load(MANIFEST.read_text())["oauth_config"]["scopes"]["bot"])
+def granted(manifest: Path = MANIFEST) -> set[str]:
+    """The bot scopes a manifest grants: what the token of an app installed from it
+    carries (by default manifest.yml, an installed Vouch's)."""
+    return set(yaml.safe_load(manifest.read_text())["oauth_config"]["scopes"]["bot"])
 
 
 @dataclass(frozen=True)
@@ -48,10 +73,8 @@ class Fault:
     retry_after: int | None = None
     drop: bool = False  # close the connection without answering (a connection reset)
     delay: float = 0.0  # wait this long first (beyond the client's timeout: a timeout)
-
-
-class Refused(Exception):
-    """A method's ok:false answer, as Slack gives it for a call it will not do."""
+    # error=STOPPED_BY_USER on chat.appendStream or chat.stopStream: the user pressed stop
+    # on that message; the stream is over and every later append or stop answers the same
 
 
 def signed_headers(body: bytes, secret: str, age: float = 0) -> dict[str, str]:
@@ -72,6 +95,7 @@ class FakeSlack(LoopbackServer):
     threads: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     faults: dict[str, deque[Fault]] = field(default_factory=lambda: defaultdict(deque))
     streaming: set[str] = field(default_factory=set)  # ts of messages still streaming
+    stopped: set[str] = field(default_factory=set)  # ts of streams the user stopped
     kinds: dict[str, str] = field(default_factory=dict)  # channel id -> conversation type
     scopes: set[str] = field(default_factory=granted)  # the token's scopes
     _posted: list[float] = field(default_factory=list)  # ts of the messages posted
@@ -88,6 +112,7 @@ class FakeSlack(LoopbackServer):
         self.threads.clear()
         self.faults.clear()
         self.streaming.clear()
+        self.stopped.clear()
         self.kinds.clear()
         self.scopes = granted()
         self._posted.clear()
@@ -118,16 +143,7 @@ class FakeSlack(LoopbackServer):
             params.update(await request.post())
         self.calls.append(Call(method, params))
         if self.faults[method]:
-            fault = self.faults[method].popleft()
-            if fault.delay:
-                await asyncio.sleep(fault.delay)
-            if fault.drop and request.transport is not None:
-                request.transport.close()
-                return web.Response(status=500)
-            retry = fault.retry_after
-            headers = {"Retry-After": str(retry)} if retry is not None else {}
-            body = {"ok": False, "error": fault.error}
-            return web.json_response(body, status=fault.status, headers=headers)
+            return await self._fault(self.faults[method].popleft(), params, request)
         if method == "conversations.replies" and self._limited():
             body = {"ok": False, "error": "ratelimited"}
             return web.json_response(body, status=429, headers={"Retry-After": "60"})
@@ -135,9 +151,34 @@ class FakeSlack(LoopbackServer):
         if handler is None:
             return web.json_response({"ok": False, "error": "unknown_method"})
         try:
+            self._permit(method)
             return web.json_response({"ok": True, **handler(params)})
         except Refused as refused:
-            return web.json_response({"ok": False, "error": str(refused)})
+            return web.json_response({"ok": False, "error": str(refused), **refused.extra})
+
+    async def _fault(
+        self, fault: Fault, params: dict[str, Any], request: web.Request
+    ) -> web.Response:
+        if fault.delay:
+            await asyncio.sleep(fault.delay)
+        if fault.drop and request.transport is not None:
+            request.transport.close()
+            return web.Response(status=500)
+        if fault.error == STOPPED_BY_USER:
+            self.streaming.discard(params["ts"])
+            self.stopped.add(params["ts"])
+        retry = fault.retry_after
+        headers = {"Retry-After": str(retry)} if retry is not None else {}
+        body = {"ok": False, "error": fault.error}
+        return web.json_response(body, status=fault.status, headers=headers)
+
+    def _permit(self, method: str) -> None:
+        """missing_scope, with Slack's `needed` and `provided`, when the token has none of
+        the scopes the method takes (conversations.* check theirs per conversation)."""
+        accepted = METHOD_SCOPES.get(method, ())
+        if accepted and not self.scopes.intersection(accepted):
+            provided = ",".join(sorted(self.scopes))
+            raise Refused("missing_scope", needed=accepted[0], provided=provided)
 
     def _limited(self) -> bool:
         """Whether a non-Marketplace app has had its one conversations.replies this minute."""
@@ -175,34 +216,45 @@ class FakeSlack(LoopbackServer):
         messages = self.threads.get((params["channel"], params["ts"]), [])
         start = int(params.get("cursor") or 0)
         end = start + min(int(params.get("limit") or 1000), 15 if self.non_marketplace else 1000)
-        page: dict[str, Any] = {"messages": messages[start:end], "has_more": end < len(messages)}
+        page: dict[str, Any] = {
+            "messages": _visible(messages[start:end], params),
+            "has_more": end < len(messages),
+        }
         if end < len(messages):
             page["response_metadata"] = {"next_cursor": str(end)}
         return page
 
     def _chat_postMessage(self, params: dict[str, Any]) -> dict[str, Any]:
-        _markdown_alone(params)
+        check_message(params)
         return self._post(params)
 
     def _post(self, params: dict[str, Any]) -> dict[str, Any]:
         ts = self._ts(params)
-        message = {"ts": ts, "user": BOT_USER, "bot_id": BOT_ID, "text": _shown(params)}
+        message = {"ts": ts, "user": BOT_USER, "bot_id": BOT_ID, "text": shown(params)}
+        if (metadata := metadata_of(params)) is not None:
+            message["metadata"] = metadata
         thread = params.get("thread_ts") or ts
         self.threads.setdefault((params["channel"], thread), []).append(message)
         return {"channel": params["channel"], "ts": ts, "message": message}
 
     def _chat_update(self, params: dict[str, Any]) -> dict[str, Any]:
-        _markdown_alone(params)
+        check_message(params)
+        metadata = metadata_of(params)
         if params["ts"] in self.streaming:
             raise Refused("streaming_state_conflict")
-        for messages in self.threads.values():
-            for message in messages:
-                if message["ts"] == params["ts"]:
-                    message["text"] = _shown(params)
+        for message in self._messages(params["ts"]):
+            message["text"] = shown(params)
+            if metadata is not None:
+                message["metadata"] = metadata
         return {"channel": params["channel"], "ts": params["ts"]}
 
     def _chat_startStream(self, params: dict[str, Any]) -> dict[str, Any]:
-        _within_limit(params)
+        """In a channel (anything but a DM) Slack needs to know whom the stream is for."""
+        check_markdown(params)
+        if self.kind(params["channel"]) != "im":
+            for recipient in ("recipient_team_id", "recipient_user_id"):
+                if not params.get(recipient):
+                    raise Refused(f"missing_{recipient}")
         posted = self._post(params)
         self.streaming.add(posted["ts"])
         return {"channel": params["channel"], "ts": posted["ts"]}
@@ -212,18 +264,26 @@ class FakeSlack(LoopbackServer):
         return {"channel": params["channel"], "ts": params["ts"]}
 
     def _chat_stopStream(self, params: dict[str, Any]) -> dict[str, Any]:
+        check_blocks(blocks_of(params))
+        metadata = metadata_of(params)
         self._extend(params)
         self.streaming.discard(params["ts"])
+        for message in self._messages(params["ts"]):
+            if metadata is not None:
+                message["metadata"] = metadata
         return {"channel": params["channel"], "ts": params["ts"]}
 
     def _extend(self, params: dict[str, Any]) -> None:
-        _within_limit(params)
+        check_markdown(params)
+        if params["ts"] in self.stopped:
+            raise Refused(STOPPED_BY_USER)
         if params["ts"] not in self.streaming:
             raise Refused("message_not_in_streaming_state")
-        for messages in self.threads.values():
-            for message in messages:
-                if message["ts"] == params["ts"]:
-                    message["text"] += params.get("markdown_text") or ""
+        for message in self._messages(params["ts"]):
+            message["text"] += params.get("markdown_text") or ""
+
+    def _messages(self, ts: str) -> list[dict[str, Any]]:
+        return [m for messages in self.threads.values() for m in messages if m["ts"] == ts]
 
     def _assistant_threads_setStatus(self, params: dict[str, Any]) -> dict[str, Any]:
         return {}
@@ -232,31 +292,9 @@ class FakeSlack(LoopbackServer):
         return {}
 
 
-MARKDOWN_LIMIT = 12_000  # characters of markdown_text, or of all markdown blocks, per call
-
-
-def _markdown_alone(params: dict[str, Any]) -> None:
-    """chat.postMessage and chat.update take `markdown_text` only on its own, and at most
-    12,000 characters of Markdown (in markdown_text or markdown blocks) in one message."""
-    if "markdown_text" in params and ("text" in params or "blocks" in params):
-        raise Refused("markdown_text_conflict")
-    _within_limit(params)
-    if len(_markdown_blocks(params)) > MARKDOWN_LIMIT:
-        raise Refused("invalid_blocks")
-
-
-def _within_limit(params: dict[str, Any]) -> None:
-    if len(params.get("markdown_text") or "") > MARKDOWN_LIMIT:
-        raise Refused("msg_too_long")
-
-
-def _markdown_blocks(params: dict[str, Any]) -> str:
-    blocks = params.get("blocks")
-    if isinstance(blocks, str):
-        blocks = json.loads(blocks)
-    return "".join(b["text"] for b in blocks or [] if b.get("type") == "markdown")
-
-
-def _shown(params: dict[str, Any]) -> str:
-    """What a message shows: its markdown blocks, or its text, or its markdown_text."""
-    return _markdown_blocks(params) or params.get("text") or params.get("markdown_text", "")
+def _visible(messages: list[dict[str, Any]], params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Messages as a history read returns them: with their `metadata` only when asked for
+    with include_all_metadata (the SDK sends a bool as "1"; JSON bodies carry true)."""
+    if params.get("include_all_metadata") in (True, "1", "true"):
+        return messages
+    return [{k: v for k, v in m.items() if k != "metadata"} for m in messages]

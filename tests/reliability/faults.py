@@ -10,17 +10,20 @@ from typing import Literal
 from app.verify import Dialect
 from tests.fakes.anthropic import Cut, Drop, Fail, Hang, Item, StreamError
 from tests.fakes.langfuse import FakeLangfuse
-from tests.fakes.slack import Fault
+from tests.fakes.slack import STOPPED_BY_USER, Fault
 
 TIMEOUT = 1  # SLACK_TIMEOUT, ANTHROPIC_TIMEOUT and LANGFUSE_TIMEOUT in these tests
-Kind = Literal["429", "500", "timeout", "reset", "stream error", "stream cut"]
+Kind = Literal["429", "500", "timeout", "reset", "stream error", "stream cut", "stopped by user"]
 Times = Literal["once", "always"]
 # answer: the verified answer, whole. failure: the failure message ("couldn't verify").
 # busy: the model-unavailable message ("swamped… ask again in a minute"). nothing: no
 # reply (Slack refused every post; the reason is logged). part: only a verified beginning
-# of the answer (Slack took the first piece, then failed; logged).
-Outcome = Literal["answer", "failure", "busy", "nothing", "part"]
+# of the answer (Slack took the first piece, then failed; logged). stopped: the user pressed
+# stop on the streaming answer: what had streamed stays, nothing more is posted (no
+# completion, no failure message), and it is logged and scored as `stopped`, not an error.
+Outcome = Literal["answer", "failure", "busy", "nothing", "part", "stopped"]
 ALWAYS = 10  # more faults than any client retries
+RETRY_AFTER = 1  # seconds, in a single 429's Retry-After
 
 
 @dataclass(frozen=True)
@@ -48,12 +51,15 @@ class Case:
         return int(self.where.rsplit(" ", 1)[1])
 
 
-def slack_fault(kind: Kind) -> Fault:
+def slack_fault(kind: Kind, times: Times) -> Fault:
+    """Slack's answer to a failed call. A single 429 says Retry-After: 1 (the client waits
+    1–2 s, and the test checks it did); repeated ones say 0 (the client waits 0–1 s)."""
     return {
-        "429": Fault(429, "ratelimited", retry_after=0),  # the client waits 0–1 s
+        "429": Fault(429, "ratelimited", retry_after=RETRY_AFTER if times == "once" else 0),
         "500": Fault(500, "internal_error"),
         "timeout": Fault(delay=TIMEOUT + 0.5),
         "reset": Fault(drop=True),
+        "stopped by user": Fault(error=STOPPED_BY_USER),  # and every later append or stop
     }[kind]
 
 
@@ -89,6 +95,7 @@ SLACK_METHODS = (
     "chat.stopStream",
 )
 SLACK_KINDS: tuple[Kind, ...] = ("429", "500", "timeout", "reset")
+STREAM_ENDS = ("chat.appendStream", "chat.stopStream")  # the calls a stop can answer
 MODEL_KINDS: tuple[Kind, ...] = ("429", "500", "timeout", "reset", "stream error", "stream cut")
 
 
@@ -101,7 +108,7 @@ def slack_outcome(method: str, kind: Kind, times: Times) -> Outcome:
         return "answer"  # the status is a courtesy: never stops an answer
     if method == "conversations.replies":
         return "answer"  # the history is what the events gave (none here), not a failure
-    if method in ("chat.appendStream", "chat.stopStream"):
+    if method in STREAM_ENDS:
         return "answer"  # the streamed message is completed with chat.update
     outcomes: dict[str, Outcome] = {
         "auth.test": "nothing",
@@ -132,4 +139,6 @@ CASES = [
         for times in ("once", "always")
     ),
     *(Case("langfuse export", kind, "always", "answer") for kind in SLACK_KINDS),
+    # the user presses stop while the answer streams (Slack has no "again": once is all)
+    *(Case(f"slack {m}", "stopped by user", "once", "stopped") for m in STREAM_ENDS),
 ]

@@ -26,6 +26,7 @@ from tests.fakes.slack import BOT_ID, FakeSlack
 from tests.reliability.faults import (
     ALWAYS,
     CASES,
+    RETRY_AFTER,
     TIMEOUT,
     Case,
     break_langfuse,
@@ -131,7 +132,7 @@ def inject(rig: Rig, case: Case) -> None:
     is always in play); the fault goes where the case says."""
     count = 1 if case.times == "once" else ALWAYS
     if case.where.startswith("slack"):
-        rig.slack.fail(case.method, *[slack_fault(case.kind)] * count)
+        rig.slack.fail(case.method, *[slack_fault(case.kind, case.times)] * count)
         rig.model.push(Reply(UNVERIFIED))
         rig.model.default = Reply(GOOD)
     elif case.where.startswith("anthropic"):
@@ -179,9 +180,18 @@ async def test_fault(rig: Rig, case: Case, caplog: pytest.LogCaptureFixture) -> 
     elif case.expect == "nothing":
         assert texts == []
         assert "delivery failed" in errors or "event not handled" in errors  # the reason
-    else:  # part
+    elif case.expect == "part":
         assert len(texts) == 1 and GOOD.startswith(texts[0]) and texts[0] != GOOD
         assert "delivery failed" in errors
+    else:  # stopped: what had streamed, and nothing put in after the stop
+        assert len(texts) == 1 and GOOD.startswith(texts[0]), texts
+        assert not errors and "answer stopped by the user" in caplog.text
+        assert rig.slack.of("chat.update") == []
+        assert len(rig.slack.of("chat.startStream")) == 1
+    if case.where.startswith("slack") and (case.kind, case.times) == ("429", "once"):
+        # retried after Retry-After, not before
+        first, retry = [c.at for c in rig.slack.calls if c.method == case.method][:2]
+        assert retry - first >= RETRY_AFTER
 
     heal(rig)
     if case.expect == "nothing" and case.method == "auth.test":

@@ -9,21 +9,18 @@ from typing import Any
 import yaml
 
 from tests.fakes.anthropic import FakeAnthropic, Reply
-from tests.fakes.slack import FakeSlack
+from tests.fakes.slack import HISTORY_SCOPES, FakeSlack
+from tests.fakes.slack import METHOD_SCOPES as SLACK_METHOD_SCOPES
 from tests.slack.bolt import dispatch, make_app, mention, message, settle, until
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = yaml.safe_load((ROOT / "manifest.yml").read_text())
-HISTORY = {"channels:history", "groups:history", "im:history", "mpim:history"}
+HISTORY = set(HISTORY_SCOPES.values())
+# What each method needs: the scope its reference page names first (the one Slack will keep
+# taking), as the fake Slack enforces it; conversations.replies: the history scope of each
+# conversation type Vouch answers in.
 METHOD_SCOPES: dict[str, set[str]] = {
-    "auth.test": set(),
-    "chat.postMessage": {"chat:write"},
-    "chat.update": {"chat:write"},
-    "chat.startStream": {"chat:write"},
-    "chat.appendStream": {"chat:write"},
-    "chat.stopStream": {"chat:write"},
-    "assistant.threads.setStatus": {"chat:write"},
-    "assistant.threads.setSuggestedPrompts": {"assistant:write"},
+    **{method: set(scopes[:1]) for method, scopes in SLACK_METHOD_SCOPES.items()},
     "conversations.replies": HISTORY,
 }
 REPLIES = ("chat.postMessage", "chat.stopStream")

@@ -7,8 +7,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.slack.deliver import MRKDWN_PIECE, STREAM_PIECE, feedback_blocks
 from app.slack.split import split, steps_of
 from app.verify.scan import scan
+from tests.fakes.slack_limits import check_blocks, check_markdown, check_message
 
 
 def test_short_text_is_one_piece() -> None:
@@ -90,3 +92,30 @@ def test_steps_and_split_agree_on_a_four_backtick_fence() -> None:
     assert code in split(text, len(code) + 2)
     for parts in (2, 3, 4):  # the blank line after ```python is code, never a cut
         assert any(code in step for step in steps_of(text, parts)), parts
+
+
+LARGE = st.one_of(  # paragraphs and code blocks up to ~20,000 characters each
+    st.tuples(st.text(alphabet="ab *\n", min_size=1, max_size=50), st.integers(1, 400)).map(
+        lambda t: (t[0] * t[1]).strip() or "x"
+    ),
+    st.tuples(st.text(alphabet="xyz =(\n", max_size=60), st.integers(1, 300)).map(
+        lambda t: "```\n" + t[0] * t[1] + "\n```"
+    ),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(LARGE, min_size=1, max_size=8))
+def test_every_call_delivery_makes_is_within_slacks_limits(blocks: list[str]) -> None:
+    """What deliver() sends for any answer, in either format, is what the fake Slack (at
+    Slack's documented limits) takes: text, section blocks, markdown_text and blocks."""
+    text = "\n\n".join(blocks)
+    reference = "ab12" * 8
+    for piece in split(text, MRKDWN_PIECE):  # posts, reveals and their buttons
+        check_message({"text": piece, "blocks": feedback_blocks(piece, reference)})
+    for piece in split(text, STREAM_PIECE):  # streams, and the completion of a broken one
+        for chunk in steps_of(piece, 3):
+            check_markdown({"markdown_text": chunk})
+        buttons = feedback_blocks(piece, reference)[1:]
+        check_blocks(buttons)
+        check_message({"text": piece, "blocks": [{"type": "markdown", "text": piece}, *buttons]})

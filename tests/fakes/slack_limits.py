@@ -1,0 +1,100 @@
+"""What Slack refuses in a message, at the limits its docs give (docs.slack.dev):
+
+- `text`: 40,000 characters (chat.postMessage reference: "Provide no more than 40,000
+  characters"; its error for longer text is msg_too_long).
+- `markdown_text`: 12,000 characters per call (chat.postMessage, chat.update and the
+  chat.*Stream references); Markdown in `markdown` blocks: 12,000 in all (markdown block
+  reference). `markdown_text` goes alone: with `text` or `blocks`, markdown_text_conflict.
+- Block Kit (blocks reference, section block, button element): at most 50 blocks in a
+  message; a section's text 1 to 3,000 characters; a block_id 255; a button's text 75.
+  Slack answers a block over a limit with invalid_blocks.
+- `metadata`: an object with an `event_type` and an `event_payload` object (message
+  metadata reference); anything else is invalid_metadata_format.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+TEXT_LIMIT = 40_000
+MARKDOWN_LIMIT = 12_000  # characters of markdown_text, or of all markdown blocks, per call
+MAX_BLOCKS = 50
+SECTION_TEXT_LIMIT = 3_000
+BLOCK_ID_LIMIT = 255
+BUTTON_TEXT_LIMIT = 75
+
+
+class Refused(Exception):
+    """A method's ok:false answer, as Slack gives it for a call it will not do; `extra`
+    goes into the answer beside `error` (e.g. missing_scope's `needed` and `provided`)."""
+
+    def __init__(self, error: str, **extra: str) -> None:
+        super().__init__(error)
+        self.extra = extra
+
+
+def check_message(params: dict[str, Any]) -> None:
+    """A chat.postMessage or chat.update Slack would take."""
+    if "markdown_text" in params and ("text" in params or "blocks" in params):
+        raise Refused("markdown_text_conflict")
+    check_markdown(params)
+    if len(params.get("text") or "") > TEXT_LIMIT:
+        raise Refused("msg_too_long")
+    check_blocks(blocks_of(params))
+
+
+def check_markdown(params: dict[str, Any]) -> None:
+    """At most 12,000 characters of `markdown_text` in one call (posts, updates, streams)."""
+    if len(params.get("markdown_text") or "") > MARKDOWN_LIMIT:
+        raise Refused("msg_too_long")
+
+
+def check_blocks(blocks: list[dict[str, Any]]) -> None:
+    if len(blocks) > MAX_BLOCKS or len(markdown_of(blocks)) > MARKDOWN_LIMIT:
+        raise Refused("invalid_blocks")
+    if not all(_within_limits(block) for block in blocks):
+        raise Refused("invalid_blocks")
+
+
+def _within_limits(block: dict[str, Any]) -> bool:
+    if len(block.get("block_id") or "") > BLOCK_ID_LIMIT:
+        return False
+    section = (block.get("text") or {}).get("text") if block.get("type") == "section" else None
+    if section is not None and not 1 <= len(section) <= SECTION_TEXT_LIMIT:
+        return False
+    buttons = [e for e in block.get("elements") or () if e.get("type") == "button"]
+    return all(len(b["text"].get("text") or "") <= BUTTON_TEXT_LIMIT for b in buttons)
+
+
+def blocks_of(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """A call's blocks, sent as JSON (a list) or form-encoded (a JSON string)."""
+    blocks = params.get("blocks")
+    return json.loads(blocks) if isinstance(blocks, str) else list(blocks or [])
+
+
+def markdown_of(blocks: list[dict[str, Any]]) -> str:
+    return "".join(b["text"] for b in blocks if b.get("type") == "markdown")
+
+
+def metadata_of(params: dict[str, Any]) -> dict[str, Any] | None:
+    """A call's message metadata, sent as JSON (an object) or form-encoded (a string)."""
+    metadata = params.get("metadata")
+    if metadata is None:
+        return None
+    try:
+        metadata = json.loads(metadata) if isinstance(metadata, str) else metadata
+    except json.JSONDecodeError:
+        raise Refused("invalid_metadata_format") from None
+    if not (
+        isinstance(metadata, dict)
+        and isinstance(metadata.get("event_type"), str)
+        and isinstance(metadata.get("event_payload"), dict)
+    ):
+        raise Refused("invalid_metadata_format")
+    return {"event_type": metadata["event_type"], "event_payload": metadata["event_payload"]}
+
+
+def shown(params: dict[str, Any]) -> str:
+    """What a message shows: its markdown blocks, or its text, or its markdown_text."""
+    return markdown_of(blocks_of(params)) or params.get("text") or params.get("markdown_text", "")
