@@ -17,6 +17,9 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.loop import Deps
@@ -34,17 +37,17 @@ from app.telemetry import Telemetry
 def make_web_client(
     settings: Settings, session: aiohttp.ClientSession | None = None, *, wait: bool = True
 ) -> AsyncWebClient:
-    """A Web API client at SLACK_API_URL that honours Retry-After on 429 (unless `wait` is
-    False: a reader that would rather do without) and retries 5xx and connection errors a
-    bounded number of times. Pass a session to reuse connections (without one, the SDK
-    opens a new connection for every call)."""
+    """A Web API client at SLACK_API_URL that honours Retry-After on 429 (when `wait` is
+    False, only a Retry-After of a few seconds: a reader that would rather do without than
+    wait a minute) and retries 5xx and connection errors a bounded number of times. Pass a
+    session to reuse connections (without one, the SDK opens a new connection each call)."""
     token = settings.slack_bot_token
     handlers: list[AsyncRetryHandler] = [
         AsyncConnectionErrorRetryHandler(max_retry_count=2),
         AsyncServerErrorRetryHandler(max_retry_count=2),
     ]
-    if wait:
-        handlers.insert(1, AsyncRateLimitErrorRetryHandler(max_retry_count=3))
+    limits = AsyncRateLimitErrorRetryHandler if wait else ShortRateLimitRetryHandler
+    handlers.insert(1, limits(max_retry_count=3))
     return AsyncWebClient(
         token=token.get_secret_value() if token is not None else None,
         base_url=settings.slack_api_url,
@@ -52,6 +55,29 @@ def make_web_client(
         session=session,
         retry_handlers=handlers,
     )
+
+
+class ShortRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
+    """Retries a 429 only when its Retry-After is at most SHORT_WAIT seconds."""
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if response is None or response.status_code != 429:
+            return False
+        named = {k.lower(): v for k, v in response.headers.items()}.get("retry-after") or ["1"]
+        try:
+            return int(named[0]) <= SHORT_WAIT
+        except ValueError:
+            return False
+
+
+SHORT_WAIT = 5  # seconds a reader waits out a rate limit
 
 
 def thread_history(
