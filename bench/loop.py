@@ -112,26 +112,6 @@ def against_the_fake(workload: Workload) -> list[Outcome]:
         fake.stop()
 
 
-def follow_ups(threads: int, per_thread: int) -> list[Outcome]:
-    """Threads of follow-ups: each message is answered with every earlier turn of its
-    thread, as in Slack, so each request's prefix is the last one's plus two turns."""
-
-    async def workload(deps: Deps, fake: FakeAnthropic) -> list[Outcome]:
-        fake.default = Reply(GOOD)
-        outcomes = []
-        for n in range(threads):
-            thread: tuple[Turn, ...] = (Turn("user", f"thread {n}"), Turn("assistant", "Noted."))
-            thread += HISTORY
-            for m in range(per_thread):
-                question = f"{QUESTION} (follow-up {m})"
-                outcome = await answer(Conversation(thread, question), deps, "bench")
-                outcomes.append(outcome)
-                thread += (Turn("user", question), Turn("assistant", outcome.text))
-        return outcomes
-
-    return against_the_fake(workload)
-
-
 PASSAGE = "Billing deploys through the release pipeline after a staging soak. " * 20
 DOCS = tuple(
     Source(f"doc-{n}", f"Billing runbook {n}", f"https://wiki.example.com/{n}", PASSAGE)
@@ -146,25 +126,32 @@ class Docs:
         return DOCS
 
 
-def grounded_follow_ups(threads: int, per_thread: int) -> list[Outcome]:
-    """Threads of follow-ups answered from the docs: each request carries the passages as
-    search results with its new message, and each answer cites one."""
+def citing(request: dict[str, Any]) -> Reply:
+    """An answer citing the first passage it was given."""
+    source = search_results(request)[0]["source"]
+    claim = "Billing deploys through the release pipeline after a staging soak."
+    return cited("*Deploying billing*\n", (claim, Cite(source, PASSAGE.strip())))
 
-    def reply(request: dict[str, Any]) -> Reply:
-        source = search_results(request)[0]["source"]
-        claim = "Billing deploys through the release pipeline after a staging soak."
-        return cited("*Deploying billing*\n", (claim, Cite(source, PASSAGE.strip())))
+
+def follow_ups(threads: int, per_thread: int, docs: bool = False) -> list[Outcome]:
+    """Threads of follow-ups: each message is answered with every earlier turn of its
+    thread, as in Slack, so each request's prefix is the last one's plus two turns. With
+    `docs`, each request carries the passages as search results with its new message, and
+    each answer cites one."""
 
     async def workload(deps: Deps, fake: FakeAnthropic) -> list[Outcome]:
-        fake.responder = reply
-        grounded = replace(deps, knowledge=Docs())  # type: ignore[arg-type]
+        if docs:
+            fake.responder = citing
+            deps = replace(deps, knowledge=Docs())  # type: ignore[arg-type]
+        else:
+            fake.default = Reply(GOOD)
         outcomes = []
         for n in range(threads):
             thread: tuple[Turn, ...] = (Turn("user", f"thread {n}"), Turn("assistant", "Noted."))
             thread += HISTORY
             for m in range(per_thread):
                 question = f"{QUESTION} (follow-up {m})"
-                outcome = await answer(Conversation(thread, question), grounded, "bench")
+                outcome = await answer(Conversation(thread, question), deps, "bench")
                 outcomes.append(outcome)
                 thread += (Turn("user", question), Turn("assistant", outcome.text))
         return outcomes
@@ -205,19 +192,19 @@ def sizes(settings: Settings | None) -> list[tuple[str, int]]:
         settings = load_settings(_env_file=None, anthropic_api_key="k", anthropic_base_url=fake.url)
     client = Deps.from_settings(settings).client
     model = settings.anthropic_model
-    asks = {
-        "system prompt (mrkdwn)": ([], "mrkdwn", ()),
-        "short thread, first request": (HISTORY[:2], "mrkdwn", ()),
-        "longer thread, first request": (HISTORY * 2, "mrkdwn", ()),
-        "4th follow-up in a thread": (HISTORY * 4, "mrkdwn", ()),
+    asks: dict[str, tuple[Turn, ...]] = {
+        "system prompt (mrkdwn)": (),
+        "short thread, first request": HISTORY[:2],
+        "longer thread, first request": HISTORY * 2,
+        "4th follow-up in a thread": HISTORY * 4,
     }
 
     async def count() -> list[tuple[str, int]]:
         counted = []
-        for name, (turns, dialect, _) in asks.items():
-            system = system_blocks(dialect)
+        for name, turns in asks.items():
+            system = system_blocks("mrkdwn")
             messages = (
-                conversation_messages(Conversation(tuple(turns), QUESTION))
+                conversation_messages(Conversation(turns, QUESTION))
                 if turns
                 else [{"role": "user", "content": "hi"}]
             )
@@ -269,7 +256,7 @@ def main() -> None:
         report(name, spend(args.messages, history))
     threads = max(1, args.messages // 8)
     report(f"{threads} threads of 4 follow-ups", follow_ups(threads, 4))
-    report(f"{threads} threads of 4 follow-ups, from the docs", grounded_follow_ups(threads, 4))
+    report(f"{threads} threads of 4 follow-ups, from the docs", follow_ups(threads, 4, docs=True))
 
 
 def report(name: str, outcomes: list[Outcome]) -> None:

@@ -25,6 +25,7 @@ from app.agent.model import CallFailed, ModelUnavailable, Usage
 from app.agent.outcome import Attempt, Outcome
 from app.server import serve
 from app.slack.app import create_app
+from app.slack.dedupe import LocalStore
 from app.slack.deliver import FEEDBACK_ACTION
 from app.telemetry import Telemetry, allow_listed, allowed, label, scores_of
 from tests.conftest import Bot
@@ -576,23 +577,36 @@ async def test_without_a_salt_ids_are_hashed_with_a_key_derived_from_the_secret(
         await telemetry.close()
 
 
+class UnreachableStore(LocalStore):
+    """A message store that fails when a message is taken (as a store could at any time)."""
+
+    async def first(self, key: str) -> bool:
+        raise ConnectionError("store unreachable")
+
+
 async def test_a_message_that_fails_before_its_trace_opened_still_gets_one(
-    telemetry_bot: Bot, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
+    langfuse_settings: Any, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
 ) -> None:
-    """The thread cannot be read: the user gets the failure message, Langfuse a failed trace."""
-    fake_slack.fail("conversations.replies", Fault(error="channel_not_found"))
-    app, telemetry = telemetry_bot()
-    await dispatch(app, mention("how do I deploy?", "311.000002", thread_ts="311.000001"))
-    await replied(fake_slack)
-    assert "couldn't verify an answer" in fake_slack.of("chat.postMessage")[0]["text"]
-    assert await telemetry.flush()
-    root = only(fake_langfuse.spans)
-    assert root.name == "vouch.answer"
-    assert root.trace_id == telemetry.trace_id(f"{TEAM}:C0001:311.000002")
-    assert root.attributes["langfuse.observation.level"] == "ERROR"
-    assert root.attributes["langfuse.observation.status_message"] == "SlackApiError"
-    scores = score_values(fake_langfuse)
-    assert (scores["verified"], scores["outcome"]) == (0, "error")
+    """Taking the message fails: the user gets the failure message, Langfuse a failed trace.
+    (An unreadable thread no longer fails a message: its history degrades.)"""
+    settings = langfuse_settings()
+    telemetry = Telemetry.from_settings(settings)
+    try:
+        store = UnreachableStore(settings.dedupe_ttl)
+        app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry, store=store)
+        await dispatch(app, mention("how do I deploy?", "311.000002", thread_ts="311.000001"))
+        await replied(fake_slack)
+        assert "couldn't verify an answer" in fake_slack.of("chat.postMessage")[0]["text"]
+        assert await telemetry.flush()
+        root = only(fake_langfuse.spans)
+        assert root.name == "vouch.answer"
+        assert root.trace_id == telemetry.trace_id(f"{TEAM}:C0001:311.000002")
+        assert root.attributes["langfuse.observation.level"] == "ERROR"
+        assert root.attributes["langfuse.observation.status_message"] == "ConnectionError"
+        scores = score_values(fake_langfuse)
+        assert (scores["verified"], scores["outcome"]) == (0, "error")
+    finally:
+        await telemetry.close()
 
 
 def parse_time(stamp: str) -> datetime:

@@ -16,6 +16,7 @@ threads, messages and characters, and forgets a thread untouched for a day.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -35,6 +36,11 @@ PAGE = 1000  # conversations.replies' largest page (Slack caps it at 15 for some
 PAGES = 10
 TTL = 86_400.0  # seconds a thread no message touched is kept
 KEPT = ("ts", "thread_ts", "user", "bot_id", "subtype", "text")
+_TS = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,9})?")  # a Slack ts; anything else is not kept
+
+
+def is_ts(value: object) -> bool:
+    return isinstance(value, str) and _TS.fullmatch(value) is not None
 
 
 @dataclass
@@ -75,7 +81,7 @@ class ThreadLog:
 
     def record(self, thread: str, message: dict[str, Any], own: bool) -> None:
         """Keep a new or edited message; a thread's first message makes its log complete."""
-        if self._limits[0] == 0 or not isinstance(message.get("ts"), str):
+        if self._limits[0] == 0 or not is_ts(message.get("ts")):
             return
         logged = self.get(thread) or Logged()
         logged.messages[message["ts"]] = {k: message[k] for k in KEPT if k in message}
@@ -92,7 +98,7 @@ class ThreadLog:
         """The thread as read from Slack (whole): complete from now on."""
         logged = self.get(thread) or Logged()
         for message in messages:
-            if isinstance(message.get("ts"), str):
+            if is_ts(message.get("ts")):
                 logged.messages.setdefault(
                     message["ts"], {k: message[k] for k in KEPT if k in message}
                 )
@@ -161,6 +167,8 @@ class ThreadHistory:
         has posted in it."""
         thread = message_key(target.team, target.channel, target.thread_ts)
         channel, root = target.channel, target.thread_ts
+        if not (is_ts(ts) and is_ts(root)):
+            return [], False  # not a message Slack sent: no history to read
         logged = self.log.get(thread)
         if logged is not None and logged.complete and not self.shared:
             return logged.before(ts), logged.joined
@@ -172,7 +180,7 @@ class ThreadHistory:
         messages, joined, whole = read
         if whole:
             self.log.fill(thread, messages, joined)
-        merged = {m["ts"]: m for m in messages if isinstance(m.get("ts"), str)}
+        merged = {m["ts"]: m for m in messages}
         if logged is not None:
             merged = {**logged.messages, **merged}
             joined = joined or logged.joined
@@ -197,7 +205,7 @@ class ThreadHistory:
                     return None
                 return messages, any(is_own(m, bot) for m in messages), False
             for m in response.get("messages") or ():
-                if isinstance(m, dict) and isinstance(m.get("ts"), str):
+                if isinstance(m, dict) and is_ts(m.get("ts")):
                     messages.append(m)
                     if m["ts"] == ts:
                         return messages, any(is_own(m, bot) for m in messages), True

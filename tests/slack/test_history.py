@@ -129,6 +129,18 @@ def test_the_log_is_bounded_and_keeps_edits_and_deletions() -> None:
     assert log.get("T:C:9.0") is None  # a day untouched
 
 
+async def test_a_forged_ts_is_no_history_and_no_crash(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_anthropic.default = Reply(GOOD)
+    app = make_app(make_settings())
+    await dispatch(app, message("hello", "not-a-ts", thread_ts="also-not"))  # logged: ignored
+    await dispatch(app, mention("how do I deploy?", "x.1", thread_ts="205.000001"))
+    await until(lambda: len(fake_slack.of("chat.postMessage")) == 1)
+    assert fake_slack.of("chat.postMessage")[0]["text"] == GOOD
+    assert history_of(fake_anthropic.requests[0]) == []
+
+
 def test_a_log_of_no_threads_keeps_nothing() -> None:
     log = ThreadLog(threads=0, messages=3, chars=100)
     log.record("T:C:1.0", {"ts": "1.0", "text": "hi"}, own=False)
