@@ -20,13 +20,12 @@ import aiohttp
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.async_app import AsyncApp
 
 from app import connections
 from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
-from app.slack.app import create_app, message_store
+from app.slack.app import VouchApp, create_app, message_store
 from app.slack.drain import InFlight
 from app.telemetry import Telemetry
 from app.verify import language
@@ -101,12 +100,16 @@ async def _serve(
         app = create_app(
             settings, agent, session, telemetry=telemetry, inflight=inflight, store=store
         )
-        await _run(settings, app, inflight, stop)
+        app.workers.start()  # messages recorded before a restart are answered now
+        try:
+            await _run(settings, app, inflight, stop)
+        finally:
+            await app.workers.queue.close()
     finally:
         await store.close()
 
 
-async def _run(settings: Settings, app: AsyncApp, inflight: InFlight, stop: asyncio.Event) -> None:
+async def _run(settings: Settings, app: VouchApp, inflight: InFlight, stop: asyncio.Event) -> None:
     if settings.slack_app_token is not None:
         log.info("starting in Socket Mode")
         handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())
@@ -116,7 +119,7 @@ async def _run(settings: Settings, app: AsyncApp, inflight: InFlight, stop: asyn
         finally:
             inflight.closing = True
             await handler.close_async()  # type: ignore[no-untyped-call]
-        await _drain(inflight, settings.shutdown_grace)
+        await _drain(app, inflight, settings.shutdown_grace)
         return
     web_app = app.web_app(path="/slack/events", port=settings.port)
     web_app.middlewares.insert(0, connections.reading)  # outermost: the read clock covers bodies
@@ -130,18 +133,21 @@ async def _run(settings: Settings, app: AsyncApp, inflight: InFlight, stop: asyn
     try:
         await stop.wait()
         inflight.closing = True
-        await _drain(inflight, settings.shutdown_grace)
+        await _drain(app, inflight, settings.shutdown_grace)
     finally:
         listener.close()
         await runner.cleanup()
 
 
-async def _drain(inflight: InFlight, grace: float) -> None:
+async def _drain(app: VouchApp, inflight: InFlight, grace: float) -> None:
+    """Answers in flight get `grace` seconds; the rest go back to the durable record, to
+    be answered after the restart (or by another process on the same record)."""
     log.info("shutting down: %d answer(s) in flight, waiting up to %.0f s", inflight.count, grace)
-    if await inflight.drained(grace):
-        log.info("shutdown: every answer finished")
+    given_back = await app.workers.stop(grace)
+    if given_back:
+        log.warning("shutdown: %d answer(s) given back to the queue for the restart", given_back)
     else:
-        log.warning("shutdown: %d answer(s) still in flight after %.0f s", inflight.count, grace)
+        log.info("shutdown: every answer finished")
 
 
 @web.middleware

@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     thread_max_messages: int = Field(50, ge=1, le=1000)
     thread_max_chars: int = Field(30_000, ge=1_000, le=200_000)
     thread_log_threads: int = Field(2_000, ge=0, le=100_000)
+    queue_path: Path = Path("data/queue.sqlite3")
+    workers: int = Field(100, ge=1, le=1000)
+    queue_lease: float = Field(15.0, ge=1, le=600)
     dedupe_ttl: float = Field(900.0, ge=60, le=86_400)
     shutdown_grace: float = Field(20.0, ge=0, le=600)
     redis_url: SecretStr | None = None  # may hold a password

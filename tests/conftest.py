@@ -82,6 +82,7 @@ def make_settings(anthropic_server: FakeAnthropic, slack_server: FakeSlack) -> A
             "anthropic_max_retries": 2,
             "slack_bot_token": "xoxb-test",
             "slack_api_url": slack_server.url,
+            "queue_path": ":memory:",  # each app its own record (process tests: a file)
             **overrides,
         }
         return load_settings(_env_file=None, **values)

@@ -60,7 +60,7 @@ async def test_sigterm_finishes_the_answer_in_flight_and_takes_no_new_events(
     assert "Traceback" not in stderr
 
 
-async def test_the_wait_for_answers_in_flight_is_bounded(
+async def test_the_wait_is_bounded_and_what_it_cut_short_is_answered_after_the_restart(
     bot: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
 ) -> None:
     process, _ = await answering(bot, fake_anthropic, "511.000001", delay=6.0, grace="1")
@@ -69,9 +69,38 @@ async def test_the_wait_for_answers_in_flight_is_bounded(
     _, stderr = await asyncio.to_thread(process.communicate, timeout=30)
     assert time.monotonic() - stopping < 4.0
     assert process.returncode == 0
-    assert "shutdown: 1 answer(s) still in flight after 1 s" in stderr
+    assert "shutdown: 1 answer(s) given back to the queue for the restart" in stderr
     assert "Traceback" not in stderr
     assert fake_slack.of("chat.postMessage") == []  # nothing half-made was posted
+    fake_anthropic.push(Reply(GOOD))
+    restarted, port = bot(SHUTDOWN_GRACE="1")  # the same working directory: its record
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    await until(lambda: bool(fake_slack.of("chat.postMessage")), timeout=30)
+    [post] = fake_slack.of("chat.postMessage")
+    assert post["text"] == GOOD and post["thread_ts"] == "511.000001"
+
+
+async def test_a_killed_bot_answers_what_it_acked_after_the_restart(
+    bot: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """kill -9 with five messages acked and one being answered: each is answered once after
+    the restart, the one in flight when its lease runs out (QUEUE_LEASE)."""
+    fake_anthropic.push(*[Reply(GOOD, delay=30.0)] * 5)
+    process, port = bot(QUEUE_LEASE="2", WORKERS="1")
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    for n in range(1, 6):
+        assert await post_event(port, mention("deploy?", f"513.00000{n}"), SECRET) == 200
+    await until(lambda: bool(fake_anthropic.requests))
+    process.kill()
+    await asyncio.to_thread(process.wait, timeout=10)
+    fake_anthropic.reset()
+    fake_anthropic.default = Reply(GOOD)
+    restarted, port = bot(QUEUE_LEASE="2")
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    await until(lambda: len(fake_slack.of("chat.postMessage")) >= 5, timeout=40)
+    threads = sorted(post["thread_ts"] for post in fake_slack.of("chat.postMessage"))
+    assert threads == [f"513.00000{n}" for n in range(1, 6)]
+    assert all(post["text"] == GOOD for post in fake_slack.of("chat.postMessage"))
 
 
 async def test_a_second_signal_stops_at_once(bot: Any, fake_anthropic: FakeAnthropic) -> None:

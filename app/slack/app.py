@@ -32,6 +32,8 @@ from app.slack.history import ThreadHistory, ThreadLog
 from app.slack.listeners import Listeners
 from app.slack.shared import RedisStore
 from app.telemetry import Telemetry
+from app.work.queue import Queue
+from app.work.workers import Workers
 
 
 def make_web_client(
@@ -146,6 +148,12 @@ async def _unhandled(error: Exception) -> None:
     log.error("event not handled: %s", cause)
 
 
+class VouchApp(AsyncApp):
+    """Bolt's app, with the workers that answer the messages its listeners record."""
+
+    workers: Workers
+
+
 def create_app(
     settings: Settings,
     agent: Deps,
@@ -154,10 +162,13 @@ def create_app(
     telemetry: Telemetry | None = None,
     inflight: InFlight | None = None,
     store: MessageStore | None = None,
-) -> AsyncApp:
+    queue: Queue | None = None,
+) -> VouchApp:
+    """The app, its listeners, and the workers that answer what they take in (started
+    by the first message taken in, or by `app.workers.start()`)."""
     secret = settings.slack_signing_secret
     client = make_web_client(settings, session)
-    app = AsyncApp(
+    app = VouchApp(
         logger=bolt_logger(),
         client=client,
         authorize=Identity(client),
@@ -171,7 +182,10 @@ def create_app(
         telemetry or Telemetry.off(),
         inflight or InFlight(),
         thread_history(settings, session),
+        queue or Queue(settings.queue_path, settings.dedupe_ttl),
+        client,
     )
+    app.workers = listeners.workers
     app.error(_unhandled)
     app.event("app_mention")(listeners.on_mention)
     app.event("message")(listeners.on_message)

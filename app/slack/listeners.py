@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from slack_bolt.context.ack.async_ack import AsyncAck
@@ -24,6 +24,8 @@ from app.slack.status import Status, status_text
 from app.slack.thread import Bot, strip_mention, to_conversation
 from app.telemetry import MessageIds, Telemetry, label, message_time
 from app.verify import Dialect, failure_message
+from app.work.queue import Job, Queue
+from app.work.workers import Workers
 
 log = logging.getLogger("vouch.slack")
 ASK = "What would you like to know? Ask me anything in this thread."
@@ -33,6 +35,9 @@ PROMPTS = [
     {"title": "Check an answer", "message": "How do you check your answers?"},
 ]
 _ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
+# What the durable record keeps of an event: what answering it needs.
+RECORDED = ("type", "channel", "ts", "thread_ts", "user", "text", "channel_type", "subtype")
+MAX_TRIES = 3  # takes of one message before its user is told it cannot be answered
 _REFERENCE = re.compile(r"[0-9a-f]{32}")  # a trace id
 
 
@@ -53,12 +58,20 @@ class Listeners:
     telemetry: Telemetry
     inflight: InFlight
     threads: ThreadHistory
+    queue: Queue
+    client: AsyncWebClient  # the workers' client (Bolt passes the same one to listeners)
+    workers: Workers = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.workers = Workers(
+            self.queue, self.answer, self.settings.workers, self.settings.queue_lease
+        )
 
     async def on_mention(
         self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
         self.record(event, context)
-        await self.handle(event, context, client)
+        await self.take_in(event, context)
 
     async def on_message(
         self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
@@ -67,13 +80,54 @@ class Listeners:
         if event.get("bot_id") or event.get("subtype") not in _ANSWERED_SUBTYPES:
             return  # bots, edits, deletions, joins: no model call
         if event.get("channel_type") == "im":
-            await self.handle(event, context, client)
+            await self.take_in(event, context)
         elif (
             self.settings.follow_ups
             and event.get("thread_ts")
             and f"<@{context.bot_user_id}" not in event.get("text", "")  # app_mention has it
         ):
-            await self.handle(event, context, client, follow_up=True)
+            await self.take_in(event, context, follow_up=True)
+
+    async def take_in(
+        self, event: dict[str, Any], context: AsyncBoltContext, follow_up: bool = False
+    ) -> None:
+        """Record the message durably for a worker to answer (once: a copy is dropped)."""
+        if not all(isinstance(event.get(name), str) for name in ("channel", "ts")):
+            log.warning("event without a channel or ts ignored")  # nowhere to answer
+            return
+        team = context.team_id or event.get("team") or ""
+        channel, ts = event["channel"], event["ts"]
+        thread = message_key(team, channel, event.get("thread_ts") or ts)
+        record = {k: event[k] for k in RECORDED if k in event}
+        record |= {
+            "team": team,
+            "follow_up": follow_up,
+            "bot_user_id": context.bot_user_id,
+            "bot_id": context.bot_id,
+        }
+        if not await self.queue.put(message_key(team, channel, ts), thread, ts, record):
+            log.info("duplicate delivery ignored")
+            return
+        self.workers.start()
+        self.workers.wake()
+
+    async def answer(self, job: Job) -> None:
+        """A worker's part: answer a recorded message (taken over: without the dedupe
+        store, which the first taker marked). A message taken more than MAX_TRIES times
+        (its worker keeps dying) gets the failure message instead of another try."""
+        event = job.event
+        context = AsyncBoltContext(
+            team_id=event["team"], bot_user_id=event["bot_user_id"], bot_id=event["bot_id"]
+        )
+        if job.tries > MAX_TRIES:
+            team, channel = event["team"], event["channel"]
+            target = Target(team, channel, event.get("thread_ts") or event["ts"], "")
+            reference = self.telemetry.trace_id(job.key)
+            log.error("message taken %d times without an answer: failure message", job.tries)
+            await self.post_plain(self.client, target, failure_message(self.dialect, reference))
+            return
+        follow_up = bool(event["follow_up"])
+        await self.handle(event, context, self.client, follow_up, taken_over=job.tries > 1)
 
     def record(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
         """Every message event goes to the thread log, Vouch's own and other bots' too."""
@@ -117,11 +171,9 @@ class Listeners:
         context: AsyncBoltContext,
         client: AsyncWebClient,
         follow_up: bool = False,
+        taken_over: bool = False,
     ) -> None:
         """Answer one user message exactly once; any failure ends in a plain reply."""
-        if not all(isinstance(event.get(name), str) for name in ("channel", "ts")):
-            log.warning("event without a channel or ts ignored")  # nowhere to answer
-            return
         team = context.team_id or event.get("team") or ""
         target = Target(
             team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
@@ -141,7 +193,7 @@ class Listeners:
         progress = _Progress()
         with traced(reference), self.inflight.answering():
             try:
-                if await self.store.seen(key):  # most duplicates stop here, without waiting
+                if not taken_over and await self.store.seen(key):  # another instance has it
                     log.info("duplicate delivery ignored")
                     return
                 async with self.store.turn(ids.thread):
@@ -154,6 +206,7 @@ class Listeners:
                         reference=reference,
                         follow_up=follow_up,
                         progress=progress,
+                        taken_over=taken_over,
                     )
             except Exception as exc:  # the one place: log without content, tell the user
                 frames = traceback.extract_tb(exc.__traceback__)
@@ -179,6 +232,7 @@ class Listeners:
         reference: str,
         follow_up: bool,
         progress: _Progress,
+        taken_over: bool = False,
     ) -> None:
         bot = Bot(context.bot_user_id or "", context.bot_id or "")
         text = strip_mention(event.get("text", ""), bot)
@@ -187,7 +241,7 @@ class Listeners:
         replies, joined = await self.history(client, target, event, bot)
         if follow_up and not joined:
             return  # a thread Vouch is not part of
-        if not await self.store.first(ids.key):
+        if not (taken_over or await self.store.first(ids.key)):
             log.info("duplicate delivery ignored")
             return
         progress.accepted = True
