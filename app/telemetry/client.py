@@ -14,13 +14,14 @@ from langfuse.span_filter import is_langfuse_span
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 
+from app.errors import label
 from app.settings import Settings
 from app.telemetry import ids
 from app.telemetry.allowlist import allow_listed, checked
 from app.telemetry.guard import bounded, guarded
 from app.telemetry.ids import MessageIds, message_time
 from app.telemetry.scores import DataType, ScoreRow, feedback_row, score_id
-from app.telemetry.trace import Trace, label
+from app.telemetry.trace import Trace
 
 log = logging.getLogger("vouch.telemetry")
 

@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
+from app.errors import label
+
 log = logging.getLogger("vouch.telemetry")
 
 T = TypeVar("T")
@@ -18,7 +20,7 @@ def guarded(what: str, call: Callable[[], T]) -> T | None:
     try:
         return call()
     except Exception as exc:  # the SDK's own bugs included
-        log.warning("telemetry: %s not recorded (%s)", what, type(exc).__name__)
+        log.warning("telemetry: %s not recorded (%s)", what, label(exc))
         return None
 
 

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Literal
 
 from langfuse._client.span import LangfuseObservationWrapper
 
-from app.agent.model import CallFailed, Usage
+from app.agent.model import Usage
 from app.agent.outcome import Attempt, Outcome
-from app.logs import TOKEN
+from app.errors import label
 from app.telemetry.allowlist import Value, checked, token
 from app.telemetry.guard import guarded
 from app.telemetry.scores import FAILED, ScoreRow, scores_of
@@ -193,9 +193,3 @@ def usage_details(usage: Usage) -> dict[str, int]:
         "cache_read_input_tokens": usage.cache_read,
         "cache_creation_input_tokens": usage.cache_write,
     }
-
-
-def label(exc: BaseException) -> str:
-    """A fixed label for an exception: never its message, which may quote data."""
-    reason = exc.reason if isinstance(exc, CallFailed) else type(exc).__name__
-    return reason if TOKEN.fullmatch(reason) else type(exc).__name__
