@@ -12,6 +12,7 @@ import sys
 
 from app import logs
 from app.chat import chat
+from app.errors import label
 from app.knowledge.retrieve import open_index, summary
 from app.metrics import MetricsError
 from app.metrics import run as metrics
@@ -65,7 +66,7 @@ def _index(settings: Settings) -> int:
     try:
         index, synced = open_index(settings, rebuild=True)
     except (NotADirectoryError, sqlite3.Error) as exc:
-        print(f"Cannot index {settings.knowledge_dir}: {type(exc).__name__}.", file=sys.stderr)
+        print(f"Cannot index {settings.knowledge_dir}: {label(exc)}.", file=sys.stderr)
         return 2
     print(f"Indexed {settings.knowledge_dir}: {summary(synced, index.count())}.")
     index.close()

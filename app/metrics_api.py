@@ -27,6 +27,8 @@ import httpx
 from langfuse.api import LangfuseAPI
 from langfuse.api.core import ApiError
 
+from app.errors import label
+
 Rows = list[dict[str, Any]]
 V2, V1, SCORES = "Metrics API v2", "Metrics API v1", "scores API"
 PAGE = 100  # scores per page: the scores API's maximum
@@ -213,11 +215,11 @@ def _answered(name: str, call: Callable[[], Rows]) -> Rows:
             raise NotOffered(name) from None
         raise MetricsError(f"the Langfuse {name} answered {exc.status_code}") from None
     except httpx.HTTPError as exc:
-        raise MetricsError(f"Langfuse is unreachable ({type(exc).__name__})") from None
+        raise MetricsError(f"Langfuse is unreachable ({label(exc)})") from None
     except (MetricsError, NotOffered):
         raise
     except Exception as exc:  # e.g. a 200 whose body is not what the API promises
-        raise MetricsError(f"unexpected answer from Langfuse ({type(exc).__name__})") from None
+        raise MetricsError(f"unexpected answer from Langfuse ({label(exc)})") from None
 
 
 def _row(question: Ask, name: str, value: str, values: list[float]) -> dict[str, Any]:

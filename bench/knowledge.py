@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from app.knowledge.index import Index
-from bench.loop import p99
+from bench.stats import p99
 
 
 def vocabulary(rng: random.Random, size: int = 5_000) -> list[str]:

@@ -33,6 +33,7 @@ from typing import Any
 
 import aiohttp
 
+from bench.stats import p99
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import free_port, wait_healthy
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, signed_headers
@@ -154,10 +155,6 @@ def peak_rss_mb(pid: int) -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
-
-
-def p99(samples: list[float]) -> float:
-    return statistics.quantiles(samples, n=100)[98]
 
 
 def spread(samples: list[float]) -> str:

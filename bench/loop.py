@@ -36,6 +36,7 @@ from app.agent.prompts import conversation_messages, system_blocks
 from app.settings import Settings, load_settings
 from app.telemetry import NO_TRACE, Trace
 from app.verify import Source
+from bench.stats import p99
 from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, cited, search_results
 
 QUESTION = "How do I deploy the billing service to staging, and how do I roll it back?"
@@ -222,10 +223,6 @@ def sizes(settings: Settings | None) -> list[tuple[str, int]]:
     finally:
         if fake is not None:
             fake.stop()
-
-
-def p99(samples: list[float]) -> float:
-    return statistics.quantiles(samples, n=100)[98]
 
 
 def main() -> None:

@@ -21,7 +21,8 @@ from contextlib import contextmanager
 
 from app.settings import load_settings
 from app.telemetry import MessageIds, Telemetry, Trace
-from bench.loop import GOOD, OFF_TOPIC, UNCLOSED, Traces, overhead, p99
+from bench.loop import GOOD, OFF_TOPIC, UNCLOSED, Traces, overhead
+from bench.stats import p99
 from tests.fakes.langfuse import FakeLangfuse
 
 PLANS = {"1 attempt": [GOOD], "3 attempts": [UNCLOSED, OFF_TOPIC, GOOD]}

@@ -12,6 +12,7 @@ import statistics
 import time
 
 from app.verify import Dialect, verify
+from bench.stats import p99
 
 COMMANDS = (
     "```\n$ make deploy ENV=staging SERVICE=billing\n$ kubectl rollout undo deploy/billing\n```"
@@ -79,10 +80,6 @@ def measure(text: str, dialect: Dialect, runs: int) -> list[float]:
         samples.append((time.perf_counter_ns() - started) / 1000)
     gc.enable()
     return samples
-
-
-def p99(samples: list[float]) -> float:
-    return statistics.quantiles(samples, n=100)[98]
 
 
 def main() -> None:

@@ -20,6 +20,8 @@ import anthropic
 from anthropic import AsyncAnthropic
 from anthropic.types import ModelCapabilities, ThinkingConfigParam
 
+from app.errors import label
+
 log = logging.getLogger("vouch.agent")
 
 # light: adaptive at low effort (thinks only where it helps); adaptive: the model's own
@@ -56,8 +58,7 @@ async def thinking_for(
         try:
             info = await client.models.retrieve(model)
         except anthropic.AnthropicError as exc:
-            name = type(exc).__name__
-            log.warning("model capabilities not read (%s): thinking left to the model", name)
+            log.warning("model capabilities not read (%s): thinking left to the model", label(exc))
             return DEFAULT
         known[model] = info.capabilities
     capabilities = known[model]

@@ -24,6 +24,7 @@ from app.agent.deadline import RetryPastDeadline
 from app.agent.model import CallFailed, Usage, usage_of
 from app.agent.prompts import CACHE
 from app.agent.transcript import recent_turns
+from app.errors import label
 from app.verify import Issue, Source
 
 JudgeCode = Literal[
@@ -173,7 +174,7 @@ async def judge(
     except (Unsupported, RetryPastDeadline) as exc:
         raise JudgeUnavailable(str(exc)) from None
     except anthropic.AnthropicError as exc:  # API errors, and the SDK's own
-        raise JudgeUnavailable(type(exc).__name__) from None
+        raise JudgeUnavailable(label(exc)) from None
     if message.stop_reason == "max_tokens":  # thinking and JSON did not fit the budget
         raise JudgeUnavailable("truncated")
     text = "".join(block.text for block in message.content if block.type == "text")

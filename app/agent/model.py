@@ -11,6 +11,7 @@ from anthropic import AsyncAnthropic, omit
 
 from app.agent.capabilities import Thinking, Want, thinking_for
 from app.agent.deadline import RetryPastDeadline, no_wait_past_deadline
+from app.errors import Labelled
 from app.settings import Settings
 from app.verify import Citation
 
@@ -19,12 +20,8 @@ _TRANSIENT_STATUS = frozenset({408, 409, 429})
 _TRANSIENT_STREAM_ERRORS = frozenset({"overloaded_error", "api_error"})
 
 
-class CallFailed(Exception):
+class CallFailed(Labelled):
     """A model call failed; `reason` is a short fixed label (e.g. "overloaded"), never content."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 class ModelUnavailable(CallFailed):

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from urllib.parse import quote, urljoin
 
 from app.verify.footer import SECTION
+from app.verify.scan import fenced_lines
 
 MAX_CHARS = 1_500  # per passage: a few paragraphs, what a citation can point at
 _HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*)")  # the closing #s are trimmed in Python
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 _FIELD = re.compile(r"^([A-Za-z_]+)[ \t]*:(.*)$", re.MULTILINE)
 
@@ -83,16 +83,9 @@ def _sections(body: str) -> list[tuple[str | None, str]]:
 
 def _all_sections(body: str) -> list[tuple[str | None, str]]:
     sections: list[tuple[str | None, list[str]]] = [(None, [])]
-    fence: str | None = None
-    for line in body.splitlines():
-        opened = _FENCE.match(line)
-        if opened is not None:
-            marker = opened.group(1)
-            if fence is None:
-                fence = marker[0] * len(marker)
-            elif marker.startswith(fence):
-                fence = None
-        heading = _HEADING.fullmatch(line) if fence is None else None
+    lines = body.splitlines()
+    for line, kind in zip(lines, fenced_lines(lines, markdown=True), strict=True):
+        heading = _HEADING.fullmatch(line) if kind == "prose" else None
         if heading is not None:
             sections.append((_heading_text(heading.group(2)), []))
         else:

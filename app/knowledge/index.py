@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
+from app.errors import label
 from app.knowledge.chunk import Passage, passages
 
 log = logging.getLogger("vouch.knowledge")
@@ -187,7 +188,7 @@ class Index:
             # rglob does not enter linked folders: only a linked file can lead outside
             inside = not file.is_symlink() or file.resolve().is_relative_to(root)
         except OSError as exc:
-            reason = f"unreadable: {type(exc).__name__}"
+            reason = f"unreadable: {label(exc)}"
         else:
             if not inside:
                 reason = "a link to outside the folder"
@@ -384,7 +385,7 @@ def _readable(file: Path) -> tuple[str, None] | tuple[None, str]:
     try:
         data = file.read_bytes()
     except OSError as exc:
-        return None, f"unreadable: {type(exc).__name__}"
+        return None, f"unreadable: {label(exc)}"
     if b"\0" in data:
         return None, "binary"
     try:

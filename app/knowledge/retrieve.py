@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 
 from app.agent.conversation import Conversation
+from app.errors import label
 from app.knowledge.index import Index, Synced
 from app.settings import Settings
-from app.telemetry import label
 from app.verify import Source
 
 log = logging.getLogger("vouch.knowledge")

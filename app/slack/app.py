@@ -23,11 +23,12 @@ from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.loop import Deps
+from app.errors import label
 from app.settings import Settings
 from app.slack.dedupe import LocalStore, MessageStore
 from app.slack.deliver import FEEDBACK_ACTION
 from app.slack.drain import InFlight
-from app.slack.errors import SLACK_FAILURES, reason
+from app.slack.errors import SLACK_FAILURES
 from app.slack.history import ThreadHistory, ThreadLog
 from app.slack.listeners import Listeners
 from app.slack.shared import RedisStore
@@ -133,7 +134,7 @@ class Identity(AsyncAuthorize):
                 try:
                     response = await self._client.auth_test()
                 except SLACK_FAILURES as exc:
-                    raise SlackUnavailable(f"auth.test: {reason(exc)}") from None
+                    raise SlackUnavailable(f"auth.test: {label(exc)}") from None
                 self._result = AuthorizeResult.from_auth_test_response(
                     bot_token=self._client.token, auth_test_response=response
                 )
@@ -144,7 +145,7 @@ async def _unhandled(error: Exception) -> None:
     """An event Bolt could not hand to a listener (e.g. auth.test failed): Bolt answers
     500, so Slack delivers it again in HTTP mode. Logged by type (Bolt's default handler
     logs a traceback and the error's text)."""
-    cause = str(error) if isinstance(error, SlackUnavailable) else reason(error)
+    cause = str(error) if isinstance(error, SlackUnavailable) else label(error)
     log.error("event not handled: %s", cause)
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason, stopped_by_user
+from app.errors import label
+from app.slack.errors import SLACK_FAILURES, StoppedByUser, stopped_by_user
 from app.slack.split import split, steps_of
 from app.verify import Dialect
 
@@ -96,7 +97,7 @@ async def _stream(client: AsyncWebClient, target: Target, text: str, reference: 
         except SLACK_FAILURES as exc:
             if stopped_by_user(exc):
                 raise StoppedByUser from None
-            log.warning("stream broke (%s): completing it with chat.update", reason(exc))
+            log.warning("stream broke (%s): completing it with chat.update", label(exc))
             await _complete(client, target.channel, ts, piece, blocks)
     return posted
 
@@ -115,7 +116,7 @@ async def _complete(
     try:
         await client.chat_stopStream(channel=channel, ts=ts)
     except SLACK_FAILURES as exc:  # e.g. message_not_in_streaming_state: already ended
-        log.info("stream not stopped: %s", reason(exc))
+        log.info("stream not stopped: %s", label(exc))
     if blocks is None:
         await client.chat_update(channel=channel, ts=ts, markdown_text=piece)
     else:

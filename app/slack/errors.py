@@ -5,16 +5,15 @@ from __future__ import annotations
 import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from app.errors import label
+
 # ok:false and HTTP errors; connection resets and refusals; timeouts (never retried by
 # the client: Slack may have done the call)
 SLACK_FAILURES = (SlackClientError, aiohttp.ClientError, TimeoutError)
 
 
-def reason(exc: BaseException) -> str:
-    """A failure in a word, for a log line: Slack's error code, or the exception's type."""
-    if isinstance(exc, SlackApiError):
-        return str(exc.response.get("error"))
-    return type(exc).__name__
+# listeners.py still says `reason`: the one label, under its old name
+reason = label
 
 
 class StoppedByUser(Exception):

@@ -25,9 +25,10 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from app.errors import label
 from app.slack.dedupe import message_key
 from app.slack.deliver import Target
-from app.slack.errors import SLACK_FAILURES, reason
+from app.slack.errors import SLACK_FAILURES
 from app.slack.thread import Bot, is_own
 
 log = logging.getLogger("vouch.slack")
@@ -200,7 +201,7 @@ class ThreadHistory:
                     channel=channel, ts=root, limit=PAGE, cursor=cursor
                 )
             except SLACK_FAILURES as exc:
-                log.warning("conversations.replies refused: %s", reason(exc))
+                log.warning("conversations.replies refused: %s", label(exc))
                 if not messages:
                     return None
                 return messages, any(is_own(m, bot) for m in messages), False

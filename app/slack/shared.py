@@ -24,6 +24,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import LockError, RedisError
 from redis.retry import Retry
 
+from app.errors import label
 from app.slack.dedupe import LocalStore
 
 log = logging.getLogger("vouch.shared")
@@ -163,7 +164,7 @@ class RedisStore:
             log.warning(
                 "redis unavailable (%s): answering with the in-process store, "
                 "trying redis again every %g s",
-                type(exc).__name__,
+                label(exc),
                 self._retry_after,
             )
         self._down_until = self._clock() + self._retry_after

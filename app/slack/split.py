@@ -7,13 +7,9 @@ cut at line ends, then at spaces, then anywhere.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from itertools import pairwise
-from typing import Literal
 
-Kind = Literal["open", "code", "close", "prose"]
-_FENCE = re.compile(r"[ \t]*(```+)(.*)$")
+from app.verify.scan import FENCE, fenced_lines
 
 
 def split(text: str, limit: int) -> list[str]:
@@ -47,29 +43,12 @@ def steps_of(text: str, parts: int) -> list[str]:
     return [text[a:b] for a, b in pairwise(edges) if text[a:b]]
 
 
-def _kinds(lines: list[str]) -> Iterator[Kind]:
-    """Each line's place: a fence that opens a block, inside it, its closing fence, or prose.
-    The one fence rule for everything here: a line of 3+ backticks opens a block (unless the
-    same line closes it again), and a line of exactly that fence closes it."""
-    fence: str | None = None
-    for line in lines:
-        opened = _FENCE.match(line)
-        if fence is None and opened and "```" not in opened.group(2):
-            fence = opened.group(1)
-            yield "open"
-        elif fence is not None and line.strip() == fence:
-            fence = None
-            yield "close"
-        else:
-            yield "prose" if fence is None else "code"
-
-
 def _paragraph_breaks(text: str) -> list[int]:
     """Offsets just after each blank line outside code blocks."""
     lines = text.split("\n")
     breaks: list[int] = []
     at = 0
-    for line, kind in zip(lines, _kinds(lines), strict=True):
+    for line, kind in zip(lines, fenced_lines(lines), strict=True):
         at += len(line) + 1
         if kind == "prose" and not line.strip() and 0 < at < len(text):
             breaks.append(at)
@@ -87,7 +66,7 @@ def _blocks(text: str) -> list[str]:
             current.clear()
 
     lines = text.split("\n")
-    for line, kind in zip(lines, _kinds(lines), strict=True):
+    for line, kind in zip(lines, fenced_lines(lines), strict=True):
         if kind == "open":
             flush()
         if kind != "prose" or line.strip():
@@ -101,7 +80,7 @@ def _blocks(text: str) -> list[str]:
 def _fit(block: str, limit: int) -> list[str]:
     if len(block) <= limit:
         return [block]
-    opened = _FENCE.match(block.split("\n", 1)[0])
+    opened = FENCE.match(block.split("\n", 1)[0])
     if opened and block.rstrip().endswith(opened.group(1)):
         return _fit_code(block, opened.group(0).strip(), opened.group(1), limit)
     return _cut(block, limit)

@@ -8,7 +8,8 @@ import logging
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from app.slack.errors import SLACK_FAILURES, reason
+from app.errors import label
+from app.slack.errors import SLACK_FAILURES
 
 REFRESH_SECONDS = 90.0
 log = logging.getLogger("vouch.slack")
@@ -57,7 +58,7 @@ class Status:
                 channel_id=self._channel, thread_ts=self._thread_ts, status=self._text
             )
         except SLACK_FAILURES as exc:
-            log.warning("status not set: %s", reason(exc))
+            log.warning("status not set: %s", label(exc))
 
 
 def status_text(stage: str, attempt: int, total: int) -> str:

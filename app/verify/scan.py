@@ -4,17 +4,26 @@ Code spans, fenced code and Slack entities are *protected*. `scan` returns the t
 every protected character (except newlines) replaced by MASK, so rules can run plain
 regular expressions over prose with offsets that map one to one onto the original text.
 Everything here is linear in the size of the text.
+
+`fenced_lines` is the same idea by whole lines, for what cuts text at line ends (splitting an
+answer into messages, a document into sections): which lines open, hold or close a fenced
+code block. Unlike `scan`, which pairs backtick runs wherever Slack does, it sees a fence
+only at the start of a line and a closing fence only as a line of its own.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 MASK = "\ue000"
 _TICKS = re.compile(r"``*")  # not `+: only a literal-led pattern is scanned at C speed
 _FENCE_INDENT = re.compile(r"[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?")
+# A line that starts with a fence: group 1 the fence, group 2 the rest (the info string).
+FENCE = re.compile(r"[ \t]*(```+)(.*)$")
+_MARKDOWN_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _ENTITY = re.compile(
     r"<(?P<target>[@#!][^<>\s|]*|(?:https?|mailto|tel|ftp|slack):[^<>\s|]+)"
     r"(?:\|(?P<label>[^<>\n]*))?>"
@@ -127,3 +136,41 @@ def _entities(code_masked: str) -> list[Entity]:
             Entity(m.start(), m.end(), _KIND_BY_SIGIL.get(target[0], "link"), target, label)
         )
     return found
+
+
+LineKind = Literal["open", "code", "close", "prose"]
+
+
+def fenced_lines(lines: Iterable[str], *, markdown: bool = False) -> Iterator[LineKind]:
+    """Each line's place: a fence that opens a block, inside it, its closing fence, or prose.
+
+    An answer (the default): a line of 3+ backticks opens a block (unless the same line
+    closes it again), and a line of exactly that fence closes it. A Markdown document
+    (`markdown`, as CommonMark writes fences): 3+ backticks or tildes open a block, and a
+    line that starts with at least as many of the same character closes it."""
+    fence: str | None = None
+    for line in lines:
+        if fence is None:
+            fence = _opening(line, markdown)
+            yield "prose" if fence is None else "open"
+        elif _closing(line, fence, markdown):
+            fence = None
+            yield "close"
+        else:
+            yield "code"
+
+
+def _opening(line: str, markdown: bool) -> str | None:
+    """The fence `line` opens, if it opens one."""
+    if markdown:
+        marker = _MARKDOWN_FENCE.match(line)
+        return marker.group(1) if marker else None
+    opened = FENCE.match(line)
+    return opened.group(1) if opened and "```" not in opened.group(2) else None
+
+
+def _closing(line: str, fence: str, markdown: bool) -> bool:
+    if markdown:
+        marker = _MARKDOWN_FENCE.match(line)
+        return marker is not None and marker.group(1).startswith(fence)
+    return line.strip() == fence

@@ -1,0 +1,30 @@
+"""An exception in a word: the one place that turns an exception into a label for logs,
+telemetry and error text. Never its message, which may quote data."""
+
+from __future__ import annotations
+
+from slack_sdk.errors import SlackApiError
+
+from app.logs import TOKEN
+
+
+class Labelled(Exception):
+    """An exception that carries its own label: `reason`, short and fixed (e.g.
+    "overloaded"), never content."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def label(exc: BaseException) -> str:
+    """Slack's error code for a refused Web API call, the reason of a Labelled exception,
+    otherwise (or when that is not id-like) the exception's type name."""
+    named = type(exc).__name__
+    if isinstance(exc, Labelled):
+        reason: object = exc.reason
+    elif isinstance(exc, SlackApiError):
+        reason = exc.response.get("error")
+    else:
+        return named
+    return reason if isinstance(reason, str) and TOKEN.fullmatch(reason) else named
