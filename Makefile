@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 lint: $(STAMP)
 	$(BIN)/ruff check app tests bench
 	$(BIN)/ruff format --check app tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -47,7 +48,7 @@ bench: $(STAMP) redis-server
 	$(BIN)/python -m bench.knowledge
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
 
 run: $(STAMP)
 	$(BIN)/python -m app

@@ -1,8 +1,8 @@
-"""Shared fixtures: the loopback fakes, and settings that never read the developer's .env."""
+"""Shared fixtures: the loopback fakes, and settings that never read the developer's .env
+(tests/isolation.py keeps the shell's environment out and every connection on loopback)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -22,6 +22,7 @@ from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.server import cleaned, free_port, serving
 from tests.fakes.slack import FakeSlack
+from tests.isolation import isolated, loopback_only, process_env  # noqa: F401 (autouse)
 from tests.knowledge.grounding import DOCS
 from tests.redis_server import RedisServer, running_redis
 from tests.slack.bolt import SIGNING_SECRET
@@ -97,22 +98,21 @@ def bot(tmp_path: Path, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack) ->
 
     def start(**env: str) -> tuple[subprocess.Popen[str], int]:
         port = free_port()
-        own = {name.upper() for name in Settings.model_fields}  # the shell's settings: none
-        clean = {k: v for k, v in os.environ.items() if k not in own}
         process = subprocess.Popen(
             [sys.executable, "-m", "app"],
-            cwd=tmp_path,
-            env={
-                **clean,
-                "SLACK_BOT_TOKEN": "xoxb-test",
-                "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-                "SLACK_API_URL": fake_slack.url,
-                "ANTHROPIC_API_KEY": "test-key",
-                "ANTHROPIC_BASE_URL": fake_anthropic.url,
-                "HOST": "127.0.0.1",
-                "PORT": str(port),
-                **env,
-            },
+            cwd=tmp_path,  # no .env here
+            env=process_env(
+                **{
+                    "SLACK_BOT_TOKEN": "xoxb-test",
+                    "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+                    "SLACK_API_URL": fake_slack.url,
+                    "ANTHROPIC_API_KEY": "test-key",
+                    "ANTHROPIC_BASE_URL": fake_anthropic.url,
+                    "HOST": "127.0.0.1",
+                    "PORT": str(port),
+                    **env,
+                }
+            ),
             stderr=subprocess.PIPE,
             text=True,
         )

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.isolation import process_env
 
 UNCLOSED = "Deploy with:\n```\nmake deploy"
 GOOD = "Run `make deploy` from the **main** branch to deploy."
 
 
 def run_chat(tmp_path: Path, stdin: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "MAX_"))}
     return subprocess.run(
         [sys.executable, "-m", "app", "chat"],
         input=stdin,
         capture_output=True,
         text=True,
         cwd=tmp_path,  # no .env here
-        env={**clean, **env},
+        env=process_env(**env),
         timeout=60,
         check=False,
     )

@@ -6,12 +6,10 @@ and a bot that answers again once files are free."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import resource
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -24,29 +22,12 @@ from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import free_port, wait_healthy
 from tests.fakes.slack import FakeSlack
 from tests.slack.bolt import SIGNING_SECRET, mention, post_event, until
+from tests.stderr import Lines
 
 GOOD = "Merge to `main` and the pipeline deploys billing to staging."
 OUT_OF_FILES = "socket.accept() out of system resource"
 
 Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
-
-
-class Lines:
-    """The lines a process writes to stderr, collected as they come."""
-
-    def __init__(self, process: subprocess.Popen[str]) -> None:
-        self.lines: list[str] = []
-        assert process.stderr is not None
-        self._thread = threading.Thread(target=self.lines.extend, args=(process.stderr,))
-        self._thread.start()
-
-    def messages(self, needle: str) -> list[dict[str, Any]]:
-        entries = [json.loads(line) for line in self.lines if line.startswith("{")]
-        return [entry for entry in entries if needle in entry["message"]]
-
-    def join(self) -> str:
-        self._thread.join(timeout=30)
-        return "".join(self.lines)
 
 
 async def started(bot: Any, **env: str) -> tuple[subprocess.Popen[str], int, Lines]:
@@ -210,8 +191,8 @@ async def test_out_of_open_files_a_few_log_lines_then_events_are_answered_again(
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.prlimit(process.pid, resource.RLIMIT_NOFILE, (in_use + 20, hard))
     held = [await connect(port) for _ in range(100)]  # the backlog (128) takes the rest
-    await until(lambda: bool(lines.messages(OUT_OF_FILES)))
-    await asyncio.sleep(2.5)  # accepts are retried each second: measure a few of them
+    # accepts are retried each second, each failure logged: measure a few of them
+    await until(lambda: len(lines.messages(OUT_OF_FILES)) >= 3, timeout=20)
     for _, writer in held:
         writer.close()
     assert await post_event(port, mention("how do I deploy?", "522.000001"), SIGNING_SECRET) == 200

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from typing import Any
 
 from app.server import health, serve
 from tests.fakes.server import free_port, wait_healthy
+from tests.isolation import process_env
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
@@ -62,11 +62,10 @@ async def test_health_follows_the_server(make_settings: Any) -> None:
 
 
 def test_health_command_exit_status(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SLACK_")}
     done = subprocess.run(
         [sys.executable, "-m", "app", "health"],
         cwd=tmp_path,
-        env={**env, "PORT": str(free_port())},
+        env=process_env(PORT=str(free_port())),
         capture_output=True,
         text=True,
         timeout=30,

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import io
-import os
 import re
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.slack import FakeSlack
+from tests.isolation import process_env
 from tests.slack.bolt import answered
 from tests.test_telemetry import GOOD, UNCLOSED
 
@@ -323,18 +323,16 @@ def reader(settings: Any, **bounds: Any) -> Iterator[Reader]:
 
 def test_the_command_line(tmp_path: Path, fake_langfuse: FakeLangfuse) -> None:
     fake_langfuse.metrics = lambda query: ROWS[query["view"]]
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("LANGFUSE_")}
     done = subprocess.run(
         [sys.executable, "-m", "app", "metrics", "--since", "24h", "--top", "1"],
         capture_output=True,
         text=True,
         cwd=tmp_path,  # no .env here
-        env={
-            **clean,
-            "LANGFUSE_PUBLIC_KEY": "pk-lf-cli",
-            "LANGFUSE_SECRET_KEY": "sk-lf-cli",
-            "LANGFUSE_BASE_URL": fake_langfuse.url,
-        },
+        env=process_env(
+            LANGFUSE_PUBLIC_KEY="pk-lf-cli",
+            LANGFUSE_SECRET_KEY="sk-lf-cli",
+            LANGFUSE_BASE_URL=fake_langfuse.url,
+        ),
         timeout=60,
         check=False,
     )
@@ -346,7 +344,7 @@ def test_the_command_line(tmp_path: Path, fake_langfuse: FakeLangfuse) -> None:
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env=clean,
+        env=process_env(),
         timeout=60,
         check=False,
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
 from tests.fakes.server import free_port, wait_healthy
 from tests.fakes.slack import STOPPED_BY_USER, TEAM, FakeSlack, Fault
+from tests.isolation import process_env
 from tests.slack.bolt import answered, dispatch, mention, post_event, replied
 
 GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
@@ -307,8 +307,7 @@ async def test_without_keys_telemetry_is_off_and_says_so_once(
     fake_anthropic.push(Reply(GOOD))
     app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
     trace_id = telemetry.trace_id(await answered(app, fake_slack, "308.000001"))
-    await telemetry.flush()  # (nothing to send: off)
-    await asyncio.sleep(0.2)
+    await telemetry.flush()  # (nothing to send: off, no client that could send later)
     # (an earlier test's client may still be retrying into the shared fake)
     assert not any(trace_id.encode() in body for body in fake_langfuse.received)
 
@@ -528,21 +527,19 @@ async def test_the_bot_process_exits_within_the_flush_bound_when_langfuse_hangs(
     LANGFUSE_FLUSH_TIMEOUT and exits: no exporter thread or exit hook holds it up."""
     fake_anthropic.default = Reply(GOOD)
     port = free_port()
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("LANGFUSE_", "SLACK_"))}
-    env = {
-        **clean,
-        "SLACK_BOT_TOKEN": "xoxb-test",
-        "SLACK_SIGNING_SECRET": "secret",
-        "SLACK_API_URL": fake_slack.url,
-        "ANTHROPIC_API_KEY": "test-key",
-        "ANTHROPIC_BASE_URL": fake_anthropic.url,
-        "LANGFUSE_PUBLIC_KEY": f"pk-lf-{uuid.uuid4().hex}",
-        "LANGFUSE_SECRET_KEY": "sk-lf-test",
-        "LANGFUSE_BASE_URL": fake_langfuse.url,
-        "LANGFUSE_FLUSH_TIMEOUT": "1",
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-    }
+    env = process_env(
+        SLACK_BOT_TOKEN="xoxb-test",
+        SLACK_SIGNING_SECRET="secret",
+        SLACK_API_URL=fake_slack.url,
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_BASE_URL=fake_anthropic.url,
+        LANGFUSE_PUBLIC_KEY=f"pk-lf-{uuid.uuid4().hex}",
+        LANGFUSE_SECRET_KEY="sk-lf-test",
+        LANGFUSE_BASE_URL=fake_langfuse.url,
+        LANGFUSE_FLUSH_TIMEOUT="1",
+        HOST="127.0.0.1",
+        PORT=str(port),
+    )
     process = subprocess.Popen(
         [sys.executable, "-m", "app"], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True
     )

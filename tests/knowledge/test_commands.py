@@ -3,26 +3,25 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.fakes.anthropic import FakeAnthropic
+from tests.isolation import process_env
 from tests.knowledge.grounding import QUESTION, citing, rollback_id
 
 
 def run(
     tmp_path: Path, command: str, stdin: str = "", **env: str
 ) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "KNOWLEDGE_"))}
     return subprocess.run(
         [sys.executable, "-m", "app", command],
         input=stdin,
         capture_output=True,
         text=True,
         cwd=tmp_path,  # no .env here; the index's default path is under it
-        env={**clean, **env},
+        env=process_env(**env),
         timeout=60,
         check=False,
     )

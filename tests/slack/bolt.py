@@ -64,10 +64,14 @@ async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
-async def settle(slack: FakeSlack, quiet: float = 0.3) -> None:
-    """Wait until no Slack call has arrived for `quiet` seconds."""
+async def settle(slack: FakeSlack, quiet: float = 0.3, timeout: float = 30.0) -> None:
+    """Wait until no Slack call has arrived for `quiet` seconds: the signal that nothing
+    more happens (for anything positive, wait for it with `until`)."""
+    deadline = asyncio.get_running_loop().time() + timeout
     seen = -1
     while seen != len(slack.calls):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"Slack calls still arriving after {timeout} s")
         seen = len(slack.calls)
         await asyncio.sleep(quiet)
 

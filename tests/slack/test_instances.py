@@ -38,8 +38,11 @@ def answers_in(slack: FakeSlack, ts: str) -> list[str]:
     return [p["text"] for p in slack.of("chat.postMessage") if p.get("thread_ts") == ts]
 
 
-async def instances(settings: Settings, url: str, **store: float) -> AsyncIterator[Pair]:
-    stores = [RedisStore(url, settings.dedupe_ttl, **store) for _ in range(2)]
+def two_stores(settings: Settings, url: str, **store: float) -> list[RedisStore]:
+    return [RedisStore(url, settings.dedupe_ttl, **store) for _ in range(2)]
+
+
+async def instances(settings: Settings, stores: list[RedisStore]) -> AsyncIterator[Pair]:
     apps = [create_app(settings, Deps.from_settings(settings), store=s) for s in stores]
     yield apps[0], apps[1]
     for s in stores:
@@ -48,7 +51,8 @@ async def instances(settings: Settings, url: str, **store: float) -> AsyncIterat
 
 @pytest.fixture
 async def pair(make_settings: Any, redis: RedisServer) -> AsyncIterator[Pair]:
-    async for apps in instances(make_settings(), redis.url):
+    settings = make_settings()
+    async for apps in instances(settings, two_stores(settings, redis.url)):
         yield apps
 
 
@@ -123,8 +127,10 @@ async def test_redis_outage_mid_run_keeps_both_instances_answering(
 ) -> None:
     caplog.set_level(logging.INFO, logger="vouch.shared")
     fake_anthropic.responder = answer_per_request()
+    settings = make_settings()
     with running_redis() as server:
-        async for a, b in instances(make_settings(), server.url, retry_after=0.3, timeout=0.5):
+        stores = two_stores(settings, server.url, retry_after=0.3, timeout=0.5)
+        async for a, b in instances(settings, stores):
             await asyncio.gather(
                 dispatch(a, mention("deploys?", "320.000001")),
                 dispatch(b, mention("deploys?", "320.000001")),
@@ -141,7 +147,7 @@ async def test_redis_outage_mid_run_keeps_both_instances_answering(
             assert "redis unavailable (ConnectionError)" in caplog.text
 
             server.start()
-            await asyncio.sleep(0.35)
+            await until(lambda: all(store.reachable for store in stores))  # 0.3 s later
             await asyncio.gather(
                 dispatch(a, mention("deploys?", "320.000004")),
                 dispatch(b, mention("deploys?", "320.000004")),

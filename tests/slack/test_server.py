@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -19,7 +18,8 @@ from app.server import serve
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import free_port, wait_healthy
 from tests.fakes.slack import FakeSlack, signed_headers
-from tests.slack.bolt import envelope, mention, until
+from tests.isolation import process_env
+from tests.slack.bolt import envelope, mention, replied, until
 
 SECRET = "signing-secret-for-tests"
 GOOD = "Merge to `main` and the pipeline deploys billing to staging."
@@ -89,18 +89,20 @@ async def test_bad_signatures_are_rejected(
     body = json.dumps(envelope(mention("how do I deploy?", "301.000001"))).encode()
     status, _ = await post(server, body, headers(body))
     assert status == 401
-    await asyncio.sleep(0.2)
-    assert fake_anthropic.requests == [] and fake_slack.of("chat.postMessage") == []
+    # a signed event sent after it is answered, and it alone
+    good = json.dumps(envelope(mention("how do I deploy?", "301.000002"))).encode()
+    assert (await post(server, good, signed(good)))[0] == 200
+    await replied(fake_slack)
+    assert [p["thread_ts"] for p in fake_slack.of("chat.postMessage")] == ["301.000002"]
 
 
 def test_missing_credentials_is_one_clear_message(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "ANTHROPIC_"))}
     done = subprocess.run(
         [sys.executable, "-m", "app"],
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env={**env, "SLACK_BOT_TOKEN": "not-a-bot-token"},
+        env=process_env(SLACK_BOT_TOKEN="not-a-bot-token"),
         timeout=60,
         check=False,
     )

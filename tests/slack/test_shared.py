@@ -12,6 +12,7 @@ import pytest
 
 from app.slack.shared import RedisStore
 from tests.redis_server import RedisServer, running_redis
+from tests.slack.bolt import until
 
 
 @pytest.fixture
@@ -41,7 +42,9 @@ async def test_a_key_is_forgotten_after_the_ttl(redis: RedisServer) -> None:
         assert await a.first("k") and not await b.first("k")
         assert redis.command("PTTL", "vouch:seen:k").startswith(b":")  # an integer reply
         assert 0 < int(redis.command("PTTL", "vouch:seen:k")[1:]) <= 200
-        await asyncio.sleep(0.3)
+        # expired in Redis, and in b's own memory (which took note of it just after)
+        await until(lambda: redis.command("EXISTS", "vouch:seen:k") == b":0\r\n")
+        await until(lambda: "k" not in b.local.messages)
         assert not await b.seen("k")
         assert await b.first("k")
     finally:
@@ -91,15 +94,17 @@ async def test_the_holder_renews_its_lock_while_it_answers(
     a = RedisStore(redis.url, ttl=60, lock_ttl=0.3)
     b = RedisStore(redis.url, ttl=60, lock_ttl=0.3)
     order: list[str] = []
+    holding = asyncio.Event()
 
     async def long_answer() -> None:
         async with a.turn("t"):
             order.append("a in")
-            await asyncio.sleep(1.0)  # over three lock lifetimes
+            holding.set()
+            await asyncio.sleep(1.0)  # the answer takes over three lock lifetimes
             order.append("a out")
 
     async def next_message() -> None:
-        await asyncio.sleep(0.1)
+        await holding.wait()
         async with b.turn("t"):
             order.append("b in")
 
@@ -133,7 +138,7 @@ async def test_redis_going_away_falls_back_to_the_in_process_store(
             assert "ConnectionError" in lost[0].getMessage()
 
             server.start()  # same port
-            await asyncio.sleep(0.35)
+            await until(lambda: store.reachable)  # RETRY_AFTER (0.3 s) later
             assert await store.first("after")
             assert store.reachable
             assert server.command("EXISTS", "vouch:seen:after") == b":1\r\n"

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from app.slack.app import make_web_client
 from app.slack.status import REFRESH_SECONDS, Status, status_text
 from tests.fakes.slack import FakeSlack, Fault
+from tests.slack.bolt import settle, until
 
 
 async def test_status_is_refreshed_until_closed(make_settings: Any, fake_slack: FakeSlack) -> None:
     client = make_web_client(make_settings())
     status = Status(client, "C0001", "1.1", refresh=0.05)
     await status.show("is thinking…")
-    await asyncio.sleep(0.28)
+    await until(lambda: len(fake_slack.of("assistant.threads.setStatus")) >= 4)
     await status.close()
     sent = len(fake_slack.of("assistant.threads.setStatus"))
-    assert sent >= 4
-    await asyncio.sleep(0.15)
+    await settle(fake_slack)  # six refresh periods
     assert len(fake_slack.of("assistant.threads.setStatus")) == sent  # stopped
     assert {p["status"] for p in fake_slack.of("assistant.threads.setStatus")} == {"is thinking…"}
 
