@@ -3,8 +3,6 @@ telemetry and error text. Never its message, which may quote data."""
 
 from __future__ import annotations
 
-from slack_sdk.errors import SlackApiError
-
 from app.logs import TOKEN
 
 
@@ -23,8 +21,8 @@ def label(exc: BaseException) -> str:
     named = type(exc).__name__
     if isinstance(exc, Labelled):
         reason: object = exc.reason
-    elif isinstance(exc, SlackApiError):
-        reason = exc.response.get("error")
-    else:
-        return named
+    else:  # slack_sdk's SlackApiError, recognised by its response's `error` (the layers
+        # below Slack import no Slack code, and they share this function)
+        getter = getattr(getattr(exc, "response", None), "get", None)
+        reason = getter("error") if callable(getter) else None
     return reason if isinstance(reason, str) and TOKEN.fullmatch(reason) else named

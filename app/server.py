@@ -27,6 +27,7 @@ from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
 from app.slack.app import VouchApp, create_app, message_store
 from app.slack.drain import InFlight
+from app.slack.intake import intake
 from app.telemetry import Telemetry
 from app.verify import language
 
@@ -125,6 +126,9 @@ async def _run(settings: Settings, app: VouchApp, inflight: InFlight, stop: asyn
     web_app.middlewares.insert(0, connections.reading)  # outermost: the read clock covers bodies
     web_app.middlewares.append(_refuse_when_closing(inflight))
     web_app.middlewares.append(_refuse_malformed)
+    if settings.slack_signing_secret is not None:  # user messages: recorded, then acked
+        secret = settings.slack_signing_secret.get_secret_value()
+        web_app.middlewares.append(intake(secret, app.listeners))
     web_app.router.add_get("/healthz", _healthz(inflight))
     runner = web.AppRunner(web_app)
     await runner.setup()

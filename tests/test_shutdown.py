@@ -82,7 +82,7 @@ async def test_the_wait_is_bounded_and_what_it_cut_short_is_answered_after_the_r
     assert "Traceback" not in stderr
     assert fake_slack.of("chat.postMessage") == []  # nothing half-made was posted
     fake_anthropic.push(Reply(GOOD))
-    restarted, port = bot(SHUTDOWN_GRACE="1")  # the same working directory: its record
+    _, port = bot(SHUTDOWN_GRACE="1")  # the same working directory: its record
     await wait_healthy(f"http://127.0.0.1:{port}")
     await until(lambda: bool(fake_slack.of("chat.postMessage")), timeout=30)
     [post] = fake_slack.of("chat.postMessage")
@@ -104,7 +104,7 @@ async def test_a_killed_bot_answers_what_it_acked_after_the_restart(
     await asyncio.to_thread(process.wait, timeout=10)
     fake_anthropic.reset()
     fake_anthropic.default = Reply(GOOD)
-    restarted, port = bot(QUEUE_LEASE="2")
+    _, port = bot(QUEUE_LEASE="2")
     await wait_healthy(f"http://127.0.0.1:{port}")
     await until(lambda: len(fake_slack.of("chat.postMessage")) >= 5, timeout=40)
     threads = sorted(post["thread_ts"] for post in fake_slack.of("chat.postMessage"))

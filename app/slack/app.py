@@ -32,9 +32,10 @@ from app.slack.errors import SLACK_FAILURES
 from app.slack.history import ThreadHistory, ThreadLog
 from app.slack.listeners import Listeners
 from app.slack.shared import RedisStore
+from app.slack.thread import Bot
 from app.telemetry import Telemetry
 from app.work.queue import Queue
-from app.work.workers import Workers
+from app.work.workers import TryLater, Workers
 
 
 def make_web_client(
@@ -140,6 +141,14 @@ class Identity(AsyncAuthorize):
                 )
             return self._result
 
+    async def bot(self) -> Bot:
+        """The bot's user and bot ids; TryLater while auth.test cannot be asked."""
+        try:
+            result = await self()
+        except SlackUnavailable as exc:
+            raise TryLater(str(exc)) from None
+        return Bot(result.bot_user_id or "", result.bot_id or "")
+
 
 async def _unhandled(error: Exception) -> None:
     """An event Bolt could not hand to a listener (e.g. auth.test failed): Bolt answers
@@ -153,6 +162,7 @@ class VouchApp(AsyncApp):
     """Bolt's app, with the workers that answer the messages its listeners record."""
 
     workers: Workers
+    listeners: Listeners
 
 
 def create_app(
@@ -169,10 +179,11 @@ def create_app(
     by the first message taken in, or by `app.workers.start()`)."""
     secret = settings.slack_signing_secret
     client = make_web_client(settings, session)
+    identity = Identity(client)
     app = VouchApp(
         logger=bolt_logger(),
         client=client,
-        authorize=Identity(client),
+        authorize=identity,
         signing_secret=secret.get_secret_value() if secret is not None else "",
         request_verification_enabled=secret is not None,
     )
@@ -185,8 +196,10 @@ def create_app(
         thread_history(settings, session),
         queue or Queue(settings.queue_path, settings.dedupe_ttl),
         client,
+        identity.bot,
     )
     app.workers = listeners.workers
+    app.listeners = listeners
     app.error(_unhandled)
     app.event("app_mention")(listeners.on_mention)
     app.event("message")(listeners.on_message)

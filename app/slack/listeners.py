@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import traceback
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -60,6 +61,7 @@ class Listeners:
     threads: ThreadHistory
     queue: Queue
     client: AsyncWebClient  # the workers' client (Bolt passes the same one to listeners)
+    whoami: Callable[[], Awaitable[Bot]]  # the bot's ids (auth.test, asked once)
     workers: Workers = field(init=False)
 
     def __post_init__(self) -> None:
@@ -70,13 +72,20 @@ class Listeners:
     async def on_mention(
         self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
-        self.record(event, context)
-        await self.take_in(event, context)
+        await self.take(event, context)
 
     async def on_message(
         self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
+        await self.take(event, context)
+
+    async def take(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
+        """A message event from the HTTP intake or Bolt: into the thread log, and into the
+        durable record when it is one to answer."""
         self.record(event, context)
+        if event.get("type") == "app_mention":
+            await self.take_in(event, context)
+            return
         if event.get("bot_id") or event.get("subtype") not in _ANSWERED_SUBTYPES:
             return  # bots, edits, deletions, joins: no model call
         if event.get("channel_type") == "im":
@@ -99,12 +108,7 @@ class Listeners:
         channel, ts = event["channel"], event["ts"]
         thread = message_key(team, channel, event.get("thread_ts") or ts)
         record = {k: event[k] for k in RECORDED if k in event}
-        record |= {
-            "team": team,
-            "follow_up": follow_up,
-            "bot_user_id": context.bot_user_id,
-            "bot_id": context.bot_id,
-        }
+        record |= {"team": team, "follow_up": follow_up}
         if not await self.queue.put(message_key(team, channel, ts), thread, ts, record):
             log.info("duplicate delivery ignored")
             return
@@ -116,8 +120,9 @@ class Listeners:
         store, which the first taker marked). A message taken more than MAX_TRIES times
         (its worker keeps dying) gets the failure message instead of another try."""
         event = job.event
+        bot = await self.whoami()  # after the ack: the intake does not ask
         context = AsyncBoltContext(
-            team_id=event["team"], bot_user_id=event["bot_user_id"], bot_id=event["bot_id"]
+            team_id=event["team"], bot_user_id=bot.user_id, bot_id=bot.bot_id
         )
         if job.tries > MAX_TRIES:
             team, channel = event["team"], event["channel"]

@@ -117,6 +117,15 @@ class Queue:
         )
         await self._run(lambda: self._db.execute(sql, (key, owner)))
 
+    async def later(self, key: str, owner: str, delay: float) -> None:
+        """Let go of the message for `delay` seconds; then any worker may take it."""
+        sql = (
+            "UPDATE messages SET owner = NULL, lease_until = ? "
+            "WHERE key = ? AND owner = ? AND state = 'taken'"
+        )
+        args = (self._clock() + delay, key, owner)
+        await self._run(lambda: self._db.execute(sql, args))
+
     async def waiting(self) -> int:
         """Messages recorded and not yet answered."""
         sql = "SELECT count(*) FROM messages WHERE state != 'done'"

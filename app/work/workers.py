@@ -23,6 +23,12 @@ POLL = 1.0  # seconds between looks for work when not woken
 LEASE = 15.0  # seconds a message stays held by a worker that stopped renewing it
 
 Answer = Callable[[Job], Coroutine[Any, Any, None]]
+LATER = 5.0  # seconds before a message that could not be started is taken again
+
+
+class TryLater(Exception):
+    """The message cannot be started now (e.g. Slack is unreachable): take it again
+    later; each take counts toward the message's tries."""
 
 
 class Workers:
@@ -96,6 +102,11 @@ class Workers:
                 log.warning("lease lost while answering: another worker may take it")
         if answering.cancelled():
             return  # given back by stop()
-        if answering.exception() is not None:  # answer() handles its own; this is a bug
-            log.error("worker: answer raised %s", type(answering.exception()).__name__)
+        error = answering.exception()
+        if isinstance(error, TryLater):
+            log.warning("message not started (%s): taken again in %.0f s", error, LATER)
+            await self.queue.later(job.key, self.owner, LATER)
+            return
+        if error is not None:  # answer() handles its own; this is a bug
+            log.error("worker: answer raised %s", type(error).__name__)
         await self.queue.done(job.key, self.owner)
