@@ -41,28 +41,59 @@ class Target:
         return self.channel.startswith("D")
 
 
+ANSWER_EVENT = "vouch_answer"  # message metadata on an answer: which message it answers
+
+
+def answer_mark(message_ts: str) -> dict[str, Any]:
+    """The metadata on an answer's first message, naming the message it answers (its ts
+    only), so a worker that takes a message over can see it was answered already."""
+    return {"event_type": ANSWER_EVENT, "event_payload": {"message_ts": message_ts}}
+
+
 async def deliver(
-    client: AsyncWebClient, target: Target, text: str, dialect: Dialect, reference: str
+    client: AsyncWebClient,
+    target: Target,
+    text: str,
+    dialect: Dialect,
+    reference: str,
+    *,
+    answers: str = "",
 ) -> list[str]:
-    """Post `text` (already verified) and return the ts of each message posted."""
+    """Post `text` (already verified) and return the ts of each message posted; the first
+    carries `answer_mark(answers)` when `answers` (the user message's ts) is given."""
+    mark = answer_mark(answers) if answers else None
     if dialect == "mrkdwn":
-        return await _post(client, target, text, reference)
-    return await _stream(client, target, text, reference)
+        return await _post(client, target, text, reference, mark)
+    return await _stream(client, target, text, reference, mark)
 
 
-async def _post(client: AsyncWebClient, target: Target, text: str, reference: str) -> list[str]:
+async def _post(
+    client: AsyncWebClient,
+    target: Target,
+    text: str,
+    reference: str,
+    mark: dict[str, Any] | None,
+) -> list[str]:
     posted: list[str] = []
     pieces = split(text, MRKDWN_PIECE)
     for index, piece in enumerate(pieces):
         buttons = feedback_blocks(piece, reference) if index == len(pieces) - 1 else None
         steps = steps_of(piece, 2) if len(piece) >= REVEAL_FROM else [piece]
+        metadata = mark if index == 0 else None
         if len(steps) == 1:
             response = await client.chat_postMessage(
-                channel=target.channel, thread_ts=target.thread_ts, text=piece, blocks=buttons
+                channel=target.channel,
+                thread_ts=target.thread_ts,
+                text=piece,
+                blocks=buttons,
+                metadata=metadata,
             )
         else:  # show the first half, then the whole
             response = await client.chat_postMessage(
-                channel=target.channel, thread_ts=target.thread_ts, text=steps[0]
+                channel=target.channel,
+                thread_ts=target.thread_ts,
+                text=steps[0],
+                metadata=metadata,
             )
             await client.chat_update(
                 channel=target.channel, ts=response["ts"], text=piece, blocks=buttons
@@ -71,7 +102,13 @@ async def _post(client: AsyncWebClient, target: Target, text: str, reference: st
     return posted
 
 
-async def _stream(client: AsyncWebClient, target: Target, text: str, reference: str) -> list[str]:
+async def _stream(
+    client: AsyncWebClient,
+    target: Target,
+    text: str,
+    reference: str,
+    mark: dict[str, Any] | None,
+) -> list[str]:
     posted: list[str] = []
     # recipients are required in channels, not in DMs
     team = None if target.is_dm else target.team
@@ -93,7 +130,12 @@ async def _stream(client: AsyncWebClient, target: Target, text: str, reference: 
         try:
             for chunk in chunks[1:]:
                 await client.chat_appendStream(channel=target.channel, ts=ts, markdown_text=chunk)
-            await client.chat_stopStream(channel=target.channel, ts=ts, blocks=blocks)
+            await client.chat_stopStream(
+                channel=target.channel,
+                ts=ts,
+                blocks=blocks,
+                metadata=mark if index == 0 else None,
+            )
         except SLACK_FAILURES as exc:
             if stopped_by_user(exc):
                 raise StoppedByUser from None

@@ -27,7 +27,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.errors import label
 from app.slack.dedupe import message_key
-from app.slack.deliver import Target
+from app.slack.deliver import ANSWER_EVENT, Target, answer_mark
 from app.slack.errors import SLACK_FAILURES
 from app.slack.thread import Bot, is_own
 
@@ -36,7 +36,7 @@ log = logging.getLogger("vouch.slack")
 PAGE = 1000  # conversations.replies' largest page (Slack caps it at 15 for some apps)
 PAGES = 10
 TTL = 86_400.0  # seconds a thread no message touched is kept
-KEPT = ("ts", "thread_ts", "user", "bot_id", "subtype", "text")
+KEPT = ("ts", "thread_ts", "user", "bot_id", "subtype", "text", "metadata")
 _TS = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,9})?")  # a Slack ts; anything else is not kept
 
 
@@ -154,12 +154,37 @@ class ThreadHistory:
         if isinstance(root, str):
             self.log.record(f"{team}:{channel}:{root}", message, is_own(message, bot))
 
-    def posted(self, target: Target, posted: list[str], text: str, bot: Bot) -> None:
-        """Keep what Vouch posted in the thread (its own events may come later, or never)."""
+    def posted(
+        self, target: Target, posted: list[str], text: str, bot: Bot, answers: str = ""
+    ) -> None:
+        """Keep what Vouch posted in the thread (its own events may come later, or never);
+        the first message carries the answer mark when it answers message `answers`."""
         thread = message_key(target.team, target.channel, target.thread_ts)
         for n, ts in enumerate(posted):
-            message = {"ts": ts, "thread_ts": target.thread_ts, "user": bot.user_id}
-            self.log.record(thread, {**message, "text": "" if n else text}, own=True)
+            message: dict[str, Any] = {"ts": ts, "thread_ts": target.thread_ts}
+            message |= {"user": bot.user_id, "text": "" if n else text}
+            if answers and not n:
+                message["metadata"] = answer_mark(answers)
+            self.log.record(thread, message, own=True)
+
+    async def answered(self, client: AsyncWebClient, target: Target, ts: str, bot: Bot) -> bool:
+        """Whether an answer to message `ts` is in the thread already (its first message
+        carries the answer mark): asked of a message taken over from a worker that died,
+        which may have posted before it could say so. Unknown (Slack refused the read)
+        counts as not answered: the user gets an answer rather than none."""
+        if not is_ts(ts):
+            return False
+        thread = message_key(target.team, target.channel, target.thread_ts)
+        logged = self.log.get(thread)
+        known = list(logged.messages.values()) if logged is not None else []
+        if not any(_answers(m, ts) for m in known) and is_ts(target.thread_ts):
+            read = await self._replies(
+                self.reader or client, target.channel, target.thread_ts, "", bot
+            )
+            if read is None:
+                log.warning("takeover: the thread could not be read to look for an answer")
+            known += read[0] if read is not None else []
+        return any(_answers(m, ts) for m in known)
 
     async def read(
         self, client: AsyncWebClient, target: Target, ts: str, bot: Bot
@@ -198,7 +223,7 @@ class ThreadHistory:
         for _ in range(PAGES):
             try:
                 response = await client.conversations_replies(
-                    channel=channel, ts=root, limit=PAGE, cursor=cursor
+                    channel=channel, ts=root, limit=PAGE, cursor=cursor, include_all_metadata=True
                 )
             except SLACK_FAILURES as exc:
                 log.warning("conversations.replies refused: %s", label(exc))
@@ -215,3 +240,11 @@ class ThreadHistory:
                 return messages, any(is_own(m, bot) for m in messages), True
         log.warning("thread over %d messages: answered from its oldest part", PAGE * PAGES)
         return messages, any(is_own(m, bot) for m in messages), False
+
+
+def _answers(message: dict[str, Any], ts: str) -> bool:
+    metadata = message.get("metadata")
+    if not isinstance(metadata, dict) or metadata.get("event_type") != ANSWER_EVENT:
+        return False
+    payload = metadata.get("event_payload")
+    return isinstance(payload, dict) and payload.get("message_ts") == ts

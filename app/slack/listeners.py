@@ -249,6 +249,9 @@ class Listeners:
         if not (taken_over or await self.store.first(ids.key)):
             log.info("duplicate delivery ignored")
             return
+        if taken_over and await self.threads.answered(client, target, event["ts"], bot):
+            log.info("taken over, but answered before: nothing posted again")
+            return
         progress.accepted = True
         if not text:
             progress.delivering = True
@@ -278,8 +281,10 @@ class Listeners:
             progress.delivering = True
             with trace.observe("slack.deliver", "span", format=self.dialect) as delivery:
                 try:
-                    posted = await deliver(client, target, outcome.text, self.dialect, reference)
-                    self.threads.posted(target, posted, outcome.text, bot)
+                    posted = await deliver(
+                        client, target, outcome.text, self.dialect, reference, answers=event["ts"]
+                    )
+                    self.threads.posted(target, posted, outcome.text, bot, event["ts"])
                 except StoppedByUser:  # the user's choice: neither a failure nor undelivered
                     log.info("answer stopped by the user")
                     trace.stopped_by_user()

@@ -1,4 +1,6 @@
-"""The thread's "is thinking…" status, kept alive: Slack clears it after 2 minutes."""
+"""The thread's "is thinking…" status, kept alive (Slack clears it after 2 minutes), and
+never in the answer's way: `show` returns at once and a task of its own sends the newest
+status, so a slow `assistant.threads.setStatus` holds up nothing."""
 
 from __future__ import annotations
 
@@ -12,12 +14,13 @@ from app.errors import label
 from app.slack.errors import SLACK_FAILURES
 
 REFRESH_SECONDS = 90.0
+CLEAR_WITHIN = 5.0  # seconds a closing clear may take
 log = logging.getLogger("vouch.slack")
 
 
 class Status:
     """Shows a status line in a thread and re-sends it every `refresh` seconds until
-    closed. Failing to show a status never stops an answer."""
+    closed. Failing to show a status never stops an answer, nor slows it."""
 
     def __init__(
         self,
@@ -29,27 +32,35 @@ class Status:
         self._client, self._channel, self._thread_ts = client, channel, thread_ts
         self._refresh = refresh
         self._text = ""
-        self._keeper: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+        self._sender: asyncio.Task[None] | None = None
 
     async def show(self, text: str) -> None:
+        """Show `text` soon (the newest text wins if several wait); returns at once."""
         self._text = text
-        await self._send()
-        if self._keeper is None:
-            self._keeper = asyncio.create_task(self._keep())
+        self._changed.set()
+        if self._sender is None:
+            self._sender = asyncio.create_task(self._keep())
 
     async def close(self, clear: bool = False) -> None:
-        if self._keeper is not None:
-            self._keeper.cancel()
+        """Stop showing (a send in progress is abandoned); `clear` empties the line."""
+        if self._sender is not None:
+            self._sender.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._keeper
-            self._keeper = None
+                await self._sender
+            self._sender = None
         if clear:
             self._text = ""
-            await self._send()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(CLEAR_WITHIN):
+                    await self._send()
 
     async def _keep(self) -> None:
         while True:
-            await asyncio.sleep(self._refresh)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._refresh):
+                    await self._changed.wait()
+            self._changed.clear()
             await self._send()
 
     async def _send(self) -> None:

@@ -188,8 +188,13 @@ async def test_fault(rig: Rig, case: Case, caplog: pytest.LogCaptureFixture) -> 
         assert not errors and "answer stopped by the user" in caplog.text
         assert rig.slack.of("chat.update") == []
         assert len(rig.slack.of("chat.startStream")) == 1
-    if case.where.startswith("slack") and (case.kind, case.times) == ("429", "once"):
-        # retried after Retry-After, not before
+    # retried after Retry-After, not before (a status retry is dropped once the answer is
+    # out: the status has its own task and never holds the answer up)
+    if (
+        case.where.startswith("slack")
+        and (case.kind, case.times) == ("429", "once")
+        and case.method != "assistant.threads.setStatus"
+    ):
         first, retry = [c.at for c in rig.slack.calls if c.method == case.method][:2]
         assert retry - first >= RETRY_AFTER
 
