@@ -27,10 +27,10 @@ from app.agent.model import (
     draft,
     make_client,
 )
+from app.agent.observer import UNWATCHED, Observer, Step
 from app.agent.outcome import Attempt, JudgeResult, Outcome, Reason
 from app.agent.prompts import conversation_messages, retry_messages, system_blocks
 from app.settings import Settings
-from app.telemetry import NO_TRACE, Span, Trace
 from app.verify import (
     Dialect,
     Source,
@@ -83,7 +83,7 @@ class Deps:
     client: AsyncAnthropic
     config: LoopConfig
     progress: Progress | None = None  # told when each attempt drafts and is judged
-    trace: Trace = NO_TRACE  # the message's telemetry: told of every call, check and the end
+    trace: Observer = UNWATCHED  # e.g. the message's telemetry: told of every call, check, end
     knowledge: Knowledge | None = None  # the team's docs; None: no sources, no citation rules
 
     @classmethod
@@ -165,7 +165,7 @@ class _Run:
         with self.trace.observe("agent.verify", "guardrail", attempt=number) as check:
             return await self.check(drafted, check)
 
-    async def check(self, drafted: Draft, check: Span) -> Verdict | Outcome:
+    async def check(self, drafted: Draft, check: Step) -> Verdict | Outcome:
         verdict = verify(
             drafted.text,
             question=self.conversation.message,
@@ -208,7 +208,7 @@ class _Run:
             cited=verdict.cited,
         )
 
-    async def judge(self, config: JudgeConfig, text: str, check: Span) -> Judged | JudgeUnavailable:
+    async def judge(self, config: JudgeConfig, text: str, check: Step) -> Judged | JudgeUnavailable:
         """The judge's verdict on the answer, or why there is none."""
         await self.tell("checking")
         with self.trace.observe(
@@ -238,7 +238,7 @@ class _Run:
         verdict: Verdict | None,
         judged: Judged | JudgeUnavailable | None = None,
         error: str | None = None,
-        check: Span | None = None,
+        check: Step | None = None,
     ) -> None:
         """Keep the attempt's record; one that reached verification goes to the trace too."""
         attempt = Attempt(
@@ -265,7 +265,7 @@ class _Run:
         reason: Reason,
         drafted: Draft | None = None,
         error: str | None = None,
-        check: Span | None = None,
+        check: Step | None = None,
     ) -> Outcome:
         """End without a verified answer: the canned reply carries nothing from any draft."""
         if error is not None and self.number > len(self.attempts):
@@ -278,7 +278,7 @@ class _Run:
         return self.conversation.dialect
 
     @property
-    def trace(self) -> Trace:
+    def trace(self) -> Observer:
         return self.deps.trace
 
 

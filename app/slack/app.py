@@ -184,6 +184,9 @@ def create_app(
         logger=bolt_logger(),
         client=client,
         authorize=identity,
+        # listeners only record (and ack feedback first): Slack's ack waits for the record,
+        # so a message acked is a message on disk (Socket Mode; HTTP has its own intake)
+        process_before_response=True,
         signing_secret=secret.get_secret_value() if secret is not None else "",
         request_verification_enabled=secret is not None,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import traceback
@@ -63,6 +64,7 @@ class Listeners:
     client: AsyncWebClient  # the workers' client (Bolt passes the same one to listeners)
     whoami: Callable[[], Awaitable[Bot]]  # the bot's ids (auth.test, asked once)
     workers: Workers = field(init=False)
+    _background: set[asyncio.Task[None]] = field(default_factory=set, init=False)
 
     def __post_init__(self) -> None:
         self.workers = Workers(
@@ -140,13 +142,19 @@ class Listeners:
         self.threads.record(context.team_id or event.get("team") or "", event, bot)
 
     async def on_home_opened(self, event: dict[str, Any], client: AsyncWebClient) -> None:
+        """The DM opened: suggested prompts, set after the ack (Bolt acks when this returns)."""
         if event.get("tab") == "messages" and event.get("channel"):
-            try:
-                await client.assistant_threads_setSuggestedPrompts(
-                    channel_id=event["channel"], prompts=PROMPTS, title="Try asking"
-                )
-            except SLACK_FAILURES as exc:
-                log.warning("suggested prompts not set: %s", reason(exc))
+            task = asyncio.create_task(self._suggest(client, event["channel"]))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _suggest(self, client: AsyncWebClient, channel: str) -> None:
+        try:
+            await client.assistant_threads_setSuggestedPrompts(
+                channel_id=channel, prompts=PROMPTS, title="Try asking"
+            )
+        except SLACK_FAILURES as exc:
+            log.warning("suggested prompts not set: %s", reason(exc))
 
     async def on_feedback(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """A 👍/👎 click: a `user_feedback` score on the answer's trace."""

@@ -17,12 +17,13 @@ in a worker thread with a time bound.
     guard.py      SDK calls guarded, blocking ones bounded in time
 """
 
+from app.agent.observer import Kind
 from app.errors import label  # listeners.py imports it from here
 from app.telemetry.allowlist import METADATA_KEYS, Value, allow_listed, allowed
 from app.telemetry.client import TRACE_NAME, Telemetry
 from app.telemetry.ids import MessageIds, message_time
 from app.telemetry.scores import Fate, ScoreRow, issues_found, scores_of
-from app.telemetry.trace import NO_TRACE, Kind, Span, Trace, attempt_metadata, usage_details
+from app.telemetry.trace import NO_TRACE, Span, Trace, attempt_metadata, usage_details
 
 __all__ = [
     "METADATA_KEYS",

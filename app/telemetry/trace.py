@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 from langfuse._client.span import LangfuseObservationWrapper
 
 from app.agent.model import Usage
+from app.agent.observer import Kind, Step
 from app.agent.outcome import Attempt, Outcome
 from app.errors import label
 from app.telemetry.allowlist import Value, checked, token
@@ -20,8 +21,6 @@ from app.telemetry.scores import FAILED, ScoreRow, scores_of
 
 if TYPE_CHECKING:
     from app.telemetry.client import Telemetry
-
-Kind = Literal["span", "generation", "guardrail", "retriever"]
 
 
 class Span:
@@ -80,13 +79,13 @@ class Trace:
         name: str,
         kind: Kind,
         *,
-        parent: Span | None = None,
+        parent: Step | None = None,
         model: str | None = None,
         **metadata: Value,
     ) -> Iterator[Span]:
         """A child observation timed by the body; an exception marks it failed, by its
         label, and goes on (observations are not "current": nothing records the exception)."""
-        within = (parent or self.root).observation
+        within = (parent if isinstance(parent, Span) else self.root).observation
         if within is None:
             yield Span(None)
             return
@@ -114,7 +113,7 @@ class Trace:
         if root is not None:
             guarded(name, lambda: root.create_event(name=name, metadata=checked(metadata)))
 
-    def checked(self, check: Span, attempt: Attempt) -> None:
+    def checked(self, check: Step, attempt: Attempt) -> None:
         """An attempt was verified: its guardrail's metadata and a verification_result."""
         metadata = attempt_metadata(attempt, self.trace_id)
         check.update(metadata)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+_Row = tuple[str, str, float, str, float]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (
@@ -75,6 +76,7 @@ class Queue:
     def __init__(self, path: Path, ttl: float, clock: Callable[[], float] = time.time) -> None:
         self._ttl = ttl
         self._clock = clock
+        self._pending: list[tuple[_Row, asyncio.Future[bool]]] = []
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vouch-queue")
         if str(path) != ":memory:":
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -86,9 +88,34 @@ class Queue:
         self._db.executescript(_SCHEMA)
 
     async def put(self, key: str, thread: str, ts: str, event: dict[str, Any]) -> bool:
-        """Record a message; False when it was recorded already (a duplicate)."""
-        row = (key, thread, _order(ts), json.dumps(event), self._clock())
-        return await self._run(lambda: self._insert(row))
+        """Record a message; False when it was recorded already (a duplicate). Messages
+        arriving together are written in one transaction (a burst of events is one
+        round trip to the database thread, not one each)."""
+        row: _Row = (key, thread, _order(ts), json.dumps(event), self._clock())
+        written: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._pending.append((row, written))
+        if len(self._pending) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+        return await written
+
+    def _flush(self) -> None:
+        batch, self._pending = self._pending, []
+        rows = [row for row, _ in batch]
+        done = asyncio.get_running_loop().run_in_executor(
+            self._executor, lambda: self._insert_all(rows)
+        )
+
+        def settle(outcome: asyncio.Future[list[bool]]) -> None:
+            error = outcome.exception()
+            for n, (_, written) in enumerate(batch):
+                if written.done():
+                    continue
+                if error is not None:
+                    written.set_exception(error)
+                else:
+                    written.set_result(outcome.result()[n])
+
+        done.add_done_callback(settle)
 
     async def take(self, owner: str, lease: float) -> Job | None:
         """The next message a worker may answer, now held by `owner` for `lease` seconds."""
@@ -135,12 +162,19 @@ class Queue:
         await self._run(self._db.close)
         self._executor.shutdown(wait=True)
 
-    def _insert(self, row: tuple[str, str, float, str, float]) -> bool:
+    def _insert_all(self, rows: list[_Row]) -> list[bool]:
         sql = (
             "INSERT OR IGNORE INTO messages (key, thread, ts, event, state, added) "
             "VALUES (?, ?, ?, ?, 'queued', ?)"
         )
-        return self._db.execute(sql, row).rowcount == 1
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            new = [self._db.execute(sql, row).rowcount == 1 for row in rows]
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+        return new
 
     def _take(self, owner: str, lease: float) -> Job | None:
         now = self._clock()

@@ -1,9 +1,10 @@
 """Workers: take recorded messages and answer them, holding each under a renewed lease.
 
-A fixed number of tasks per process take messages from the queue (woken at once by the
-intake, else polling every POLL seconds for work another process gave back or left
-behind). Shutdown stops taking, lets answers in flight finish within a grace period,
-then gives the rest back to the queue, so they are answered after the restart.
+One dispatcher per process takes messages from the queue while fewer than WORKERS are
+being answered (woken at once by the intake, else looking every POLL seconds for work
+another process gave back or left behind). Shutdown stops taking, lets answers in flight
+finish within a grace period, then gives the rest back to the queue, so they are
+answered after the restart.
 """
 
 from __future__ import annotations
@@ -32,74 +33,85 @@ class TryLater(Exception):
 
 
 class Workers:
+    """One dispatcher takes messages (one at a time: no herd of workers racing for the
+    record) while a worker slot is free; each message is answered in a task of its own,
+    under a lease renewed until it ends."""
+
     def __init__(
         self, queue: Queue, answer: Answer, count: int, lease: float = LEASE, poll: float = POLL
     ) -> None:
         self.queue = queue
         self.owner = uuid.uuid4().hex[:12]  # this process, in the queue's records
         self._answer = answer
-        self._count = count
+        self._slots = asyncio.Semaphore(count)
         self._lease = lease
         self._poll = poll
         self._wake = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
-        self._held: dict[asyncio.Task[None], Job] = {}
+        self._dispatcher: asyncio.Task[None] | None = None
+        self._held: dict[asyncio.Task[None], Job] = {}  # answers in flight
+        self._running: set[asyncio.Task[None]] = set()  # their lease keepers
         self._stopping = False
 
     def start(self) -> None:
-        """Start the workers (once)."""
-        if not self._tasks and not self._stopping:
-            self._tasks = [asyncio.create_task(self._work()) for _ in range(self._count)]
+        """Start taking messages (once)."""
+        if self._dispatcher is None and not self._stopping:
+            self._dispatcher = asyncio.create_task(self._dispatch())
 
     def wake(self) -> None:
-        """A message was recorded: a waiting worker takes it now."""
+        """A message was recorded: take it now."""
         self._wake.set()
 
     async def stop(self, grace: float) -> int:
         """Stop taking messages; give answers in flight `grace` seconds, then give the
         unfinished back to the queue. Returns how many were given back."""
         self._stopping = True
-        self._wake.set()
+        if self._dispatcher is not None:
+            self._dispatcher.cancel()
+            with suppress(asyncio.CancelledError):
+                await self._dispatcher
         busy = list(self._held)
         if busy:
             await asyncio.wait(busy, timeout=grace)
         unfinished = [(task, job) for task, job in self._held.items() if not task.done()]
         for task, _ in unfinished:
             task.cancel()
-        for task, job in unfinished:
-            with suppress(asyncio.CancelledError):
-                await task
+        await asyncio.gather(*self._running, return_exceptions=True)
+        for _, job in unfinished:
             await self.queue.release(job.key, self.owner)
-        for worker in self._tasks:
-            worker.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
         return len(unfinished)
 
-    async def _work(self) -> None:
+    async def _dispatch(self) -> None:
         while not self._stopping:
+            await self._slots.acquire()
+            self._wake.clear()
             job = await self.queue.take(self.owner, self._lease)
             if job is None:
-                self._wake.clear()
+                self._slots.release()
                 with suppress(TimeoutError):
                     async with asyncio.timeout(self._poll):
                         await self._wake.wait()
                 continue
-            self._wake.set()  # there may be more: let another worker look
             answering = asyncio.create_task(self._answer(job))
             self._held[answering] = job
-            try:
-                await self._held_while(answering, job)
-            finally:
-                del self._held[answering]
+            keeper = asyncio.create_task(self._held_while(answering, job))
+            self._running.add(keeper)
+            keeper.add_done_callback(self._finished)
+
+    def _finished(self, keeper: asyncio.Task[None]) -> None:
+        self._running.discard(keeper)
+        self._slots.release()
 
     async def _held_while(self, answering: asyncio.Task[None], job: Job) -> None:
         """Renew the lease until the answer ends; then the message is done."""
-        while True:
-            done, _ = await asyncio.wait({answering}, timeout=self._lease / 3)
-            if done:
-                break
-            if not await self.queue.renew(job.key, self.owner, self._lease):
-                log.warning("lease lost while answering: another worker may take it")
+        try:
+            while True:
+                done, _ = await asyncio.wait({answering}, timeout=self._lease / 3)
+                if done:
+                    break
+                if not await self.queue.renew(job.key, self.owner, self._lease):
+                    log.warning("lease lost while answering: another worker may take it")
+        finally:
+            del self._held[answering]
         if answering.cancelled():
             return  # given back by stop()
         error = answering.exception()

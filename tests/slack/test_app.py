@@ -44,11 +44,15 @@ async def test_failed_attempts_never_reach_slack_and_status_follows_attempts(
     assert CANARY not in fake_slack.text_sent()
     assert [p["text"] for p in replies_in(fake_slack, "101.000001")] == [GOOD]
     statuses = [p["status"] for p in fake_slack.of("assistant.threads.setStatus")]
-    assert statuses == [
+    stages = [
         "is thinking…",
         "is revising, attempt 2 of 3…",
         "is checking the answer…",  # the judge (on by default) reads the draft that passed
     ]
+    # in order; the status has a task of its own and sends the newest, so a stage that is
+    # over before its status went out is skipped (never shown late, never out of order)
+    assert statuses[0] == "is thinking…"
+    assert statuses == [stage for stage in stages if stage in statuses]
 
 
 async def test_all_attempts_failing_posts_only_the_failure_message(

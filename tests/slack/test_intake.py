@@ -11,7 +11,7 @@ from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import wait_healthy
 from tests.fakes.slack import FakeSlack, Fault
 from tests.slack.bolt import SIGNING_SECRET as SECRET
-from tests.slack.bolt import mention, post_event, until
+from tests.slack.bolt import dispatch, make_app, mention, post_event, until
 
 GOOD = "Merge to `main` and the pipeline deploys billing to staging."
 
@@ -52,3 +52,15 @@ async def test_a_message_delivered_twice_over_http_is_answered_once(
         "621.000002",
     ]
     assert len(fake_anthropic.requests) == 2
+
+
+async def test_through_bolt_the_ack_waits_for_the_record(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """Socket Mode (and any event through Bolt): Bolt acks when the listener returns, and
+    the listener returns once the message is recorded."""
+    fake_anthropic.default = Reply(GOOD, delay=2.0)
+    app = make_app(make_settings())
+    assert await dispatch(app, mention("how do I deploy?", "622.000001")) == 200
+    assert await app.workers.queue.waiting() == 1  # on record before the ack
+    await until(lambda: bool(fake_slack.of("chat.postMessage")), timeout=20)
