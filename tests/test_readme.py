@@ -1,4 +1,5 @@
-"""The README documents every rule code exactly as the code defines it."""
+"""The README and docs/ document every rule code and telemetry name exactly as the code
+defines them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from app.verify import verify
 from app.verify.codes import RULES
 from app.verify.formatting import CHECKS
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+VERIFICATION = (ROOT / "docs" / "verification.md").read_text()
+TELEMETRY = (ROOT / "docs" / "telemetry.md").read_text()
 ROW = re.compile(
     r"^\| `([A-Z_]+)` \| (both|mrkdwn|markdown) \| .+ \| (error|warning) \| (yes|no) \|$"
 )
@@ -21,20 +25,20 @@ ROW = re.compile(
 def _rows() -> dict[str, tuple[str, str, bool]]:
     return {
         m.group(1): (m.group(2), m.group(3), m.group(4) == "yes")
-        for m in map(ROW.match, README.splitlines())
+        for m in map(ROW.match, VERIFICATION.splitlines())
         if m is not None
     }
 
 
-def test_readme_rule_table_matches_the_code() -> None:
+def test_rule_table_matches_the_code() -> None:
     rows = _rows()
     assert set(rows) == set(RULES)
     for code, (_, severity, fixable) in rows.items():
         assert (severity, fixable) == (RULES[code].severity, RULES[code].fixable), code
 
 
-def test_readme_says_which_dialects_each_formatting_rule_checks() -> None:
-    """Formatting checks run per dialect; the README's Dialect column must agree."""
+def test_rule_table_says_which_dialects_each_formatting_rule_checks() -> None:
+    """Formatting checks run per dialect; the table's Dialect column must agree."""
     samples = {
         "MARKDOWN_BOLD": "**x y**",
         "MRKDWN_LINK": "<https://e.io|e>",
@@ -64,9 +68,8 @@ def test_quickstart_has_exactly_two_commands() -> None:
     assert commands == ["make run", "make test"]
 
 
-def test_readme_documents_every_telemetry_name() -> None:
-    """Each metadata key, observation, event and score Vouch records is in the README."""
-    telemetry = README.split("## Telemetry", 1)[1].split("## Layout", 1)[0]
+def test_docs_document_every_telemetry_name() -> None:
+    """Each metadata key, observation, event and score Vouch records is in docs/telemetry.md."""
     names = set(METADATA_KEYS) | {
         "vouch.answer",
         "knowledge.search",
@@ -83,5 +86,5 @@ def test_readme_documents_every_telemetry_name() -> None:
     )
     names |= {name for name, *_ in scores_of(outcome)}
     names |= {name for name, *_ in scores_of(Outcome("x", True, "verified", (), 0.9, "A"))}
-    missing = sorted(name for name in names if f"`{name}`" not in telemetry)
+    missing = sorted(name for name in names if f"`{name}`" not in TELEMETRY)
     assert missing == []
