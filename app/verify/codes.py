@@ -1,7 +1,7 @@
 """Every rule code with its severity, whether repair fixes it, and what to tell the model.
 
 This table is the single source of truth: rules build issues from it, feedback quotes it,
-and the README's rule table is checked against it by a test.
+and the rule table in docs/verification.md is checked against it by a test.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The fault-injection table: where a fault is injected, which fault, how often, and what
-the user must see. tests/reliability/test_faults.py runs every row; the README's
-"Reliability" section is this table in words."""
+the user must see. tests/reliability/test_faults.py runs every row; docs/reliability.md
+is this table in words."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rules on the labelled corpus (tests/fixtures/efficacy): the figures the README
+"""The rules on the labelled corpus (tests/fixtures/efficacy): the figures docs/verification.md
 records may not regress. See bench/efficacy.py for the table."""
 
 from __future__ import annotations
