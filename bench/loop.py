@@ -27,7 +27,6 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 
-import app.agent.loop as loop_module
 from app.agent.conversation import Conversation, Turn
 from app.agent.loop import Deps, LoopConfig, answer
 from app.agent.model import Draft, Request, Usage
@@ -69,7 +68,7 @@ def overhead(drafts: list[str], runs: int, traces: Traces | None = None) -> list
     async def instant(client: Any, request: Request) -> Draft:
         return Draft(queue.pop(0), "end_turn", Usage(100, 50))
 
-    deps = Deps(client=None, config=CONFIG)  # type: ignore[arg-type]
+    deps = Deps(client=None, config=CONFIG, model=instant)  # type: ignore[arg-type]
 
     async def measure() -> list[float]:
         samples = []
@@ -77,17 +76,11 @@ def overhead(drafts: list[str], runs: int, traces: Traces | None = None) -> list
             queue[:] = drafts
             started = time.perf_counter()
             with traces(n) if traces is not None else nullcontext(NO_TRACE) as trace:
-                traced = replace(deps, trace=trace)
-                await answer(Conversation(HISTORY, QUESTION), traced, "bench")
+                await answer(Conversation(HISTORY, QUESTION), deps, "bench", observer=trace)
             samples.append((time.perf_counter() - started) * 1000)
         return samples
 
-    real = loop_module.draft
-    loop_module.draft = instant  # type: ignore[assignment]
-    try:
-        return asyncio.run(measure())
-    finally:
-        loop_module.draft = real
+    return asyncio.run(measure())
 
 
 Workload = Callable[[Deps, FakeAnthropic], Awaitable[list[Outcome]]]

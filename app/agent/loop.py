@@ -78,43 +78,60 @@ class LoopConfig:
         )
 
 
+Model = Callable[[AsyncAnthropic, Request], Awaitable[Draft]]
+
+
 @dataclass(frozen=True, slots=True)
 class Deps:
+    """What every message is answered with, made once per process."""
+
     client: AsyncAnthropic
     config: LoopConfig
-    progress: Progress | None = None  # told when each attempt drafts and is judged
-    trace: Observer = UNWATCHED  # e.g. the message's telemetry: told of every call, check, end
     knowledge: Knowledge | None = None  # the team's docs; None: no sources, no citation rules
+    model: Model = draft  # the model seam: benches and tests may answer without the API
 
     @classmethod
-    def from_settings(
-        cls,
-        settings: Settings,
-        progress: Progress | None = None,
-        knowledge: Knowledge | None = None,
-    ) -> Deps:
+    def from_settings(cls, settings: Settings, knowledge: Knowledge | None = None) -> Deps:
         config = LoopConfig.from_settings(settings)
-        return cls(make_client(settings), config, progress, knowledge=knowledge)
+        return cls(make_client(settings), config, knowledge=knowledge)
 
 
-async def answer(conversation: Conversation, deps: Deps, reference: str = "") -> Outcome:
-    """Answer the conversation's new message: exactly one Outcome, whatever happens."""
-    run = _Run(conversation, deps, reference)
+async def answer(
+    conversation: Conversation,
+    deps: Deps,
+    reference: str = "",
+    *,
+    observer: Observer = UNWATCHED,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Answer the conversation's new message: exactly one Outcome, whatever happens.
+    `observer` (e.g. the message's telemetry) is told of every call, check and the end;
+    `progress` of each attempt drafting and being judged."""
+    run = _Run(conversation, deps, reference, observer, progress)
     try:
         async with asyncio.timeout(deps.config.deadline):
             with within(deps.config.deadline):
                 outcome = await run.loop()
     except TimeoutError:
         outcome = run.give_up("deadline", error="deadline")
-    deps.trace.conclude(outcome, deps.config.max_attempts)
+    observer.conclude(outcome, deps.config.max_attempts)
     return outcome
 
 
 class _Run:
-    def __init__(self, conversation: Conversation, deps: Deps, reference: str) -> None:
+    def __init__(
+        self,
+        conversation: Conversation,
+        deps: Deps,
+        reference: str,
+        observer: Observer,
+        progress: Progress | None,
+    ) -> None:
         self.conversation = conversation
         self.deps = deps
         self.reference = reference
+        self.observer = observer
+        self.progress = progress
         self.sources: tuple[Source, ...] = ()
         self.system: list[dict[str, Any]] = []
         self.attempts: list[Attempt] = []
@@ -154,7 +171,7 @@ class _Run:
             with self.trace.observe(
                 "claude.draft", "generation", model=model, attempt=number
             ) as call:
-                drafted = await draft(self.deps.client, self.request(messages))
+                drafted = await self.deps.model(self.deps.client, self.request(messages))
                 call.usage(drafted.usage, drafted.stop_reason)
         except ModelUnavailable as exc:
             return self.give_up("unavailable", error=exc.reason)
@@ -229,8 +246,8 @@ class _Run:
         return Request(config.model, config.max_tokens, self.system, messages, config.thinking)
 
     async def tell(self, stage: Stage) -> None:
-        if self.deps.progress is not None:
-            await self.deps.progress(stage, self.number, self.deps.config.max_attempts)
+        if self.progress is not None:
+            await self.progress(stage, self.number, self.deps.config.max_attempts)
 
     def record(
         self,
@@ -279,7 +296,7 @@ class _Run:
 
     @property
     def trace(self) -> Observer:
-        return self.deps.trace
+        return self.observer
 
 
 def _judge_result(judged: Judged | JudgeUnavailable | None) -> JudgeResult | None:

@@ -282,8 +282,9 @@ class Listeners:
         progress.traced = True
         with self.telemetry.trace(replace(ids, history_messages=len(conversation.turns))) as trace:
             try:
-                deps = replace(self.agent, progress=show, trace=trace)
-                outcome = await answer(conversation, deps, reference)
+                outcome = await answer(
+                    conversation, self.agent, reference, observer=trace, progress=show
+                )
             finally:
                 await status.close()
             progress.delivering = True

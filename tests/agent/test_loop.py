@@ -255,8 +255,8 @@ async def test_progress_is_told_each_stage(
     async def progress(stage: str, number: int, total: int) -> None:
         seen.append((stage, number, total))
 
-    deps = Deps.from_settings(settings, progress)
-    await answer(Conversation((), QUESTION), deps)
+    deps = Deps.from_settings(settings)
+    await answer(Conversation((), QUESTION), deps, progress=progress)
     assert seen == [("drafting", 1, 3), ("drafting", 2, 3), ("checking", 2, 3)]
 
 
