@@ -25,7 +25,7 @@ from app import connections
 from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
-from app.slack.app import VouchApp, create_app, message_store
+from app.slack.app import VouchApp, create_app
 from app.slack.drain import InFlight
 from app.slack.intake import intake
 from app.telemetry import Telemetry
@@ -96,18 +96,12 @@ async def _serve(
 ) -> None:
     agent = Deps.from_settings(settings, knowledge=knowledge)
     inflight = InFlight()
-    store = message_store(settings)
+    app = create_app(settings, agent, session, telemetry=telemetry, inflight=inflight)
+    app.workers.start()  # messages recorded before a restart are answered now
     try:
-        app = create_app(
-            settings, agent, session, telemetry=telemetry, inflight=inflight, store=store
-        )
-        app.workers.start()  # messages recorded before a restart are answered now
-        try:
-            await _run(settings, app, inflight, stop)
-        finally:
-            await app.workers.queue.close()
+        await _run(settings, app, inflight, stop)
     finally:
-        await store.close()
+        await app.workers.queue.close()
 
 
 async def _run(settings: Settings, app: VouchApp, inflight: InFlight, stop: asyncio.Event) -> None:

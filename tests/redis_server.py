@@ -1,7 +1,9 @@
 """A real redis-server on a free loopback port, for the several-instances tests and bench.
 
 The binary is `redis-server` on PATH (`make test` installs Debian's package when it is
-missing) or the file named by REDIS_SERVER. Nothing is persisted."""
+missing) or the file named by REDIS_SERVER. Nothing is persisted unless a directory is
+given: then an append-only file there, written on every command (as a deployment whose
+record must survive a Redis restart would run it, with `everysec` at most)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tests.fakes.server import free_port
 
@@ -31,6 +34,7 @@ def redis_binary() -> str:
 class RedisServer:
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    persist_in: Path | None = None
 
     @property
     def url(self) -> str:
@@ -38,6 +42,11 @@ class RedisServer:
 
     def start(self) -> None:
         """Start (or start again, on the same port) and wait until it answers PING."""
+        persistence = ["--appendonly", "no"]
+        if self.persist_in is not None:
+            self.persist_in.mkdir(parents=True, exist_ok=True)
+            persistence = ["--appendonly", "yes", "--appendfsync", "always"]
+            persistence += ["--dir", str(self.persist_in)]
         self.process = subprocess.Popen(
             [
                 redis_binary(),
@@ -47,8 +56,7 @@ class RedisServer:
                 "127.0.0.1",
                 "--save",
                 "",
-                "--appendonly",
-                "no",
+                *persistence,
                 "--loglevel",
                 "warning",
             ],
@@ -84,8 +92,8 @@ class RedisServer:
 
 
 @contextmanager
-def running_redis() -> Iterator[RedisServer]:
-    server = RedisServer()
+def running_redis(persist_in: Path | None = None) -> Iterator[RedisServer]:
+    server = RedisServer(persist_in=persist_in)
     server.start()
     try:
         yield server

@@ -24,8 +24,8 @@ from app.agent.model import CallFailed, ModelUnavailable, Usage
 from app.agent.outcome import Attempt, Outcome
 from app.server import serve
 from app.slack.app import create_app
-from app.slack.dedupe import LocalStore
 from app.slack.deliver import FEEDBACK_ACTION
+from app.slack.history import ThreadHistory
 from app.telemetry import Telemetry, allow_listed, allowed, label, scores_of
 from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
@@ -574,23 +574,23 @@ async def test_without_a_salt_ids_are_hashed_with_a_key_derived_from_the_secret(
         await telemetry.close()
 
 
-class UnreachableStore(LocalStore):
-    """A message store that fails when a message is taken (as a store could at any time)."""
+class UnreadableHistory(ThreadHistory):
+    """A thread history that fails outright (a bug, or a failure it does not degrade on)."""
 
-    async def first(self, key: str) -> bool:
-        raise ConnectionError("store unreachable")
+    async def read(self, *args: Any, **kwargs: Any) -> tuple[list[dict[str, Any]], bool]:
+        raise ConnectionError("thread unreadable")
 
 
 async def test_a_message_that_fails_before_its_trace_opened_still_gets_one(
     langfuse_settings: Any, fake_slack: FakeSlack, fake_langfuse: FakeLangfuse
 ) -> None:
-    """Taking the message fails: the user gets the failure message, Langfuse a failed trace.
-    (An unreadable thread no longer fails a message: its history degrades.)"""
+    """Gathering the thread fails: the user gets the failure message, Langfuse a failed
+    trace. (An unreadable thread does not fail a message: its history degrades.)"""
     settings = langfuse_settings()
     telemetry = Telemetry.from_settings(settings)
     try:
-        store = UnreachableStore(settings.dedupe_ttl)
-        app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry, store=store)
+        app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
+        app.listeners.threads = UnreadableHistory(app.listeners.threads.log, None)
         await dispatch(app, mention("how do I deploy?", "311.000002", thread_ts="311.000001"))
         await replied(fake_slack)
         assert "couldn't verify an answer" in fake_slack.of("chat.postMessage")[0]["text"]

@@ -47,9 +47,7 @@ from app.verify.footer import sources_footer
 if TYPE_CHECKING:
     from app.knowledge.retrieve import Knowledge
 
-Stage = Literal["drafting", "checking"]
 JudgeFallback = Literal["busy", "deliver"]
-Progress = Callable[[Stage, int, int], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +100,11 @@ async def answer(
     reference: str = "",
     *,
     observer: Observer = UNWATCHED,
-    progress: Progress | None = None,
 ) -> Outcome:
     """Answer the conversation's new message: exactly one Outcome, whatever happens.
-    `observer` (e.g. the message's telemetry) is told of every call, check and the end;
-    `progress` of each attempt drafting and being judged."""
-    run = _Run(conversation, deps, reference, observer, progress)
+    `observer` (e.g. the message's telemetry and status line, app.agent.observer.Observers)
+    is told of each stage, call and check, and of the end."""
+    run = _Run(conversation, deps, reference, observer)
     try:
         async with asyncio.timeout(deps.config.deadline):
             with within(deps.config.deadline):
@@ -125,13 +122,11 @@ class _Run:
         deps: Deps,
         reference: str,
         observer: Observer,
-        progress: Progress | None,
     ) -> None:
         self.conversation = conversation
         self.deps = deps
         self.reference = reference
         self.observer = observer
-        self.progress = progress
         self.sources: tuple[Source, ...] = ()
         self.system: list[dict[str, Any]] = []
         self.attempts: list[Attempt] = []
@@ -165,7 +160,7 @@ class _Run:
     async def attempt(self, number: int, messages: list[dict[str, Any]]) -> Verdict | Outcome:
         """One draft, verified (and judged): an Outcome when the loop ends, else the verdict."""
         self.number, self.started = number, time.perf_counter()
-        await self.tell("drafting")
+        self.observer.stage("drafting", self.number, self.deps.config.max_attempts)
         model = self.deps.config.model
         try:
             with self.trace.observe(
@@ -227,7 +222,7 @@ class _Run:
 
     async def judge(self, config: JudgeConfig, text: str, check: Step) -> Judged | JudgeUnavailable:
         """The judge's verdict on the answer, or why there is none."""
-        await self.tell("checking")
+        self.observer.stage("checking", self.number, self.deps.config.max_attempts)
         with self.trace.observe(
             "claude.judge", "generation", parent=check, model=config.model, attempt=self.number
         ) as call:
@@ -244,10 +239,6 @@ class _Run:
     def request(self, messages: list[dict[str, Any]]) -> Request:
         config = self.deps.config
         return Request(config.model, config.max_tokens, self.system, messages, config.thinking)
-
-    async def tell(self, stage: Stage) -> None:
-        if self.progress is not None:
-            await self.progress(stage, self.number, self.deps.config.max_attempts)
 
     def record(
         self,

@@ -25,16 +25,16 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.agent.loop import Deps
 from app.errors import label
 from app.settings import Settings
-from app.slack.dedupe import LocalStore, MessageStore
 from app.slack.deliver import FEEDBACK_ACTION
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES
 from app.slack.history import ThreadHistory, ThreadLog
 from app.slack.listeners import Listeners
-from app.slack.shared import RedisStore
 from app.slack.thread import Bot
 from app.telemetry import Telemetry
 from app.work.queue import Queue
+from app.work.record import Record
+from app.work.redis_queue import RedisQueue
 from app.work.workers import TryLater, Workers
 
 
@@ -95,11 +95,11 @@ def thread_history(
     return ThreadHistory(log, reader, shared=settings.redis_url is not None)
 
 
-def message_store(settings: Settings) -> MessageStore:
-    """Redis when REDIS_URL is set (several instances), else in process."""
+def message_record(settings: Settings) -> Record:
+    """Redis when REDIS_URL is set (shared by several instances), else SQLite at QUEUE_PATH."""
     if settings.redis_url is None:
-        return LocalStore(settings.dedupe_ttl)
-    return RedisStore(settings.redis_url.get_secret_value(), settings.dedupe_ttl)
+        return Queue(settings.queue_path, settings.dedupe_ttl)
+    return RedisQueue(settings.redis_url.get_secret_value(), settings.dedupe_ttl)
 
 
 log = logging.getLogger("vouch.slack")
@@ -172,8 +172,7 @@ def create_app(
     *,
     telemetry: Telemetry | None = None,
     inflight: InFlight | None = None,
-    store: MessageStore | None = None,
-    queue: Queue | None = None,
+    queue: Record | None = None,
 ) -> VouchApp:
     """The app, its listeners, and the workers that answer what they take in (started
     by the first message taken in, or by `app.workers.start()`)."""
@@ -193,11 +192,10 @@ def create_app(
     listeners = Listeners(
         settings,
         agent,
-        store or message_store(settings),
         telemetry or Telemetry.off(),
         inflight or InFlight(),
         thread_history(settings, session),
-        queue or Queue(settings.queue_path, settings.dedupe_ttl),
+        queue or message_record(settings),
         client,
         identity.bot,
     )

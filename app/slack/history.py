@@ -26,10 +26,10 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.errors import label
-from app.slack.dedupe import message_key
 from app.slack.deliver import ANSWER_EVENT, Target, answer_mark
 from app.slack.errors import SLACK_FAILURES
 from app.slack.thread import Bot, is_own
+from app.work.record import message_key
 
 log = logging.getLogger("vouch.slack")
 

@@ -19,6 +19,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.signature import SignatureVerifier
 
 from app.slack.listeners import Listeners
+from app.work.record import RecordUnavailable
 
 log = logging.getLogger("vouch.slack")
 
@@ -38,7 +39,10 @@ def intake(secret: str, listeners: Listeners, path: str = "/slack/events") -> Mi
         if payload is None or not verifier.is_valid_request(body, dict(request.headers)):
             return await handler(request)  # Bolt answers (and refuses a bad signature)
         event, context = payload
-        await listeners.take(event, context)
+        try:
+            await listeners.take(event, context)
+        except RecordUnavailable:  # logged by the record; Slack delivers it again
+            return web.json_response({"ok": False, "error": "record_unavailable"}, status=503)
         return web.Response(status=200)
 
     return take_in

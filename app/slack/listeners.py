@@ -14,19 +14,20 @@ from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
+from app.agent.conversation import Conversation
 from app.agent.loop import Deps, answer
+from app.agent.observer import Observers
 from app.logs import traced
 from app.settings import Settings
-from app.slack.dedupe import MessageStore, message_key
-from app.slack.deliver import Target, deliver
+from app.slack.deliver import Target, answer_mark, deliver
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
 from app.slack.history import ThreadHistory
-from app.slack.status import Status, status_text
+from app.slack.status import Status
 from app.slack.thread import Bot, strip_mention, to_conversation
 from app.telemetry import MessageIds, Telemetry, label, message_time
 from app.verify import Dialect, failure_message
-from app.work.queue import Job, Queue
+from app.work.record import Job, Record, message_key
 from app.work.workers import Workers
 
 log = logging.getLogger("vouch.slack")
@@ -43,24 +44,28 @@ MAX_TRIES = 3  # takes of one message before its user is told it cannot be answe
 _REFERENCE = re.compile(r"[0-9a-f]{32}")  # a trace id
 
 
-@dataclass
-class _Progress:
-    """How far one message got, so a failure is told to the user only when it should be."""
+@dataclass(frozen=True, slots=True)
+class _Message:
+    """One recorded user message, as a worker answers it."""
 
-    accepted: bool = False  # Vouch took the message on (it is now Vouch's to answer)
-    delivering: bool = False  # a reply has started to go out: never post a second one
-    traced: bool = False  # its telemetry trace is open (and records its own failure)
+    event: dict[str, Any]
+    ts: str
+    target: Target
+    ids: MessageIds
+    reference: str  # its trace id
+    text: str  # without the mention of Vouch
+    follow_up: bool
+    bot: Bot
 
 
 @dataclass
 class Listeners:
     settings: Settings
     agent: Deps
-    store: MessageStore
     telemetry: Telemetry
     inflight: InFlight
     threads: ThreadHistory
-    queue: Queue
+    queue: Record
     client: AsyncWebClient  # the workers' client (Bolt passes the same one to listeners)
     whoami: Callable[[], Awaitable[Bot]]  # the bot's ids (auth.test, asked once)
     workers: Workers = field(init=False)
@@ -102,7 +107,9 @@ class Listeners:
     async def take_in(
         self, event: dict[str, Any], context: AsyncBoltContext, follow_up: bool = False
     ) -> None:
-        """Record the message durably for a worker to answer (once: a copy is dropped)."""
+        """Record the message durably for a worker to answer (once: a copy is dropped).
+        RecordUnavailable goes up: the intake refuses the event (HTTP 503, no Socket Mode
+        ack), so Slack delivers it again."""
         if not all(isinstance(event.get(name), str) for name in ("channel", "ts")):
             log.warning("event without a channel or ts ignored")  # nowhere to answer
             return
@@ -118,23 +125,64 @@ class Listeners:
         self.workers.wake()
 
     async def answer(self, job: Job) -> None:
-        """A worker's part: answer a recorded message (taken over: without the dedupe
-        store, which the first taker marked). A message taken more than MAX_TRIES times
-        (its worker keeps dying) gets the failure message instead of another try."""
-        event = job.event
+        """A worker's part: answer a recorded message, or tell its user why not. One taken
+        over (its worker died or gave it back) is first looked for in the thread: an answer
+        posted before the worker could say so is not posted again. One taken more than
+        MAX_TRIES times (its workers keep dying) gets the failure message."""
         bot = await self.whoami()  # after the ack: the intake does not ask
-        context = AsyncBoltContext(
-            team_id=event["team"], bot_user_id=bot.user_id, bot_id=bot.bot_id
+        message = self.message(job.event, bot)
+        with traced(message.reference), self.inflight.answering():
+            if job.tries > 1 and await self.threads.answered(
+                self.client, message.target, message.ts, bot
+            ):
+                log.info("taken over, but answered before: nothing posted again")
+                return
+            if job.tries > MAX_TRIES:
+                log.error("message taken %d times without an answer: failure message", job.tries)
+                await self.tell_failure(message)
+                self.telemetry.failed(message.ids, "tries_exhausted")
+                return
+            try:
+                conversation = await self.gather(message)
+            except Exception as exc:  # e.g. the thread could not be read
+                _crashed(exc)
+                if not message.follow_up:  # a follow-up's thread may not be Vouch's
+                    await self.tell_failure(message)
+                    self.telemetry.failed(message.ids, label(exc))
+                return
+            if conversation is not None:
+                try:
+                    await self.reply(message, conversation)
+                except Exception as exc:  # the trace has it; the user was told already
+                    _crashed(exc)
+
+    def message(self, event: dict[str, Any], bot: Bot) -> _Message:
+        """A recorded event as the worker answers it: where, under which ids, what."""
+        team = event.get("team") or ""
+        target = Target(
+            team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
         )
-        if job.tries > MAX_TRIES:
-            team, channel = event["team"], event["channel"]
-            target = Target(team, channel, event.get("thread_ts") or event["ts"], "")
-            reference = self.telemetry.trace_id(job.key)
-            log.error("message taken %d times without an answer: failure message", job.tries)
-            await self.post_plain(self.client, target, failure_message(self.dialect, reference))
-            return
-        follow_up = bool(event["follow_up"])
-        await self.handle(event, context, self.client, follow_up, taken_over=job.tries > 1)
+        key = message_key(team, target.channel, event["ts"])
+        follow_up = bool(event.get("follow_up"))
+        kind = (
+            "follow_up" if follow_up else "dm" if event.get("channel_type") == "im" else "mention"
+        )
+        ids = MessageIds(
+            key=key,
+            thread=message_key(team, target.channel, target.thread_ts),
+            user=f"{team}:{target.user}",
+            kind=kind,
+        )
+        return _Message(
+            event=event,
+            ts=event["ts"],
+            target=target,
+            ids=ids,
+            reference=self.telemetry.trace_id(key),  # also the ref a failure message shows
+            text=strip_mention(event.get("text", ""), bot),
+            follow_up=follow_up,
+            bot=bot,
+        )
 
     def record(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
         """Every message event goes to the thread log, Vouch's own and other bots' too."""
@@ -178,122 +226,55 @@ class Listeners:
                     at=message_time(str(answered)),
                 )
 
-    async def handle(
-        self,
-        event: dict[str, Any],
-        context: AsyncBoltContext,
-        client: AsyncWebClient,
-        follow_up: bool = False,
-        taken_over: bool = False,
-    ) -> None:
-        """Answer one user message exactly once; any failure ends in a plain reply."""
-        team = context.team_id or event.get("team") or ""
-        target = Target(
-            team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
-        )
-        key = message_key(team, target.channel, event["ts"])
-        reference = self.telemetry.trace_id(key)  # also the ref a failure message shows
-        ids = MessageIds(
-            key=key,
-            thread=message_key(team, target.channel, target.thread_ts),
-            user=f"{team}:{target.user}",
-            kind="follow_up"
-            if follow_up
-            else "dm"
-            if event.get("channel_type") == "im"
-            else "mention",
-        )
-        progress = _Progress()
-        with traced(reference), self.inflight.answering():
-            try:
-                if not taken_over and await self.store.seen(key):  # another instance has it
-                    log.info("duplicate delivery ignored")
-                    return
-                async with self.store.turn(ids.thread):
-                    await self.respond(
-                        event,
-                        context,
-                        client,
-                        target=target,
-                        ids=ids,
-                        reference=reference,
-                        follow_up=follow_up,
-                        progress=progress,
-                        taken_over=taken_over,
-                    )
-            except Exception as exc:  # the one place: log without content, tell the user
-                frames = traceback.extract_tb(exc.__traceback__)
-                where = "; ".join(
-                    f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in frames[-4:]
-                )
-                log.error("answer failed: %s at %s", type(exc).__name__, where)
-                # a follow-up not yet taken on may be in a thread Vouch is not part of
-                asked = progress.accepted or not follow_up
-                if asked and not progress.delivering:
-                    await self.post_plain(client, target, failure_message(self.dialect, reference))
-                    if not progress.traced:
-                        self.telemetry.failed(ids, label(exc))
-
-    async def respond(
-        self,
-        event: dict[str, Any],
-        context: AsyncBoltContext,
-        client: AsyncWebClient,
-        *,
-        target: Target,
-        ids: MessageIds,
-        reference: str,
-        follow_up: bool,
-        progress: _Progress,
-        taken_over: bool = False,
-    ) -> None:
-        bot = Bot(context.bot_user_id or "", context.bot_id or "")
-        text = strip_mention(event.get("text", ""), bot)
-        if follow_up and not text:
-            return  # e.g. a file shared into the thread: nothing was asked
-        replies, joined = await self.history(client, target, event, bot)
-        if follow_up and not joined:
-            return  # a thread Vouch is not part of
-        if not (taken_over or await self.store.first(ids.key)):
-            log.info("duplicate delivery ignored")
-            return
-        if taken_over and await self.threads.answered(client, target, event["ts"], bot):
-            log.info("taken over, but answered before: nothing posted again")
-            return
-        progress.accepted = True
-        if not text:
-            progress.delivering = True
-            self.threads.posted(target, await self.post_plain(client, target, ASK), ASK, bot)
-            return
-        conversation = to_conversation(
+    async def gather(self, message: _Message) -> Conversation | None:
+        """The conversation to answer; None when there is nothing to draft (a follow-up
+        that asks nothing, a thread Vouch is not part of, a bare mention: asked what)."""
+        if message.follow_up and not message.text:
+            return None  # e.g. a file shared into the thread: nothing was asked
+        replies, joined = await self.history(message)
+        if message.follow_up and not joined:
+            return None  # a thread Vouch is not part of
+        if not message.text:
+            posted = await self.post_plain(message, ASK)
+            self.threads.posted(message.target, posted, ASK, message.bot)
+            return None
+        return to_conversation(
             replies,
-            current_ts=event["ts"],
-            text=text,
-            bot=bot,
+            current_ts=message.ts,
+            text=message.text,
+            bot=message.bot,
             dialect=self.dialect,
             max_messages=self.settings.thread_max_messages,
             max_chars=self.settings.thread_max_chars,
         )
-        status = Status(client, target.channel, target.thread_ts)
 
-        async def show(stage: str, attempt: int, total: int) -> None:
-            await status.show(status_text(stage, attempt, total))
-
-        progress.traced = True
-        with self.telemetry.trace(replace(ids, history_messages=len(conversation.turns))) as trace:
+    async def reply(self, message: _Message, conversation: Conversation) -> None:
+        """Draft and verify under the message's trace, with the thread's status line as a
+        second observer; deliver the verified text, or tell the user the loop failed."""
+        target = message.target
+        status = Status(self.client, target.channel, target.thread_ts)
+        ids = replace(message.ids, history_messages=len(conversation.turns))
+        with self.telemetry.trace(ids) as trace:
             try:
                 outcome = await answer(
-                    conversation, self.agent, reference, observer=trace, progress=show
+                    conversation, self.agent, message.reference, observer=Observers(trace, status)
                 )
-            finally:
+            except Exception:  # nothing of any attempt goes with the failure message
                 await status.close()
-            progress.delivering = True
+                await self.tell_failure(message)
+                raise
+            await status.close()
             with trace.observe("slack.deliver", "span", format=self.dialect) as delivery:
                 try:
                     posted = await deliver(
-                        client, target, outcome.text, self.dialect, reference, answers=event["ts"]
+                        self.client,
+                        target,
+                        outcome.text,
+                        self.dialect,
+                        message.reference,
+                        answers=message.ts,
                     )
-                    self.threads.posted(target, posted, outcome.text, bot, event["ts"])
+                    self.threads.posted(target, posted, outcome.text, message.bot, message.ts)
                 except StoppedByUser:  # the user's choice: neither a failure nor undelivered
                     log.info("answer stopped by the user")
                     trace.stopped_by_user()
@@ -304,19 +285,26 @@ class Listeners:
                     trace.undelivered()
                     await status.close(clear=True)
 
-    async def history(
-        self, client: AsyncWebClient, target: Target, event: dict[str, Any], bot: Bot
-    ) -> tuple[list[dict[str, Any]], bool]:
+    async def history(self, message: _Message) -> tuple[list[dict[str, Any]], bool]:
         """The thread's messages before this one, and whether Vouch has posted in it."""
-        if target.thread_ts == event["ts"]:
+        if message.target.thread_ts == message.ts:
             return [], False  # a new thread has no history
-        return await self.threads.read(client, target, event["ts"], bot)
+        return await self.threads.read(self.client, message.target, message.ts, message.bot)
 
-    async def post_plain(self, client: AsyncWebClient, target: Target, text: str) -> list[str]:
-        """Post `text` in the thread; the ts posted (none when Slack refused it)."""
+    async def tell_failure(self, message: _Message) -> None:
+        """The failure message, with the reference a maintainer can look up."""
+        await self.post_plain(message, failure_message(self.dialect, message.reference))
+
+    async def post_plain(self, message: _Message, text: str) -> list[str]:
+        """Post `text` in the thread, marked as the reply to the message; the ts posted
+        (none when Slack refused it)."""
+        target = message.target
         try:
-            response = await client.chat_postMessage(
-                channel=target.channel, thread_ts=target.thread_ts, text=text
+            response = await self.client.chat_postMessage(
+                channel=target.channel,
+                thread_ts=target.thread_ts,
+                text=text,
+                metadata=answer_mark(message.ts),
             )
         except SLACK_FAILURES as exc:
             log.error("reply failed: %s", reason(exc))
@@ -326,3 +314,10 @@ class Listeners:
     @property
     def dialect(self) -> Dialect:
         return self.settings.response_format
+
+
+def _crashed(exc: Exception) -> None:
+    """Log an unexpected error by type and place only (its text may quote the message)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = "; ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in frames[-4:])
+    log.error("answer failed: %s at %s", type(exc).__name__, where)

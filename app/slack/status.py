@@ -1,6 +1,7 @@
 """The thread's "is thinking…" status, kept alive (Slack clears it after 2 minutes), and
-never in the answer's way: `show` returns at once and a task of its own sends the newest
-status, so a slow `assistant.threads.setStatus` holds up nothing."""
+never in the answer's way: an observer of the loop whose `show` returns at once while a
+task of its own sends the newest status, so a slow `assistant.threads.setStatus` holds up
+nothing."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import logging
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from app.agent.observer import Stage, Unwatched
 from app.errors import label
 from app.slack.errors import SLACK_FAILURES
 
@@ -18,9 +20,10 @@ CLEAR_WITHIN = 5.0  # seconds a closing clear may take
 log = logging.getLogger("vouch.slack")
 
 
-class Status:
+class Status(Unwatched):
     """Shows a status line in a thread and re-sends it every `refresh` seconds until
-    closed. Failing to show a status never stops an answer, nor slows it."""
+    closed; as the loop's observer, shows each stage. Failing to show a status never stops
+    an answer, nor slows it."""
 
     def __init__(
         self,
@@ -35,7 +38,10 @@ class Status:
         self._changed = asyncio.Event()
         self._sender: asyncio.Task[None] | None = None
 
-    async def show(self, text: str) -> None:
+    def stage(self, stage: Stage, attempt: int, total: int) -> None:
+        self.show(status_text(stage, attempt, total))
+
+    def show(self, text: str) -> None:
         """Show `text` soon (the newest text wins if several wait); returns at once."""
         self._text = text
         self._changed.set()
@@ -72,7 +78,7 @@ class Status:
             log.warning("status not set: %s", label(exc))
 
 
-def status_text(stage: str, attempt: int, total: int) -> str:
+def status_text(stage: Stage, attempt: int, total: int) -> str:
     """What Vouch is doing, for the status line."""
     if stage == "checking":
         return "is checking the answer…"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 from langfuse._client.span import LangfuseObservationWrapper
 
 from app.agent.model import Usage
-from app.agent.observer import Kind, Step
+from app.agent.observer import Kind, Stage, Step
 from app.agent.outcome import Attempt, Outcome
 from app.errors import label
 from app.telemetry.allowlist import Value, checked, token
@@ -72,6 +72,9 @@ class Trace:
         self.outcome: Outcome | None = None  # what the loop concluded; scored at the end
         self.delivered = True
         self.stopped = False  # the user pressed stop on the streamed answer
+
+    def stage(self, stage: Stage, attempt: int, total: int) -> None:
+        return None  # the trace has a span per call and check; the stage is the status line's
 
     @contextmanager
     def observe(

@@ -1,12 +1,9 @@
-"""The durable record of the messages Vouch has taken: SQLite under data/, so a message
-acked before a crash, a kill or a shutdown is answered after the restart.
+"""The durable record of one instance (app/work/record.py says what a record does):
+SQLite under data/, so a message acked before a crash, a kill or a shutdown is answered
+after the restart.
 
-A message is `queued` when taken in, `taken` by a worker under a lease it renews while it
-answers, and `done` once its answer (or failure message) is posted; a lease that runs out
-(the worker's process died) makes the message takeable again. Within a thread, messages
-are taken one at a time in Slack's order (by ts). Done messages keep their key, without
-their text, for DEDUPE_TTL, so a Slack retry or the same message arriving as both
-`app_mention` and `message.*` is taken once.
+A message is `queued` when taken in, `taken` by a worker under a lease, and `done` once
+answered; done messages keep their key, without their text, for DEDUPE_TTL.
 
 WAL with synchronous=NORMAL: a commit survives the process being killed (not the machine
 losing power), at a fraction of a millisecond per message.
@@ -20,9 +17,10 @@ import sqlite3
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+
+from app.work.record import Job, order
 
 T = TypeVar("T")
 _Row = tuple[str, str, float, str, float]
@@ -60,18 +58,9 @@ ORDER BY m.added LIMIT 1
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Job:
-    """A message taken by a worker: its key, the event fields it is answered from, and how
-    many times it has been taken (more than once: a worker died or gave it back)."""
-
-    key: str
-    event: dict[str, Any]
-    tries: int
-
-
 class Queue:
-    """The record, in one SQLite file; every call runs on one thread of its own."""
+    """The record, in one SQLite file; every call runs on one thread of its own.
+    Implements app.work.record.Record."""
 
     def __init__(self, path: Path, ttl: float, clock: Callable[[], float] = time.time) -> None:
         self._ttl = ttl
@@ -91,7 +80,7 @@ class Queue:
         """Record a message; False when it was recorded already (a duplicate). Messages
         arriving together are written in one transaction (a burst of events is one
         round trip to the database thread, not one each)."""
-        row: _Row = (key, thread, _order(ts), json.dumps(event), self._clock())
+        row: _Row = (key, thread, order(ts), json.dumps(event), self._clock())
         written: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._pending.append((row, written))
         if len(self._pending) == 1:
@@ -204,11 +193,3 @@ class Queue:
 
     async def _run(self, call: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, call)
-
-
-def _order(ts: str) -> float:
-    """A Slack ts as a number to order by (a malformed one goes last)."""
-    try:
-        return float(ts)
-    except ValueError:
-        return float("inf")

@@ -1,10 +1,14 @@
 """Workers: take recorded messages and answer them, holding each under a renewed lease.
 
-One dispatcher per process takes messages from the queue while fewer than WORKERS are
+One dispatcher per process takes messages from the record while fewer than WORKERS are
 being answered (woken at once by the intake, else looking every POLL seconds for work
 another process gave back or left behind). Shutdown stops taking, lets answers in flight
-finish within a grace period, then gives the rest back to the queue, so they are
-answered after the restart.
+finish within a grace period, then gives the rest back to the record, so they are
+answered after the restart or by another instance.
+
+While the record cannot be reached (Redis down) nothing is taken; a lease that cannot be
+renewed may run out (another worker then takes the message over and finds the answer in
+the thread before posting); marking a message done is tried again for up to one lease.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from collections.abc import Callable, Coroutine
 from contextlib import suppress
 from typing import Any
 
-from app.work.queue import Job, Queue
+from app.work.record import Job, Record, RecordUnavailable
 
 log = logging.getLogger("vouch.work")
 
@@ -25,6 +29,7 @@ LEASE = 15.0  # seconds a message stays held by a worker that stopped renewing i
 
 Answer = Callable[[Job], Coroutine[Any, Any, None]]
 LATER = 5.0  # seconds before a message that could not be started is taken again
+SETTLE_EVERY = 0.5  # seconds between tries to mark a message done while the record is away
 
 
 class TryLater(Exception):
@@ -38,7 +43,7 @@ class Workers:
     under a lease renewed until it ends."""
 
     def __init__(
-        self, queue: Queue, answer: Answer, count: int, lease: float = LEASE, poll: float = POLL
+        self, queue: Record, answer: Answer, count: int, lease: float = LEASE, poll: float = POLL
     ) -> None:
         self.queue = queue
         self.owner = uuid.uuid4().hex[:12]  # this process, in the queue's records
@@ -77,14 +82,17 @@ class Workers:
             task.cancel()
         await asyncio.gather(*self._running, return_exceptions=True)
         for _, job in unfinished:
-            await self.queue.release(job.key, self.owner)
+            try:
+                await self.queue.release(job.key, self.owner)
+            except RecordUnavailable:
+                log.warning("not given back (the record is unavailable): its lease runs out")
         return len(unfinished)
 
     async def _dispatch(self) -> None:
         while not self._stopping:
             await self._slots.acquire()
             self._wake.clear()
-            job = await self.queue.take(self.owner, self._lease)
+            job = await self._take()
             if job is None:
                 self._slots.release()
                 with suppress(TimeoutError):
@@ -97,6 +105,12 @@ class Workers:
             self._running.add(keeper)
             keeper.add_done_callback(self._finished)
 
+    async def _take(self) -> Job | None:
+        try:
+            return await self.queue.take(self.owner, self._lease)
+        except RecordUnavailable:
+            return None  # the record logged it; looked for again after POLL
+
     def _finished(self, keeper: asyncio.Task[None]) -> None:
         self._running.discard(keeper)
         self._slots.release()
@@ -108,17 +122,34 @@ class Workers:
                 done, _ = await asyncio.wait({answering}, timeout=self._lease / 3)
                 if done:
                     break
-                if not await self.queue.renew(job.key, self.owner, self._lease):
-                    log.warning("lease lost while answering: another worker may take it")
+                try:
+                    renewed = await self.queue.renew(job.key, self.owner, self._lease)
+                except RecordUnavailable:
+                    continue  # tried again in a third of a lease
+                if not renewed:  # taken over (this process stalled past its lease)
+                    log.warning("lease lost while answering: left to the worker that took it")
+                    answering.cancel()
         finally:
             del self._held[answering]
         if answering.cancelled():
-            return  # given back by stop()
+            return  # given back by stop(), or taken over by another worker
         error = answering.exception()
         if isinstance(error, TryLater):
             log.warning("message not started (%s): taken again in %.0f s", error, LATER)
-            await self.queue.later(job.key, self.owner, LATER)
+            with suppress(RecordUnavailable):  # else taken again when the lease runs out
+                await self.queue.later(job.key, self.owner, LATER)
             return
         if error is not None:  # answer() handles its own; this is a bug
             log.error("worker: answer raised %s", type(error).__name__)
-        await self.queue.done(job.key, self.owner)
+        await self._settle(job)
+
+    async def _settle(self, job: Job) -> None:
+        """Mark the message done, trying again for up to one lease while the record is
+        away; past that, whoever takes it over finds the answer in the thread."""
+        for _ in range(max(1, int(self._lease / SETTLE_EVERY))):
+            try:
+                await self.queue.done(job.key, self.owner)
+                return
+            except RecordUnavailable:
+                await asyncio.sleep(SETTLE_EVERY)
+        log.warning("answered, but not marked done: the next taker checks the thread")

@@ -10,6 +10,7 @@ import pytest
 from app.agent.conversation import Conversation, Turn
 from app.agent.loop import Deps, answer
 from app.agent.model import make_client
+from app.agent.observer import Observers, Stage, Unwatched
 from app.agent.outcome import Outcome
 from app.verify import busy_message, failure_message, verify
 from tests.fakes.anthropic import Fail, FakeAnthropic, Hang, Reply, StreamError, judgement
@@ -245,19 +246,24 @@ async def test_judge_unreachable_fails_closed(
     assert outcome.attempts[0].error.startswith("judge_")
 
 
-async def test_progress_is_told_each_stage(
+class Stages(Unwatched):
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, int, int]] = []
+
+    def stage(self, stage: Stage, attempt: int, total: int) -> None:
+        self.seen.append((stage, attempt, total))
+
+
+async def test_every_observer_is_told_each_stage(
     make_settings: Any, fake_anthropic: FakeAnthropic
 ) -> None:
     fake_anthropic.push(Reply(UNCLOSED), Reply(GOOD))
     settings = make_settings()
-    seen: list[tuple[str, int, int]] = []
-
-    async def progress(stage: str, number: int, total: int) -> None:
-        seen.append((stage, number, total))
-
+    first, second = Stages(), Stages()
     deps = Deps.from_settings(settings)
-    await answer(Conversation((), QUESTION), deps, progress=progress)
-    assert seen == [("drafting", 1, 3), ("drafting", 2, 3), ("checking", 2, 3)]
+    await answer(Conversation((), QUESTION), deps, observer=Observers(first, second))
+    assert first.seen == [("drafting", 1, 3), ("drafting", 2, 3), ("checking", 2, 3)]
+    assert second.seen == first.seen
 
 
 def test_the_sdk_spans_are_pinned_to_metadata_only(

@@ -98,15 +98,17 @@ async def answered(app: AsyncApp, slack: FakeSlack, ts: str, text: str = "how do
     return f"{TEAM}:C0001:{ts}"
 
 
-async def post_event(port: int, event: dict[str, Any], secret: str) -> int:
-    """POST one signed Events API request to the bot's HTTP server on loopback."""
+async def post_event(port: int, event: dict[str, Any], secret: str, retry: int = 0) -> int:
+    """POST one signed Events API request to the bot's HTTP server on loopback (`retry`:
+    Slack's retry number, with its reason, as Slack sends a delivery again)."""
     body = json.dumps(envelope(event)).encode()
+    headers = signed_headers(body, secret)
+    if retry:
+        headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_error"}
     async with (
         aiohttp.ClientSession() as session,
         session.post(
-            f"http://127.0.0.1:{port}/slack/events",
-            data=body,
-            headers=signed_headers(body, secret),
+            f"http://127.0.0.1:{port}/slack/events", data=body, headers=headers
         ) as response,
     ):
         return response.status

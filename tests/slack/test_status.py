@@ -14,7 +14,7 @@ from tests.slack.bolt import settle, until
 async def test_status_is_refreshed_until_closed(make_settings: Any, fake_slack: FakeSlack) -> None:
     client = make_web_client(make_settings())
     status = Status(client, "C0001", "1.1", refresh=0.05)
-    await status.show("is thinking…")
+    status.show("is thinking…")
     await until(lambda: len(fake_slack.of("assistant.threads.setStatus")) >= 4)
     await status.close()
     sent = len(fake_slack.of("assistant.threads.setStatus"))
@@ -29,7 +29,7 @@ async def test_status_failure_never_stops_an_answer(
     client = make_web_client(make_settings())
     fake_slack.fail("assistant.threads.setStatus", Fault(error="missing_scope"))
     status = Status(client, "C0001", "1.1")
-    await status.show("is thinking…")  # must not raise
+    status.show("is thinking…")  # must not raise
     await until(lambda: bool(fake_slack.of("assistant.threads.setStatus")))
     await status.close(clear=True)
     assert [p["status"] for p in fake_slack.of("assistant.threads.setStatus")] == [
@@ -51,7 +51,7 @@ async def test_a_slow_status_holds_up_nothing(make_settings: Any, fake_slack: Fa
     fake_slack.fail("assistant.threads.setStatus", Fault(delay=20.0))
     status = Status(client, "C0001", "1.1")
     async with asyncio.timeout(1):
-        await status.show("is thinking…")
-        await status.show("is checking the answer…")
+        status.show("is thinking…")
+        status.show("is checking the answer…")
         await until(lambda: bool(fake_slack.of("assistant.threads.setStatus")))
         await status.close()

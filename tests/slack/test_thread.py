@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-
-from app.slack.dedupe import SeenMessages, ThreadOrder, message_key
 from app.slack.thread import Bot, strip_mention, to_conversation
+from app.work.record import message_key
 
 BOT = Bot("UVOUCH", "BVOUCH")
 
@@ -49,27 +47,5 @@ def test_strip_mention_handles_labels() -> None:
     assert strip_mention("<@UVOUCH|vouch>  hi <@UVOUCH>", BOT) == "hi"
 
 
-def test_seen_messages_expire_after_the_ttl() -> None:
-    now = [0.0]
-    seen = SeenMessages(ttl=10, clock=lambda: now[0])
-    key = message_key("T1", "C1", "1.1")
-    assert seen.first(key) and not seen.first(key)
-    now[0] = 10.5
-    assert seen.first(key)
-    assert len(seen) == 1
-
-
-async def test_one_thread_runs_in_order_different_threads_run_together() -> None:
-    order = ThreadOrder()
-    log: list[str] = []
-
-    async def work(thread: str, name: str, delay: float) -> None:
-        async with order.turn(thread):
-            log.append(f"start {name}")
-            await asyncio.sleep(delay)
-            log.append(f"end {name}")
-
-    await asyncio.gather(work("a", "a1", 0.05), work("a", "a2", 0.0), work("b", "b1", 0.01))
-    assert log.index("end a1") < log.index("start a2")
-    assert log.index("start b1") < log.index("end a1")
-    assert len(order) == 0
+def test_a_message_key_names_team_channel_and_ts() -> None:
+    assert message_key("T1", "C1", "1.1") == "T1:C1:1.1"

@@ -1,13 +1,22 @@
-"""The durable record: each message taken once, a thread in Slack's order, a dead worker's
-message taken over when its lease runs out, and what survives the process."""
+"""The durable record, SQLite and Redis alike: each message taken once, a thread in Slack's
+order, a dead worker's message taken over when its lease runs out, and what survives the
+process (Redis's own outages and restarts: tests/work/test_redis_queue.py)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
+import pytest
+
 from app.work.queue import Queue
+from app.work.record import Record
+from app.work.redis_queue import RedisQueue
 from app.work.workers import Workers
+from tests.redis_server import RedisServer
+
+Records = Callable[..., Record]
 
 
 class Clock:
@@ -22,8 +31,31 @@ def event(ts: str) -> dict[str, str]:
     return {"ts": ts, "text": "deploy?"}
 
 
-async def test_a_message_is_recorded_once() -> None:
-    queue = Queue(Path(":memory:"), ttl=60)
+@pytest.fixture(params=["sqlite", "redis"])
+async def records(request: pytest.FixtureRequest) -> AsyncIterator[Records]:
+    """Opens records of the kind the test runs with: (ttl=60, clock=None) → Record.
+    Redis records opened by one test share one (emptied) server, as instances would."""
+    opened: list[Record] = []
+    server = request.getfixturevalue("redis") if request.param == "redis" else None
+
+    def open_record(ttl: float = 60, clock: Callable[[], float] | None = None) -> Record:
+        record: Record
+        if isinstance(server, RedisServer):
+            record = RedisQueue(server.url, ttl=ttl, clock=clock)
+        elif clock is None:
+            record = Queue(Path(":memory:"), ttl=ttl)
+        else:
+            record = Queue(Path(":memory:"), ttl=ttl, clock=clock)
+        opened.append(record)
+        return record
+
+    yield open_record
+    for record in opened:
+        await record.close()
+
+
+async def test_a_message_is_recorded_once(records: Records) -> None:
+    queue = records()
     assert await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
     assert not await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))  # a Slack retry
     job = await queue.take("a", lease=10)
@@ -34,8 +66,10 @@ async def test_a_message_is_recorded_once() -> None:
     assert await queue.waiting() == 0
 
 
-async def test_a_thread_is_answered_one_message_at_a_time_in_slacks_order() -> None:
-    queue = Queue(Path(":memory:"), ttl=60)
+async def test_a_thread_is_answered_one_message_at_a_time_in_slacks_order(
+    records: Records,
+) -> None:
+    queue = records()
     await queue.put("T:C:1.3", "T:C:1.0", "1.3", event("1.3"))  # arrived first, later ts
     await queue.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
     await queue.put("T:C:9.9", "T:C:9.9", "9.9", event("9.9"))  # another thread
@@ -49,9 +83,11 @@ async def test_a_thread_is_answered_one_message_at_a_time_in_slacks_order() -> N
     assert second is not None and second.key == "T:C:1.3"
 
 
-async def test_a_message_whose_worker_died_is_taken_over_when_its_lease_runs_out() -> None:
+async def test_a_message_whose_worker_died_is_taken_over_when_its_lease_runs_out(
+    records: Records,
+) -> None:
     clock = Clock()
-    queue = Queue(Path(":memory:"), ttl=60, clock=clock)
+    queue = records(clock=clock)
     await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
     assert await queue.take("dead", lease=10) is not None
     clock.now += 9
@@ -63,8 +99,10 @@ async def test_a_message_whose_worker_died_is_taken_over_when_its_lease_runs_out
     assert await queue.renew(job.key, "alive", lease=10)
 
 
-async def test_a_message_given_back_is_taken_again_without_counting_a_try() -> None:
-    queue = Queue(Path(":memory:"), ttl=60)
+async def test_a_message_given_back_is_taken_again_without_counting_a_try(
+    records: Records,
+) -> None:
+    queue = records()
     await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
     job = await queue.take("a", lease=10)
     assert job is not None
@@ -103,8 +141,10 @@ async def test_what_was_recorded_survives_the_process(tmp_path: Path) -> None:
     await reopened.close()
 
 
-async def test_workers_answer_each_message_once_and_give_back_what_a_stop_cuts_short() -> None:
-    queue = Queue(Path(":memory:"), ttl=60)
+async def test_workers_answer_each_message_once_and_give_back_what_a_stop_cuts_short(
+    records: Records,
+) -> None:
+    queue = records()
     answered: list[str] = []
     release = asyncio.Event()
 
@@ -127,3 +167,40 @@ async def test_workers_answer_each_message_once_and_give_back_what_a_stop_cuts_s
     assert sorted(answered) == sorted(f"T:C:{n}" for n in range(10))
     job = await queue.take("next", lease=5)
     assert job is not None and job.key == "T:C:slow"
+
+
+async def test_instances_share_one_redis_record(redis: RedisServer) -> None:
+    """What one instance records, another takes; a thread stays in order across them."""
+    clock = Clock()
+    a, b = (RedisQueue(redis.url, ttl=60, clock=clock) for _ in range(2))
+    await a.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
+    assert not await b.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))  # a copy, elsewhere
+    await b.put("T:C:1.1", "T:C:1.0", "1.1", event("1.1"))
+    first = await b.take("b", lease=10)
+    assert first is not None and first.key == "T:C:1.1"
+    assert await a.take("a", lease=10) is None  # 1.2 waits for 1.1, held by b
+    clock.now += 11  # b died holding it
+    again = await a.take("a", lease=10)
+    assert again is not None and (again.key, again.tries) == ("T:C:1.1", 2)
+    await b.done(first.key, "b")  # the dead one's late word changes nothing
+    assert await a.take("c", lease=10) is None
+    await a.done(again.key, "a")
+    last = await a.take("a", lease=10)
+    assert last is not None and last.key == "T:C:1.2"
+    await a.close()
+    await b.close()
+
+
+async def test_a_message_let_go_for_later_blocks_its_thread_until_then(records: Records) -> None:
+    clock = Clock()
+    queue = records(clock=clock)
+    await queue.put("T:C:1.1", "T:C:1.0", "1.1", event("1.1"))
+    await queue.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
+    job = await queue.take("a", lease=10)
+    assert job is not None
+    await queue.later(job.key, "a", 5)
+    assert await queue.take("b", lease=10) is None
+    clock.now += 6
+    again = await queue.take("b", lease=10)
+    assert again is not None and (again.key, again.tries) == ("T:C:1.1", 2)
+    assert await queue.waiting() == 2

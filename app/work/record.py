@@ -1,0 +1,76 @@
+"""What a durable record of messages offers the intake and the workers, whichever store
+holds it: SQLite on this machine (app/work/queue.py) or Redis shared by several instances
+(app/work/redis_queue.py).
+
+A message is recorded once (a Slack retry, or the same message arriving as both
+`app_mention` and `message.*`, is a copy), taken by one worker at a time under a lease the
+worker renews, and done once its answer or failure message is posted. A lease that runs
+out (the worker's process died) makes the message takeable again; within a thread,
+messages are taken one at a time in Slack's order (by ts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A message taken by a worker: its key, the event fields it is answered from, and how
+    many times it has been taken (more than once: a worker died or gave it back)."""
+
+    key: str
+    event: dict[str, Any]
+    tries: int
+
+
+class RecordUnavailable(Exception):
+    """The record cannot be reached (Redis down): nothing was written. The intake refuses
+    the message (Slack delivers it again); workers try again later."""
+
+
+class Record(Protocol):
+    async def put(self, key: str, thread: str, ts: str, event: dict[str, Any]) -> bool:
+        """Record a message; False when it was recorded already (a copy)."""
+        ...
+
+    async def take(self, owner: str, lease: float) -> Job | None:
+        """The next message a worker may answer, now held by `owner` for `lease` seconds."""
+        ...
+
+    async def renew(self, key: str, owner: str, lease: float) -> bool:
+        """Extend the lease; False when `owner` no longer holds the message."""
+        ...
+
+    async def done(self, key: str, owner: str) -> None:
+        """Answered: forget the message's text; its key stays a copy for the dedupe TTL."""
+        ...
+
+    async def release(self, key: str, owner: str) -> None:
+        """Given back unanswered (a shutdown): taken again at once, the try not counted."""
+        ...
+
+    async def later(self, key: str, owner: str, delay: float) -> None:
+        """Let go of the message for `delay` seconds; then any worker may take it."""
+        ...
+
+    async def waiting(self) -> int:
+        """Messages recorded and not yet done."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def message_key(team: str, channel: str, ts: str) -> str:
+    """The identity of a user message (and, with its thread's ts, of a thread): the same
+    for Slack's retries and for one message arriving as two event types."""
+    return f"{team}:{channel}:{ts}"
+
+
+def order(ts: str) -> float:
+    """A Slack ts as a number to order a thread by (a malformed one goes last)."""
+    try:
+        return float(ts)
+    except ValueError:
+        return float("inf")

@@ -1,0 +1,309 @@
+"""The durable record shared by several instances (REDIS_URL): Redis itself, through
+scripts that each run atomically on the server (app/work/record.py says what a record does).
+
+Keys (all under one hash tag, so the scripts stay valid on a Redis Cluster):
+- `m:<key>`: one open message (its thread, recorded event, tries, owner);
+- `t:<thread>`: the thread's open messages, scored by ts (its head is answered next);
+- `ready`: threads scored by when their head may be taken — now for a new message, the
+  lease's end while a worker holds it, so a dead instance's message is taken over when
+  its lease runs out;
+- `held`: thread → the message a worker holds;
+- `open`: every open message, for `waiting`;
+- `seen:<key>`: set when recorded, expiring after DEDUPE_TTL, so copies are dropped.
+
+Time is the Redis server's (one clock for every instance), unless a test passes a clock.
+The event (with the user's text) is deleted when the message is done. Redis must persist
+(AOF) for the record to survive a Redis restart: see docs/reliability.md.
+
+Any Redis failure is RecordUnavailable: the intake refuses the message (Slack delivers it
+again) rather than answer without the shared record. The log says so once, and once more
+when Redis is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+from redis.retry import Retry
+
+from app.errors import label
+from app.work.record import Job, RecordUnavailable, order
+
+log = logging.getLogger("vouch.work")
+T = TypeVar("T")
+
+PREFIX = "{vouch}:"
+TIMEOUT = 1.0  # one command (or connecting) may take this long: the intake answers Slack in time
+CONNECTIONS = 50  # per instance
+WAIT_FOR_CONNECTION = 2.0
+
+# Every script's ARGV starts with the key prefix and the time (negative: the server's).
+_NOW = """
+local P = ARGV[1]
+local now = tonumber(ARGV[2])
+if now < 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+end
+"""
+
+# ARGV: P, now, key, thread, ts order, event, dedupe ttl (ms). 1 if recorded, 0 if a copy.
+_PUT = (
+    _NOW
+    + """
+local key, thread = ARGV[3], ARGV[4]
+local m = P .. 'm:' .. key
+if redis.call('EXISTS', m) == 1 then return 0 end
+if not redis.call('SET', P .. 'seen:' .. key, '1', 'NX', 'PX', ARGV[7]) then return 0 end
+redis.call('HSET', m, 'thread', thread, 'event', ARGV[6], 'tries', 0, 'owner', '')
+redis.call('ZADD', P .. 't:' .. thread, ARGV[5], key)
+redis.call('ZADD', P .. 'open', now, key)
+redis.call('ZADD', P .. 'ready', 'NX', now, thread)
+return 1
+"""
+)
+
+# ARGV: P, now, owner, lease. {key, event, tries} or nil. Threads whose record is
+# inconsistent (no open message) are dropped; at most 20 looked at per call.
+_TAKE = (
+    _NOW
+    + """
+for _ = 1, 20 do
+  local due = redis.call('ZRANGEBYSCORE', P .. 'ready', '-inf', now, 'LIMIT', 0, 1)
+  if #due == 0 then return false end
+  local thread = due[1]
+  local t = P .. 't:' .. thread
+  local head = redis.call('ZRANGE', t, 0, 0)
+  if #head == 0 then
+    redis.call('ZREM', P .. 'ready', thread)
+    redis.call('HDEL', P .. 'held', thread)
+  else
+    local key = head[1]
+    local m = P .. 'm:' .. key
+    local event = redis.call('HGET', m, 'event')
+    if not event then
+      redis.call('ZREM', t, key)
+      redis.call('ZREM', P .. 'open', key)
+    else
+      local before = redis.call('HGET', P .. 'held', thread)
+      if before and before ~= key and redis.call('EXISTS', P .. 'm:' .. before) == 1 then
+        redis.call('HSET', P .. 'm:' .. before, 'owner', '')
+      end
+      redis.call('HSET', P .. 'held', thread, key)
+      local tries = redis.call('HINCRBY', m, 'tries', 1)
+      redis.call('HSET', m, 'owner', ARGV[3])
+      redis.call('ZADD', P .. 'ready', 'XX', now + tonumber(ARGV[4]), thread)
+      return {key, event, tries}
+    end
+  end
+end
+return false
+"""
+)
+
+# The next scripts act only for the message's owner. ARGV: P, now, key, owner, ...
+_OWNED = (
+    _NOW
+    + """
+local key = ARGV[3]
+local m = P .. 'm:' .. key
+if redis.call('HGET', m, 'owner') ~= ARGV[4] then return 0 end
+local thread = redis.call('HGET', m, 'thread')
+local holds = redis.call('HGET', P .. 'held', thread) == key
+"""
+)
+
+# ARGV: ..., lease.
+_RENEW = (
+    _OWNED
+    + """
+if not holds then return 0 end
+redis.call('ZADD', P .. 'ready', 'XX', now + tonumber(ARGV[5]), thread)
+return 1
+"""
+)
+
+_DONE = (
+    _OWNED
+    + """
+local t = P .. 't:' .. thread
+redis.call('DEL', m)
+redis.call('ZREM', t, key)
+redis.call('ZREM', P .. 'open', key)
+if holds then redis.call('HDEL', P .. 'held', thread) end
+if redis.call('ZCARD', t) == 0 then
+  redis.call('ZREM', P .. 'ready', thread)
+elseif holds then
+  redis.call('ZADD', P .. 'ready', now, thread)
+end
+return 1
+"""
+)
+
+_RELEASE = (
+    _OWNED
+    + """
+redis.call('HSET', m, 'owner', '')
+redis.call('HINCRBY', m, 'tries', -1)
+if holds then redis.call('HDEL', P .. 'held', thread) end
+redis.call('ZADD', P .. 'ready', now, thread)
+return 1
+"""
+)
+
+# ARGV: ..., delay.
+_LATER = (
+    _OWNED
+    + """
+redis.call('HSET', m, 'owner', '')
+redis.call('ZADD', P .. 'ready', now + tonumber(ARGV[5]), thread)
+return 1
+"""
+)
+
+
+class RedisQueue:
+    """The record in Redis; implements app.work.record.Record. Puts arriving together
+    go in one pipeline (a burst of events is one round trip, not one each)."""
+
+    def __init__(
+        self,
+        url: str,
+        ttl: float,
+        *,
+        timeout: float = TIMEOUT,
+        clock: Callable[[], float] | None = None,
+        prefix: str = PREFIX,
+    ) -> None:
+        self._ttl_ms = str(int(ttl * 1000))
+        self._clock = clock
+        self._prefix = prefix
+        self._down = False
+        self._pending: list[tuple[list[str], asyncio.Future[bool]]] = []
+        self._writes: set[asyncio.Task[list[Any]]] = set()
+        pool = BlockingConnectionPool.from_url(
+            url,
+            max_connections=CONNECTIONS,
+            timeout=WAIT_FOR_CONNECTION,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),  # a failure is reported at once: the intake decides
+        )
+        self.redis = Redis.from_pool(pool)
+        self._scripts = {
+            name: self.redis.register_script(body)
+            for name, body in (
+                ("put", _PUT),
+                ("take", _TAKE),
+                ("renew", _RENEW),
+                ("done", _DONE),
+                ("release", _RELEASE),
+                ("later", _LATER),
+            )
+        }
+        where = pool.connection_kwargs
+        log.info(
+            "messages recorded in redis at %s:%s/%s",
+            where.get("host", "?"),
+            where.get("port", "?"),
+            where.get("db", 0),
+        )
+
+    async def put(self, key: str, thread: str, ts: str, event: dict[str, Any]) -> bool:
+        rank = order(ts)
+        args = [key, thread, "+inf" if rank == float("inf") else repr(rank), json.dumps(event)]
+        written: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._pending.append((args, written))
+        if len(self._pending) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+        return await written
+
+    def _flush(self) -> None:
+        batch, self._pending = self._pending, []
+
+        async def write() -> list[Any]:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for args, _ in batch:
+                    await self._scripts["put"](args=self._argv(*args, self._ttl_ms), client=pipe)
+                return list(await pipe.execute())
+
+        def settle(outcome: asyncio.Future[list[Any]]) -> None:
+            error = outcome.exception()
+            for n, (_, written) in enumerate(batch):
+                if written.done():
+                    continue
+                if error is not None:
+                    written.set_exception(self._unavailable(error))
+                else:
+                    written.set_result(outcome.result()[n] == 1)
+
+        writing = asyncio.create_task(self._guarded(write()))
+        self._writes.add(writing)
+        writing.add_done_callback(self._writes.discard)
+        writing.add_done_callback(settle)
+
+    async def take(self, owner: str, lease: float) -> Job | None:
+        found = await self._call("take", owner, repr(lease))
+        if not found:
+            return None
+        key, event, tries = found
+        return Job(_text(key), json.loads(event), int(tries))
+
+    async def renew(self, key: str, owner: str, lease: float) -> bool:
+        return bool(await self._call("renew", key, owner, repr(lease)))
+
+    async def done(self, key: str, owner: str) -> None:
+        await self._call("done", key, owner)
+
+    async def release(self, key: str, owner: str) -> None:
+        await self._call("release", key, owner)
+
+    async def later(self, key: str, owner: str, delay: float) -> None:
+        await self._call("later", key, owner, repr(delay))
+
+    async def waiting(self) -> int:
+        return int(await self._guarded(self.redis.zcard(self._prefix + "open")))
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+    async def _call(self, script: str, *args: str) -> Any:
+        return await self._guarded(self._scripts[script](args=self._argv(*args)))
+
+    def _argv(self, *args: str) -> list[str]:
+        now = "-1" if self._clock is None else repr(self._clock())
+        return [self._prefix, now, *args]
+
+    async def _guarded(self, call: Awaitable[T]) -> T:
+        """Run a Redis call; a failure becomes RecordUnavailable, logged once per outage."""
+        try:
+            result = await call
+        except RedisError as exc:
+            raise self._unavailable(exc) from None
+        if self._down:
+            self._down = False
+            log.warning("redis reachable again: taking messages")
+        return result
+
+    def _unavailable(self, error: BaseException) -> RecordUnavailable:
+        if isinstance(error, RecordUnavailable):
+            return error
+        if not self._down:
+            self._down = True
+            log.error(
+                "redis unreachable (%s): taking no new messages (Slack delivers them again "
+                "later) until it is back",
+                label(error),
+            )
+        return RecordUnavailable(label(error))
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
