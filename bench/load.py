@@ -2,6 +2,7 @@
 first one instance, then two instances sharing a real redis-server (REDIS_URL).
 
 Run: .venv/bin/python -m bench.load [--conversations 200] [--rounds 4] [--instances 1 2]
+[--takeovers 3]
 
 The bot (`python -m app`) runs as its own process against the loopback fakes; the model
 streams each answer after a latency of 1-3 s (seeded). This script sends every event at
@@ -11,7 +12,8 @@ all at once (burst) and spread over one second (ramp); the overhead per
 message beyond model time (reply arrival − event sent − model latency); the bot's peak RSS.
 With two instances every event is sent to one of them (round robin, as a load balancer
 would) and a copy to the other (as a Slack retry landing elsewhere would): each message
-must still be answered exactly once.
+must still be answered exactly once. Then, with two instances, the time for the survivor
+to take over the messages of one killed while answering (bench/takeover.py).
 """
 
 from __future__ import annotations
@@ -20,80 +22,24 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import random
 import re
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from collections import Counter
 from typing import Any
 
 import aiohttp
 
+from bench import takeover
+from bench.bots import ANSWER, body_for, signed, start_bot
 from bench.stats import p99
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import free_port, wait_healthy
-from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, signed_headers
+from tests.fakes.slack import FakeSlack
 from tests.redis_server import running_redis
 
-SECRET = "bench-signing-secret"
 RAMP = 1.0  # seconds over which a ramp round spreads its events; answers take 1-3 s
-ANSWER = (
-    "*Deploying billing*\nMerge to `main`: the pipeline builds, tests and deploys billing to "
-    "staging in about 8 minutes.\n\n• *Roll back*: press _Revert_ on the last deploy.\n"
-)
-
-
-def start_bot(
-    slack: FakeSlack, model: FakeAnthropic, port: int, redis_url: str | None
-) -> subprocess.Popen[bytes]:
-    own = ("SLACK_", "ANTHROPIC_", "REDIS_")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(own)}
-    if redis_url is not None:
-        env["REDIS_URL"] = redis_url
-    env.update(
-        SLACK_BOT_TOKEN="xoxb-bench",
-        SLACK_SIGNING_SECRET=SECRET,
-        SLACK_API_URL=slack.url,
-        ANTHROPIC_API_KEY="bench",
-        ANTHROPIC_BASE_URL=model.url,
-        HOST="127.0.0.1",
-        PORT=str(port),
-        LOG_LEVEL="WARNING",
-    )
-    cwd = tempfile.mkdtemp()  # no .env
-    return subprocess.Popen([sys.executable, "-m", "app"], env=env, cwd=cwd)
-
-
-def body_for(n: int, round_: int) -> bytes:
-    ts = f"{1800000000 + round_}.{n:06d}"
-    event = {
-        "type": "app_mention",
-        "user": f"U{n:05d}",
-        "text": f"<@{BOT_USER}> question {n} about deploying billing?",
-        "channel": f"C{n % 20:04d}",
-        "ts": ts,
-        "event_ts": ts,
-        "team": TEAM,
-    }
-    envelope = {
-        "token": "legacy",
-        "team_id": TEAM,
-        "api_app_id": "A0001",
-        "type": "event_callback",
-        "event_id": f"Ev{round_}{n:06d}",
-        "event_time": int(time.time()),
-        "authorizations": [{"team_id": TEAM, "user_id": BOT_USER, "is_bot": True}],
-        "event": event,
-    }
-    return json.dumps(envelope).encode()
-
-
-def signed(body: bytes) -> dict[str, str]:
-    return signed_headers(body, SECRET)
 
 
 async def one_round(
@@ -233,10 +179,13 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=4, help="alternating burst and ramp")
     parser.add_argument("--instances", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--takeovers", type=int, default=3, help="kills timed (bench.takeover)")
     args = parser.parse_args()
     for instances in args.instances:
         asyncio.run(run(args.conversations, args.rounds, instances))
         print()
+    if args.takeovers and max(args.instances) > 1:
+        asyncio.run(takeover.run(args.takeovers, messages=10, lease=15))
 
 
 if __name__ == "__main__":
