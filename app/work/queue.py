@@ -128,8 +128,8 @@ class Queue:
     async def release(self, key: str, owner: str) -> None:
         """Give the message back unanswered (a shutdown): the next worker takes it."""
         sql = (
-            "UPDATE messages SET state = 'queued', owner = NULL, lease_until = NULL, "
-            "tries = tries - 1 WHERE key = ? AND owner = ? AND state = 'taken'"
+            "UPDATE messages SET state = 'queued', owner = NULL, lease_until = NULL "
+            "WHERE key = ? AND owner = ? AND state = 'taken'"
         )
         await self._run(lambda: self._db.execute(sql, (key, owner)))
 

@@ -48,7 +48,9 @@ class Record(Protocol):
         ...
 
     async def release(self, key: str, owner: str) -> None:
-        """Given back unanswered (a shutdown): taken again at once, the try not counted."""
+        """Given back unfinished (a shutdown): taken again at once. The try counts: a
+        message cut short may have been cut in the middle of its delivery, so its next
+        taker looks in the thread first, as after a crash."""
         ...
 
     async def later(self, key: str, owner: str, delay: float) -> None:

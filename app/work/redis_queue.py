@@ -151,7 +151,6 @@ _RELEASE = (
     _OWNED
     + """
 redis.call('HSET', m, 'owner', '')
-redis.call('HINCRBY', m, 'tries', -1)
 if holds then redis.call('HDEL', P .. 'held', thread) end
 redis.call('ZADD', P .. 'ready', now, thread)
 return 1
