@@ -1,10 +1,17 @@
-"""HTTP intake, in front of Bolt: signature, filter, durable record, ack. Nothing else
-happens before Slack gets its 200 (no auth.test, no Slack or model call), so a fresh
-instance acks as fast as a warm one, and a message is on disk before it is acked.
+"""Intake, in front of Bolt: a user message is recorded durably, then acked. Nothing else
+happens before Slack gets its ack (no auth.test, no Slack or model call), so a fresh
+instance acks as fast as a warm one, and a message is on disk before it is acked; the
+workers answer later and ask auth.test then.
+
+Both transports share one parser (`message_event`) and one record (`Listeners.take`):
+
+- HTTP: an aiohttp middleware checks the signature, records, and answers 200.
+- Socket Mode: a handler in place of Bolt's records an `events_api` envelope, then sends
+  its ack (`{"envelope_id"}`). When recording fails no ack is sent, so Slack delivers the
+  envelope again (Bolt's adapter behaves the same for a non-200 answer).
 
 Only user-message events (`app_mention`, `message`) come this way; everything else
-(URL verification, interactions, App Home) goes on to Bolt. Socket Mode still goes
-through Bolt's listeners, which record the same way.
+(URL verification, interactions, App Home) goes on to Bolt.
 """
 
 from __future__ import annotations
@@ -15,9 +22,15 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.signature import SignatureVerifier
+from slack_sdk.socket_mode.async_client import AsyncBaseSocketModeClient
+from slack_sdk.socket_mode.request import SocketModeRequest
+from slack_sdk.socket_mode.response import SocketModeResponse
 
+from app.errors import label
 from app.slack.listeners import Listeners
 
 log = logging.getLogger("vouch.slack")
@@ -34,22 +47,46 @@ def intake(secret: str, listeners: Listeners, path: str = "/slack/events") -> Mi
         if request.method != "POST" or request.path != path:
             return await handler(request)
         body = await request.read()
-        payload = _message_event(body)
-        if payload is None or not verifier.is_valid_request(body, dict(request.headers)):
+        try:
+            taken = message_event(json.loads(body))
+        except ValueError:
+            taken = None
+        if taken is None or not verifier.is_valid_request(body, dict(request.headers)):
             return await handler(request)  # Bolt answers (and refuses a bad signature)
-        event, context = payload
+        event, context = taken
         await listeners.take(event, context)
         return web.Response(status=200)
 
     return take_in
 
 
-def _message_event(body: bytes) -> tuple[dict[str, Any], AsyncBoltContext] | None:
-    """The event and who it is for, when `body` is a user-message event callback."""
-    try:
-        payload = json.loads(body)
-    except ValueError:
-        return None
+class SocketIntake(AsyncSocketModeHandler):
+    """Bolt's Socket Mode handler, with user messages recorded and acked here: the ack
+    goes out once the message is on disk, before any Slack call (Bolt would ask auth.test
+    first, and not ack at all when that failed)."""
+
+    def __init__(self, app: AsyncApp, listeners: Listeners, app_token: str) -> None:
+        super().__init__(app, app_token)
+        self.listeners = listeners
+
+    async def handle(self, connection: AsyncBaseSocketModeClient, req: SocketModeRequest) -> None:
+        taken = message_event(req.payload) if req.type == "events_api" else None
+        if taken is None:
+            await super().handle(connection, req)  # type: ignore[arg-type]  # it is Bolt's own
+            return
+        event, context = taken
+        try:
+            await self.listeners.take(event, context)
+        except Exception as exc:  # unacked: Slack delivers it again
+            log.error("event not recorded, not acked: %s", label(exc))
+            return
+        ack = SocketModeResponse(envelope_id=req.envelope_id)
+        await connection.send_socket_mode_response(ack)  # the Socket Mode client, not Web API
+
+
+def message_event(payload: Any) -> tuple[dict[str, Any], AsyncBoltContext] | None:
+    """The event and who it is for, when `payload` (an Events API body, over HTTP or in a
+    Socket Mode envelope) is a user-message event callback; None for anything else."""
     if not isinstance(payload, dict) or payload.get("type") != "event_callback":
         return None
     event = payload.get("event")
