@@ -1,6 +1,7 @@
 """Start the bot: Socket Mode when SLACK_APP_TOKEN is set, else HTTP on HOST:PORT with
-POST /slack/events (signature-verified by Bolt) and GET /healthz, its connections bounded
-by app/connections.py.
+POST /slack/events (signature-verified) and GET /healthz, its connections bounded by
+app/connections.py. Either way user messages go through the intake (app/slack/intake.py:
+recorded, then acked, before any Slack call), everything else through Bolt.
 
 Shutdown (the `stop` event: SIGTERM or SIGINT from the command line) is graceful: no new
 events are taken (HTTP answers 503, so Slack retries elsewhere, and /healthz turns 503;
@@ -19,7 +20,6 @@ import urllib.request
 import aiohttp
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from app import connections
 from app.agent.loop import Deps
@@ -27,7 +27,7 @@ from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
 from app.slack.app import VouchApp, create_app
 from app.slack.drain import InFlight
-from app.slack.intake import intake
+from app.slack.intake import SocketIntake, intake
 from app.telemetry import Telemetry
 from app.verify import language
 
@@ -107,7 +107,8 @@ async def _serve(
 async def _run(settings: Settings, app: VouchApp, inflight: InFlight, stop: asyncio.Event) -> None:
     if settings.slack_app_token is not None:
         log.info("starting in Socket Mode")
-        handler = AsyncSocketModeHandler(app, settings.slack_app_token.get_secret_value())
+        # user messages: recorded, then acked (before any Slack call); the rest: Bolt
+        handler = SocketIntake(app, app.listeners, settings.slack_app_token.get_secret_value())
         await handler.connect_async()  # type: ignore[no-untyped-call]
         try:
             await stop.wait()

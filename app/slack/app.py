@@ -184,7 +184,8 @@ def create_app(
         client=client,
         authorize=identity,
         # listeners only record (and ack feedback first): Slack's ack waits for the record,
-        # so a message acked is a message on disk (Socket Mode; HTTP has its own intake)
+        # so a message acked is a message on disk (user messages mostly come through the
+        # intake in front of Bolt, app/slack/intake.py; these listeners take the rest)
         process_before_response=True,
         signing_secret=secret.get_secret_value() if secret is not None else "",
         request_verification_enabled=secret is not None,

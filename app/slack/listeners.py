@@ -87,8 +87,9 @@ class Listeners:
         await self.take(event, context)
 
     async def take(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
-        """A message event from the HTTP intake or Bolt: into the thread log, and into the
-        durable record when it is one to answer."""
+        """A message event from the intake (HTTP or Socket Mode) or Bolt: into the thread
+        log, and into the durable record when it is one to answer. Raises when the record
+        cannot be written: the caller must not ack then."""
         self.record(event, context)
         if event.get("type") == "app_mention":
             await self.take_in(event, context)

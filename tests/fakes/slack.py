@@ -1,5 +1,7 @@
 """A loopback Slack Web API, scripted per test: records every call, keeps threads (so a
-follow-up sees Vouch's earlier answer), and serves scripted faults per method."""
+follow-up sees Vouch's earlier answer), and serves scripted faults per method. It also
+serves Socket Mode: `apps.connections.open` and the WebSocket it hands out, over which a
+test pushes envelopes and the fake records the acks (tests/fakes/slack_socket.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from tests.fakes.slack_limits import (
     metadata_of,
     shown,
 )
+from tests.fakes.slack_socket import SocketMode, token_of
 
 TEAM, BOT_USER, BOT_ID = "T0001", "UVOUCH", "BVOUCH"
 MANIFEST = Path(__file__).resolve().parents[2] / "manifest.yml"
@@ -103,6 +106,7 @@ class FakeSlack(LoopbackServer):
     # 15 messages a page (Slack's rate-limit changes for such apps, 2025).
     non_marketplace: bool = False
     _replies_at: float | None = None
+    socket: SocketMode = field(default_factory=SocketMode)  # Socket Mode: envelopes, acks
 
     def fail(self, method: str, *faults: Fault) -> None:
         self.faults[method].extend(faults)
@@ -118,6 +122,7 @@ class FakeSlack(LoopbackServer):
         self._posted.clear()
         self.non_marketplace = False
         self._replies_at = None
+        self.socket.reset()
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -128,11 +133,13 @@ class FakeSlack(LoopbackServer):
 
     def start(self) -> str:
         super().start()
+        self.socket.serve(self._loop, self.url.replace("http://", "ws://") + "/link/")
         self.url += "/api/"
         return self.url
 
     def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/api/{method}", self._handle)
+        app.router.add_get("/link/", self.socket.connection)
 
     async def _handle(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
@@ -144,6 +151,8 @@ class FakeSlack(LoopbackServer):
         self.calls.append(Call(method, params))
         if self.faults[method]:
             return await self._fault(self.faults[method].popleft(), params, request)
+        if method == "apps.connections.open":
+            return web.json_response(self.socket.open(request))
         if method == "conversations.replies" and self._limited():
             body = {"ok": False, "error": "ratelimited"}
             return web.json_response(body, status=429, headers={"Retry-After": "60"})
@@ -151,7 +160,7 @@ class FakeSlack(LoopbackServer):
         if handler is None:
             return web.json_response({"ok": False, "error": "unknown_method"})
         try:
-            self._permit(method)
+            self._permit(method, token_of(request) or "")
             return web.json_response({"ok": True, **handler(params)})
         except Refused as refused:
             return web.json_response({"ok": False, "error": str(refused), **refused.extra})
@@ -172,9 +181,13 @@ class FakeSlack(LoopbackServer):
         body = {"ok": False, "error": fault.error}
         return web.json_response(body, status=fault.status, headers=headers)
 
-    def _permit(self, method: str) -> None:
-        """missing_scope, with Slack's `needed` and `provided`, when the token has none of
-        the scopes the method takes (conversations.* check theirs per conversation)."""
+    def _permit(self, method: str, token: str) -> None:
+        """not_allowed_token_type for an app-level token (it opens Socket Mode connections
+        and nothing else Vouch calls); missing_scope, with Slack's `needed` and `provided`,
+        when the token has none of the scopes the method takes (conversations.* check
+        theirs per conversation)."""
+        if token.startswith("xapp-"):
+            raise Refused("not_allowed_token_type")
         accepted = METHOD_SCOPES.get(method, ())
         if accepted and not self.scopes.intersection(accepted):
             provided = ",".join(sorted(self.scopes))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 import yaml
 from slack_sdk.errors import SlackApiError
@@ -19,6 +21,7 @@ from tests.fakes.slack import (
     Fault,
     granted,
 )
+from tests.slack.bolt import until
 
 BLOCKS = [{"type": "section", "text": {"type": "mrkdwn", "text": "hi"}}]
 
@@ -203,3 +206,71 @@ async def test_a_rate_limited_call_says_when_to_retry(fake_slack: FakeSlack) -> 
         await client.chat_update(channel="C0001", ts="1.1", text="hi")
     assert limited.value.response.status_code == 429
     assert limited.value.response.headers["Retry-After"] == "7"
+
+
+async def test_a_socket_mode_url_takes_an_app_level_token_in_the_header(
+    fake_slack: FakeSlack,
+) -> None:
+    client = AsyncWebClient(base_url=fake_slack.url)
+    for token, error in [
+        ("xoxb-test", "not_allowed_token_type"),
+        ("xoxp-test", "not_allowed_token_type"),
+        ("nonsense", "invalid_auth"),
+    ]:
+        with pytest.raises(SlackApiError, match=error):
+            await client.apps_connections_open(app_token=token)
+    with pytest.raises(SlackApiError, match="not_authed"):
+        await client.api_call("apps.connections.open")
+    url = f"{fake_slack.url}apps.connections.open"
+    async with aiohttp.ClientSession() as session:
+        async with session.post(url, data={"token": "xapp-test"}) as response:
+            assert (await response.json())["error"] == "not_authed"  # a POST parameter
+        bearer = {"Authorization": "Bearer xapp-test"}
+        async with session.get(url, headers=bearer) as response:
+            assert (await response.json())["error"] == "insecure_request"
+    opened = await client.apps_connections_open(app_token="xapp-test")
+    assert opened["url"].startswith(fake_slack.url.replace("http://", "ws://").removesuffix("api/"))
+    with pytest.raises(SlackApiError, match="not_allowed_token_type"):
+        await AsyncWebClient(token="xapp-test", base_url=fake_slack.url).auth_test()
+
+
+async def test_socket_mode_says_hello_records_acks_and_refuses_what_is_no_ack(
+    fake_slack: FakeSlack,
+) -> None:
+    socket = fake_slack.socket
+    opened = await AsyncWebClient(base_url=fake_slack.url).apps_connections_open(
+        app_token="xapp-test"
+    )
+    async with aiohttp.ClientSession() as session:
+        with pytest.raises(aiohttp.WSServerHandshakeError):
+            await session.ws_connect(opened["url"].replace("ticket=", "ticket=forged"))
+        async with session.ws_connect(opened["url"]) as ws:
+            hello = await ws.receive_json(timeout=5)
+            assert hello["type"] == "hello" and hello["num_connections"] == 1
+            envelope_id = socket.push({"type": "event_callback"}, retry_attempt=1)
+            envelope = await ws.receive_json(timeout=5)
+            assert envelope["envelope_id"] == envelope_id and envelope["retry_attempt"] == 1
+            assert envelope["type"] == "events_api" and not envelope["accepts_response_payload"]
+            frames = [
+                "not json",
+                json.dumps({"id": envelope_id}),
+                json.dumps({"envelope_id": "never-sent"}),
+                json.dumps({"envelope_id": envelope_id, "payload": {"text": "hi"}}),
+            ]
+            for frame in frames:
+                await ws.send_str(frame)
+            await until(lambda: len(socket.refused) == 4)
+            assert socket.acks == []
+            await ws.send_json({"envelope_id": envelope_id})
+            await until(lambda: len(socket.acks) == 1)
+            await ws.send_json({"envelope_id": envelope_id})
+            await until(lambda: len(socket.refused) == 5)
+    assert socket.refused == [
+        "not_json",
+        "no_envelope_id",
+        "unknown_envelope_id",
+        "payload_not_accepted",
+        "acked_twice",
+    ]
+    [ack] = socket.acks
+    assert ack.envelope_id == envelope_id and ack.at >= socket.sent[0].at
