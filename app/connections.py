@@ -30,6 +30,7 @@ from app.settings import Settings
 
 log = logging.getLogger("vouch.http")
 
+BACKLOG = 1024  # connections the kernel holds for accept (capped by net.core.somaxconn)
 REFUSAL = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
 
 
@@ -162,7 +163,9 @@ def connection_cap(wanted: int, files: int) -> int:
 
 
 async def listen(runner: web.AppRunner, settings: Settings) -> asyncio.Server:
-    """Listen on HOST:PORT for `runner`'s app (set up) through a `Pool`."""
+    """Listen on HOST:PORT for `runner`'s app (set up) through a `Pool`. The backlog holds
+    a burst of new connections (200 events sent at once) while the loop accepts them: with
+    128, the kernel dropped the overflow and the senders retried after 1 s."""
     assert runner.server is not None
     files, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     pool = Pool(
@@ -173,5 +176,5 @@ async def listen(runner: web.AppRunner, settings: Settings) -> asyncio.Server:
     )
     loop = asyncio.get_running_loop()
     return await loop.create_server(
-        pool, settings.host, settings.port, reuse_address=True, backlog=128
+        pool, settings.host, settings.port, reuse_address=True, backlog=BACKLOG
     )

@@ -11,6 +11,7 @@ then telemetry is flushed."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import sys
@@ -79,12 +80,21 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
     try:
         knowledge = await asyncio.to_thread(Knowledge.open, settings)
         await asyncio.to_thread(language.warm)
+        _settle_heap()
         async with aiohttp.ClientSession() as session:
             await _serve(settings, session, telemetry, knowledge, stop or asyncio.Event())
     finally:
         if knowledge is not None:
             knowledge.close()
         await telemetry.close()
+
+
+def _settle_heap() -> None:
+    """Start-up objects (modules, the language models, the index) live as long as the
+    process: moved out of the collector's sight, a full collection no longer walks them
+    all while a burst of events waits on the event loop (one took ~150 ms)."""
+    gc.collect()
+    gc.freeze()
 
 
 async def _serve(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import random
 import re
@@ -31,7 +32,7 @@ from typing import Any
 
 import aiohttp
 
-from bench import takeover
+from bench import takeover, wire
 from bench.bots import ANSWER, body_for, signed, start_bot
 from bench.stats import p99
 from tests.fakes.anthropic import FakeAnthropic, Reply
@@ -47,24 +48,28 @@ async def one_round(
 ) -> dict[str, Any]:
     sent: dict[str, float] = {}
     acks: list[float] = []
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=connector) as session:
+    connections: list[wire.Posted] = []
 
-        async def post(url: str, body: bytes) -> None:
-            started = time.monotonic()
-            async with session.post(f"{url}/slack/events", data=body, headers=signed(body)) as resp:
-                await resp.read()
-                assert resp.status == 200, resp.status
-            acks.append((time.monotonic() - started) * 1000)
+    async def post(url: str, body: bytes) -> None:
+        data = wire.request(f"{url}/slack/events", body, signed(body))
+        started = time.monotonic()
+        posted = await wire.post(url, data)
+        acks.append((time.monotonic() - started) * 1000)
+        connections.append(posted)
+        assert posted.status == 200, posted.status
 
-        async def send(i: int) -> None:
-            await asyncio.sleep(ramp * i / n)
-            body = body_for(i, r)
-            sent[json.loads(body)["event"]["ts"]] = time.monotonic()
-            order = urls[i % len(urls) :] + urls[: i % len(urls)]  # round robin, then copies
-            await asyncio.gather(*(post(url, body) for url in order))
+    async def send(i: int) -> None:
+        await asyncio.sleep(ramp * i / n)
+        body = body_for(i, r)
+        sent[json.loads(body)["event"]["ts"]] = time.monotonic()
+        order = urls[i % len(urls) :] + urls[: i % len(urls)]  # round robin, then copies
+        await asyncio.gather(*(post(url, body) for url in order))
 
+    try:
         await asyncio.gather(*(send(i) for i in range(n)))
+    finally:
+        for posted in connections:
+            posted.close()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         posted = [c for c in slack.calls if c.method == "chat.postMessage"]
@@ -93,6 +98,15 @@ async def warm_up(urls: list[str], slack: FakeSlack) -> None:
             await session.post(f"{url}/slack/events", data=body, headers=signed(body))
     while sum(c.method == "chat.postMessage" for c in slack.calls) < len(urls):
         await asyncio.sleep(0.05)
+
+
+def settle_heap() -> None:
+    """This process is the measuring client and also hosts the fakes, whose records of
+    every call grow round by round: a full collection walking them during a burst paused
+    the client 150-400 ms (counted as the bot's ack time). Frozen before each round, they
+    are no longer walked; the bot's own pauses are still measured."""
+    gc.collect()
+    gc.freeze()
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -157,6 +171,7 @@ async def measure(
         for n, delay in delays_by_n.items():
             delays[json.loads(body_for(n, r))["event"]["ts"]] = delay
         ramp = 0.0 if r % 2 == 0 else RAMP
+        settle_heap()
         result = await one_round(urls, slack, delays, n=conversations, r=r, ramp=ramp)
         answered = result["answered"]
         once = sum(1 for count in answered.values() if count == 1)
