@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     anthropic_max_retries: int = Field(2, ge=0, le=10)
     max_attempts: int = Field(3, ge=1, le=5)
     message_deadline: float = Field(120.0, gt=0, le=900)
+    tool_calls: int = Field(4, ge=0, le=20)  # per attempt; 0: no tools
+    tool_timeout: float = Field(10.0, gt=0, le=60)
+    tool_result_chars: int = Field(24_000, ge=1000, le=200_000)
     judge_enabled: bool = True
     judge_model: str = Field("claude-haiku-5-5", min_length=1)
     judge_max_tokens: int = Field(4096, ge=1024, le=32_000)

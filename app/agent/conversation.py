@@ -14,15 +14,18 @@ Role = Literal["user", "assistant"]
 class Turn:
     role: Role
     text: str
+    speaker: str = ""  # who wrote a user turn, as the workspace names them ("": unknown)
 
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
-    """Prior turns (oldest first), the new user message, and the dialect to answer in."""
+    """Prior turns (oldest first), the new user message, the dialect to answer in, and
+    who asked (their name in the workspace; "" when unknown)."""
 
     turns: tuple[Turn, ...]
     message: str
     dialect: Dialect = "mrkdwn"
+    speaker: str = ""
 
     def __post_init__(self) -> None:
         if not self.message.strip():

@@ -136,6 +136,8 @@ def judge_messages(
         turns[-1]["cache_control"] = CACHE
     given = [{"title": s.title, "url": s.url, "text": s.text} for s in sources]
     latest = {"message": conversation.message, "answer": answer}
+    if conversation.speaker:
+        latest = {"from": conversation.speaker, **latest}
     blocks = [
         *turns,
         *([{"type": "text", "text": _json({"sources": given})}] if given else []),

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from anthropic import AsyncAnthropic
@@ -30,6 +30,7 @@ from app.agent.model import (
 from app.agent.observer import UNWATCHED, Observer, Step
 from app.agent.outcome import Attempt, JudgeResult, Outcome, Reason
 from app.agent.prompts import conversation_messages, retry_messages, system_blocks
+from app.agent.tools import Tool, Toolbox, ToolLimits
 from app.settings import Settings
 from app.verify import (
     Dialect,
@@ -59,6 +60,7 @@ class LoopConfig:
     judge: JudgeConfig | None  # None: no judge
     judge_fallback: JudgeFallback = "busy"  # when the judge cannot be reached
     thinking: Want = "light"  # how drafts think
+    tools: ToolLimits = field(default_factory=ToolLimits)  # per attempt, call, message
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LoopConfig:
@@ -73,6 +75,9 @@ class LoopConfig:
             judge=judge if settings.judge_enabled else None,
             judge_fallback=settings.judge_fallback,
             thinking=settings.anthropic_thinking,
+            tools=ToolLimits(
+                settings.tool_calls, settings.tool_timeout, settings.tool_result_chars
+            ),
         )
 
 
@@ -100,11 +105,16 @@ async def answer(
     reference: str = "",
     *,
     observer: Observer = UNWATCHED,
+    tools: Sequence[Tool] = (),
 ) -> Outcome:
     """Answer the conversation's new message: exactly one Outcome, whatever happens.
     `observer` (e.g. the message's telemetry and status line, app.agent.observer.Observers)
-    is told of each stage, call and check, and of the end."""
-    run = _Run(conversation, deps, reference, observer)
+    is told of each stage, call and check, and of the end. `tools` (read-only, this
+    message's) may be called while drafting; what they read becomes sources."""
+    limits = deps.config.tools
+    run = _Run(
+        conversation, deps, reference, observer, Toolbox(tools if limits.calls else (), limits)
+    )
     try:
         async with asyncio.timeout(deps.config.deadline):
             with within(deps.config.deadline):
@@ -122,11 +132,14 @@ class _Run:
         deps: Deps,
         reference: str,
         observer: Observer,
+        toolbox: Toolbox,
     ) -> None:
         self.conversation = conversation
         self.deps = deps
         self.reference = reference
         self.observer = observer
+        self.toolbox = toolbox
+        self.exchange: list[dict[str, Any]] = []  # tool calls and results, replayed on retries
         self.sources: tuple[Source, ...] = ()
         self.system: list[dict[str, Any]] = []
         self.attempts: list[Attempt] = []
@@ -135,7 +148,13 @@ class _Run:
 
     async def loop(self) -> Outcome:
         self.sources = self.retrieve()
-        self.system = system_blocks(self.dialect, sources=bool(self.sources))
+        named = bool(self.conversation.speaker) or any(t.speaker for t in self.conversation.turns)
+        self.system = system_blocks(
+            self.dialect,
+            sources=bool(self.sources),
+            speakers=named,
+            tools=bool(self.toolbox.tools),
+        )
         prefix = conversation_messages(self.conversation, self.sources)
         messages = prefix
         for number in range(1, self.deps.config.max_attempts + 1):
@@ -143,7 +162,7 @@ class _Run:
             if isinstance(result, Outcome):
                 return result
             told = feedback(result, self.sources)
-            messages = retry_messages(prefix, result.text, told)
+            messages = retry_messages([*prefix, *self.exchange], result.text, told)
         return self.give_up("exhausted")
 
     def retrieve(self) -> tuple[Source, ...]:
@@ -161,13 +180,8 @@ class _Run:
         """One draft, verified (and judged): an Outcome when the loop ends, else the verdict."""
         self.number, self.started = number, time.perf_counter()
         self.observer.stage("drafting", self.number, self.deps.config.max_attempts)
-        model = self.deps.config.model
         try:
-            with self.trace.observe(
-                "claude.draft", "generation", model=model, attempt=number
-            ) as call:
-                drafted = await self.deps.model(self.deps.client, self.request(messages))
-                call.usage(drafted.usage, drafted.stop_reason)
+            drafted = await self.draft(messages)
         except ModelUnavailable as exc:
             return self.give_up("unavailable", error=exc.reason)
         except ModelError as exc:
@@ -236,9 +250,45 @@ class _Run:
             call.usage(judged.usage, None)
             return judged
 
-    def request(self, messages: list[dict[str, Any]]) -> Request:
-        config = self.deps.config
-        return Request(config.model, config.max_tokens, self.system, messages, config.thinking)
+    async def draft(self, messages: list[dict[str, Any]]) -> Draft:
+        """One draft: a model call, and while the model calls tools (at most ToolLimits.calls
+        in this attempt), their results and the next call. The last call may not call tools."""
+        limit = self.deps.config.tools.calls
+        used, usage = 0, Usage()
+        tools = self.toolbox.definitions() or None
+        for _ in range(limit + 1):
+            last = used >= limit
+            with self.trace.observe(
+                "claude.draft", "generation", model=self.deps.config.model, attempt=self.number
+            ) as call:
+                request = Request(
+                    self.deps.config.model,
+                    self.deps.config.max_tokens,
+                    self.system,
+                    messages,
+                    self.deps.config.thinking,
+                    tools,
+                    last_call=last,
+                )
+                drafted = await self.deps.model(self.deps.client, request)
+                call.usage(drafted.usage, drafted.stop_reason)
+                if drafted.tool_uses:
+                    call.update({"tool_calls": len(drafted.tool_uses)})
+            usage += drafted.usage
+            if drafted.stop_reason != "tool_use" or not drafted.tool_uses or last:
+                break
+            results, found = await self.toolbox.use(
+                drafted.tool_uses, self.observer, None, allowed=limit - used
+            )
+            used += len(drafted.tool_uses)
+            self.sources = (*self.sources, *(s for s in found if s not in self.sources))
+            turn = [
+                {"role": "assistant", "content": list(drafted.content)},
+                {"role": "user", "content": results},
+            ]
+            self.exchange += turn
+            messages = [*messages, *turn]
+        return replace(drafted, usage=usage)
 
     def record(
         self,

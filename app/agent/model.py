@@ -59,6 +59,17 @@ class Request:
     system: list[dict[str, Any]]
     messages: list[dict[str, Any]]
     thinking: Want = "light"
+    tools: list[dict[str, Any]] | None = None  # definitions the model may call
+    last_call: bool = False  # tools are listed (the history holds their use) but not callable
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    """A call the model asked for: its id (to pair the result with), tool, arguments."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +78,8 @@ class Draft:
     stop_reason: str | None
     usage: Usage
     citations: tuple[Citation, ...] = ()
+    tool_uses: tuple[ToolUse, ...] = ()
+    content: tuple[dict[str, Any], ...] = ()  # the response's blocks, to send back as its turn
 
 
 def make_client(settings: Settings) -> AsyncAnthropic:
@@ -109,6 +122,8 @@ async def _stream(client: AsyncAnthropic, request: Request, thinking: Thinking) 
             messages=request.messages,  # type: ignore[arg-type]
             thinking=thinking.config if thinking.config is not None else omit,
             output_config={"effort": thinking.effort} if thinking.effort else omit,
+            tools=request.tools or omit,  # type: ignore[arg-type]
+            tool_choice={"type": "none"} if request.tools and request.last_call else omit,
         ) as stream:
             final = await stream.get_final_message()
     except RetryPastDeadline as exc:
@@ -123,7 +138,27 @@ async def _stream(client: AsyncAnthropic, request: Request, thinking: Thinking) 
     texts = [block for block in final.content if block.type == "text"]
     text = "".join(block.text for block in texts)
     citations = tuple(citation_of(c, block.text) for block in texts for c in block.citations or ())
-    return Draft(text, final.stop_reason, usage_of(final.usage), citations)
+    uses = tuple(
+        ToolUse(block.id, block.name, block.input if isinstance(block.input, dict) else {})
+        for block in final.content
+        if block.type == "tool_use"
+    )
+    content = tuple(p for p in map(_param_of, final.content) if p is not None) if uses else ()
+    return Draft(text, final.stop_reason, usage_of(final.usage), citations, uses, content)
+
+
+def _param_of(block: Any) -> dict[str, Any] | None:
+    """A response block as the request's assistant turn sends it back (before the results
+    of the tools it called): thinking with its signature, text, and the tool calls."""
+    if block.type == "thinking":
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+    if block.type == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": block.data}
+    if block.type == "text" and block.text:
+        return {"type": "text", "text": block.text}
+    if block.type == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    return None
 
 
 def citation_of(citation: anthropic.types.TextCitation, claim: str = "") -> Citation:

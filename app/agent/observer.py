@@ -12,7 +12,7 @@ from typing import Literal, Protocol
 from app.agent.model import Usage
 from app.agent.outcome import Attempt, Outcome
 
-Kind = Literal["span", "generation", "guardrail", "retriever"]
+Kind = Literal["span", "generation", "guardrail", "retriever", "tool"]
 Stage = Literal["drafting", "checking"]
 Value = str | int | float | bool | None | Sequence[str]
 

@@ -63,6 +63,12 @@ Merge to `main` & the pipeline deploys it. See [the pipeline](https://ci.example
 make deploy ENV=staging
 ```"""
 
+_SPEAKERS = """
+
+People's messages begin with who wrote them ("Maria Lopez wrote:"), so you can tell the \
+people in a thread apart and answer questions about who said what; address people by name \
+only when it helps."""
+
 _SOURCES = """
 
 The latest message comes with search results from the team's docs. Answer from them and \
@@ -70,6 +76,13 @@ cite them (citations are enabled on every result): your answer must cite at leas
 may also link a result's URL. Never cite or link anything that is not among the results. \
 If they do not cover the question, say so, cite the closest one, and add only what you \
 know for certain."""
+
+_TOOLS = """
+
+You can call tools to read more before you answer: use them when the thread and the \
+results you were given do not answer the question. Their results come as search results \
+with citations enabled: cite what you use from them. Never cite or link anything you have \
+not read."""
 
 SYSTEM: dict[Dialect, str] = {
     "mrkdwn": _COMMON.format(dialect="Slack mrkdwn") + _MRKDWN,
@@ -82,9 +95,18 @@ def example(dialect: Dialect) -> str:
     return SYSTEM[dialect].split("For example:\n", 1)[1]
 
 
-def system_blocks(dialect: Dialect, sources: bool = False) -> list[Message]:
-    text = SYSTEM[dialect] + (_SOURCES if sources else "")
-    return [{"type": "text", "text": text}]
+def system_blocks(
+    dialect: Dialect, sources: bool = False, speakers: bool = False, tools: bool = False
+) -> list[Message]:
+    text = SYSTEM[dialect] + (_SPEAKERS if speakers else "") + (_SOURCES if sources else "")
+    return [{"type": "text", "text": text + (_TOOLS if tools else "")}]
+
+
+def said(turn: Turn) -> str:
+    """A turn's text as the model reads it: a person's message led by their name."""
+    if turn.role == "user" and turn.speaker:
+        return f"{turn.speaker} wrote:\n{turn.text}"
+    return turn.text
 
 
 def conversation_messages(
@@ -94,15 +116,15 @@ def conversation_messages(
     is marked for caching. `sources` go before the new message as search results with
     citations enabled."""
     turns = [turn for turn in conversation.turns if turn.text.strip()]
-    turns.append(Turn("user", conversation.message))
+    turns.append(Turn("user", conversation.message, conversation.speaker))
     merged: list[Turn] = []
     for turn in turns:
         if not merged and turn.role == "assistant":
             continue  # a conversation starts with the user
         if merged and merged[-1].role == turn.role:
-            merged[-1] = Turn(turn.role, f"{merged[-1].text}\n\n{turn.text}")
+            merged[-1] = Turn(turn.role, f"{merged[-1].text}\n\n{said(turn)}")
         else:
-            merged.append(turn)
+            merged.append(Turn(turn.role, said(turn)))
     messages = [_text_message(turn.role, turn.text) for turn in merged]
     messages[-1]["content"][:0] = [search_result(source) for source in sources]
     if len(messages) > 1:

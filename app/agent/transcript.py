@@ -36,7 +36,8 @@ def recent_turns(turns: Sequence[Turn], budget: int) -> list[dict[str, str]]:
             left = 0
         else:
             left -= cost
-        kept.append({"from": ASSISTANT if turn.role == "assistant" else USER, "text": text})
+        speaker = ASSISTANT if turn.role == "assistant" else turn.speaker or USER
+        kept.append({"from": speaker, "text": text})
     kept.reverse()
     return kept
 

@@ -30,6 +30,7 @@ from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES
 from app.slack.history import ThreadHistory, ThreadLog
 from app.slack.listeners import Listeners
+from app.slack.people import People
 from app.slack.thread import Bot
 from app.telemetry import Telemetry
 from app.work.queue import Queue
@@ -199,6 +200,7 @@ def create_app(
         queue or message_record(settings),
         client,
         identity.bot,
+        People(client),
     )
     app.workers = listeners.workers
     app.listeners = listeners

@@ -17,14 +17,18 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.agent.conversation import Conversation
 from app.agent.loop import Deps, answer
 from app.agent.observer import Observers
+from app.agent.tools import Tool
+from app.knowledge.tool import DocsSearch
 from app.logs import traced
 from app.settings import Settings
 from app.slack.deliver import Target, answer_mark, deliver
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
 from app.slack.history import ThreadHistory
+from app.slack.people import People
+from app.slack.reader import SlackReader, links_in
 from app.slack.status import Status
-from app.slack.thread import Bot, strip_mention, to_conversation
+from app.slack.thread import Bot, is_own, mentioned, strip_mention, to_conversation
 from app.telemetry import MessageIds, Telemetry, label, message_time
 from app.verify import Dialect, failure_message
 from app.work.record import Job, Record, message_key
@@ -68,6 +72,7 @@ class Listeners:
     queue: Record
     client: AsyncWebClient  # the workers' client (Bolt passes the same one to listeners)
     whoami: Callable[[], Awaitable[Bot]]  # the bot's ids (auth.test, asked once)
+    people: People  # names by user id (users.info, kept)
     workers: Workers = field(init=False)
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False)
 
@@ -239,6 +244,9 @@ class Listeners:
             posted = await self.post_plain(message, ASK)
             self.threads.posted(message.target, posted, ASK, message.bot)
             return None
+        speakers = {r.get("user") for r in replies if not is_own(r, message.bot)}
+        speakers |= mentioned([message.text, *(str(r.get("text", "")) for r in replies)])
+        names = await self.people.names(s for s in speakers | {message.target.user} if s)
         return to_conversation(
             replies,
             current_ts=message.ts,
@@ -247,6 +255,8 @@ class Listeners:
             dialect=self.dialect,
             max_messages=self.settings.thread_max_messages,
             max_chars=self.settings.thread_max_chars,
+            names=names,
+            speaker=names.get(message.target.user, ""),
         )
 
     async def reply(self, message: _Message, conversation: Conversation) -> None:
@@ -258,7 +268,11 @@ class Listeners:
         with self.telemetry.trace(ids) as trace:
             try:
                 outcome = await answer(
-                    conversation, self.agent, message.reference, observer=Observers(trace, status)
+                    conversation,
+                    self.agent,
+                    message.reference,
+                    observer=Observers(trace, status),
+                    tools=self.tools(conversation),
                 )
             except Exception:  # nothing of any attempt goes with the failure message
                 await status.close()
@@ -285,6 +299,16 @@ class Listeners:
                     delivery.fail(f"slack_{error}")
                     trace.undelivered()
                     await status.close(clear=True)
+
+    def tools(self, conversation: Conversation) -> list[Tool]:
+        """The read-only tools this message's draft may call: the team's docs (with
+        KNOWLEDGE_DIR), and the Slack messages the conversation links to."""
+        tools: list[Tool] = []
+        if self.agent.knowledge is not None:
+            tools.append(DocsSearch(self.agent.knowledge))
+        if links_in([conversation.message, *(turn.text for turn in conversation.turns)]):
+            tools.append(SlackReader(self.client, self.people))
+        return tools
 
     async def history(self, message: _Message) -> tuple[list[dict[str, Any]], bool]:
         """The thread's messages before this one, and whether Vouch has posted in it."""

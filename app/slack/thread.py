@@ -1,9 +1,10 @@
-"""Thread history from conversations.replies → the conversation the loop answers."""
+"""Thread history from conversations.replies → the conversation the loop answers, with
+who said what where their names are known."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,19 @@ def strip_mention(text: str, bot: Bot) -> str:
     return bot.mention_pattern().sub("", text).strip()
 
 
+_MENTION = re.compile(r"<@([UW][A-Z0-9]{2,})(?:\|[^>]*)?>")
+
+
+def mentioned(texts: Iterable[str]) -> set[str]:
+    """The user ids @mentioned in `texts`."""
+    return {m.group(1) for text in texts for m in _MENTION.finditer(text)}
+
+
+def named(text: str, names: Mapping[str, str]) -> str:
+    """`text` with each @mention of a person whose name is known written as @Name."""
+    return _MENTION.sub(lambda m: f"@{names[m.group(1)]}" if m.group(1) in names else m[0], text)
+
+
 def is_own(message: dict[str, Any], bot: Bot) -> bool:
     return message.get("user") == bot.user_id or message.get("bot_id") == bot.bot_id
 
@@ -42,14 +56,18 @@ def to_conversation(
     dialect: Dialect,
     max_messages: int,
     max_chars: int,
+    names: Mapping[str, str] | None = None,
+    speaker: str = "",
 ) -> Conversation:
-    """The thread before `current_ts` as turns (Vouch's own messages as the assistant's),
-    keeping the newest `max_messages` within `max_chars`; then the new message."""
+    """The thread before `current_ts` as turns (Vouch's own messages as the assistant's,
+    people's with their names where `names` has them, @mentions of them too), keeping the
+    newest `max_messages` within `max_chars`; then the new message, from `speaker`."""
+    names = names or {}
     turns: list[Turn] = []
     for message in replies:
         if message.get("ts") == current_ts:
             break
-        turn = _turn(message, bot)
+        turn = _turn(message, bot, names)
         if turn is not None:
             turns.append(turn)
     kept: list[Turn] = []
@@ -59,10 +77,10 @@ def to_conversation(
         if budget < 0:
             break
         kept.append(turn)
-    return Conversation(tuple(reversed(kept)), text, dialect)
+    return Conversation(tuple(reversed(kept)), named(text, names), dialect, speaker)
 
 
-def _turn(message: dict[str, Any], bot: Bot) -> Turn | None:
+def _turn(message: dict[str, Any], bot: Bot, names: Mapping[str, str]) -> Turn | None:
     body = message.get("text")
     if not isinstance(body, str) or not body.strip():
         return None
@@ -71,4 +89,6 @@ def _turn(message: dict[str, Any], bot: Bot) -> Turn | None:
     if message.get("bot_id") or message.get("subtype") in _SKIPPED_SUBTYPES:
         return None  # other bots and system messages are not part of the conversation
     stripped = strip_mention(body, bot)
-    return Turn("user", stripped) if stripped else None
+    user = message.get("user")
+    speaker = names.get(user, "") if isinstance(user, str) else ""
+    return Turn("user", named(stripped, names), speaker) if stripped else None

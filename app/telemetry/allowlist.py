@@ -45,6 +45,11 @@ METADATA_KEYS = frozenset(
         "format",
         # knowledge.search: how many passages were given as sources
         "sources",
+        # tool.<name>: one tool call (its size, never its arguments or results)
+        "results",
+        "result_chars",
+        "dropped",
+        "tool_calls",
     }
 )
 

@@ -64,8 +64,12 @@ def citation_findings(
 ) -> Iterator[Finding]:
     """UNKNOWN_SOURCE for each citation or link that names no given source, MISQUOTED for a
     citation quoting what its source does not say, UNCITED if nothing cites a source.
-    The ids of the sources cited are appended to `cited`, each once, in order."""
+    The ids of the sources cited are appended to `cited`, each once, in order. With no
+    sources, links are not checked (nothing was given to link to), but a citation still
+    names nothing given."""
     if not sources:
+        for number, _ in enumerate(citations, 1):
+            yield Finding("UNKNOWN_SOURCE", 0, 0, detail=f"(citation {number})")
         return
     by_id = {source.id: source for source in sources}
     by_url: dict[str, Source] = {}

@@ -205,3 +205,8 @@ async def test_a_judge_model_without_structured_output_is_unavailable(
     assert outcome.reason == "unavailable"
     assert outcome.attempts[0].error == "judge_no_structured_outputs"
     assert fake_anthropic.judge_requests == []  # not sent: it would be refused
+
+
+def test_the_judge_reads_who_said_what() -> None:
+    turns = [Turn("user", "it was DNS", "Maria Lopez"), Turn("user", "no, the cert", "")]
+    assert [t["from"] for t in recent_turns(turns, 1000)] == ["Maria Lopez", "user"]

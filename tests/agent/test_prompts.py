@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from app.agent.conversation import Conversation, Turn
-from app.agent.prompts import SYSTEM, conversation_messages, example, retry_messages
+from app.agent.prompts import (
+    SYSTEM,
+    conversation_messages,
+    example,
+    retry_messages,
+    system_blocks,
+)
 from app.verify import Dialect, verify
 
 
@@ -64,3 +70,21 @@ def test_retry_keeps_the_prefix_and_never_sends_an_empty_turn() -> None:
 def test_an_empty_message_is_refused() -> None:
     with pytest.raises(ValueError, match="non-empty"):
         Conversation((), "  ")
+
+
+def test_a_thread_of_three_people_reaches_the_model_with_their_names() -> None:
+    turns = (
+        Turn("user", "the outage was DNS", "Maria Lopez"),
+        Turn("user", "no, the cert expired", "Jonas"),
+        Turn("assistant", "The cert expired at 02:00."),
+    )
+    conversation = Conversation(turns, "what did Maria say?", speaker="Ana")
+    messages = conversation_messages(conversation)
+    first, answer, question = (m["content"][0]["text"] for m in messages)
+    assert first == "Maria Lopez wrote:\nthe outage was DNS\n\nJonas wrote:\nno, the cert expired"
+    assert answer == "The cert expired at 02:00."  # Vouch's own turn: no name
+    assert question == "Ana wrote:\nwhat did Maria say?"
+    assert "wrote:" in system_blocks("mrkdwn", speakers=True)[0]["text"]
+    assert "wrote:" not in system_blocks("mrkdwn")[0]["text"]
+    unnamed = conversation_messages(Conversation((Turn("user", "earlier"),), "now"))
+    assert unnamed[0]["content"][0]["text"] == "earlier\n\nnow"  # nobody named: as before

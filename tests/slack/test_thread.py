@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.slack.thread import Bot, strip_mention, to_conversation
+from app.slack.thread import Bot, mentioned, strip_mention, to_conversation
 from app.work.record import message_key
 
 BOT = Bot("UVOUCH", "BVOUCH")
@@ -49,3 +49,30 @@ def test_strip_mention_handles_labels() -> None:
 
 def test_a_message_key_names_team_channel_and_ts() -> None:
     assert message_key("T1", "C1", "1.1") == "T1:C1:1.1"
+
+
+def test_people_are_named_and_so_are_their_mentions() -> None:
+    replies = [
+        {"ts": "1", "user": "UMARIA", "text": "<@UVOUCH> the outage was the DNS change"},
+        {"ts": "2", "user": "UJONAS", "text": "<@UMARIA|maria> no, the <@UNOBODY> cert"},
+        {"ts": "3", "user": "UVOUCH", "bot_id": "BVOUCH", "text": "Noted."},
+    ]
+    names = {"UMARIA": "Maria Lopez", "UJONAS": "Jonas", "UASKER": "Ana"}
+    conversation = to_conversation(
+        replies,
+        current_ts="9",
+        text="what did <@UMARIA> say?",
+        bot=BOT,
+        dialect="mrkdwn",
+        max_messages=50,
+        max_chars=10_000,
+        names=names,
+        speaker="Ana",
+    )
+    assert [(t.role, t.speaker, t.text) for t in conversation.turns] == [
+        ("user", "Maria Lopez", "the outage was the DNS change"),
+        ("user", "Jonas", "@Maria Lopez no, the <@UNOBODY> cert"),  # unknown: left as is
+        ("assistant", "", "Noted."),
+    ]
+    assert (conversation.speaker, conversation.message) == ("Ana", "what did @Maria Lopez say?")
+    assert mentioned(["<@UMARIA|maria> and <@W123ABC>", "<#C123>"]) == {"UMARIA", "W123ABC"}

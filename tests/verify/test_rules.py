@@ -307,10 +307,11 @@ def test_citations(text: str, citations: tuple[Citation, ...], expected: set[str
     assert codes & {"UNCITED", "UNKNOWN_SOURCE"} == expected
 
 
-def test_without_sources_citation_rules_do_not_fire() -> None:
+def test_without_sources_links_are_free_but_a_citation_names_nothing_given() -> None:
     text = ANSWER + " See https://anything.example.com and <https://x.example.com|x>."
-    verdict = verify(text, question=QUIET, citations=(Citation("whatever"),))
-    assert verdict.passed, verdict.codes
+    assert verify(text, question=QUIET).passed  # nothing was given to link to
+    verdict = verify(text, question=QUIET, citations=(Citation("toolu-made-up"),))
+    assert verdict.codes == ("UNKNOWN_SOURCE",)  # e.g. a tool result that never existed
 
 
 QUOTED = (
