@@ -18,14 +18,24 @@ with stop_reason "max_tokens".
 Prompt-cache usage is simulated per breakpoint: a prefix up to a `cache_control` block is a
 cache write the first time it is seen and a cache read afterwards, if it is at least the
 model's caching minimum (`tests/fakes/models.py`; `min_cache_tokens` overrides it).
+Tools: a reply may call tools (`tool_use(ToolCall(name, input), ...)`: tool_use blocks and
+stop_reason "tool_use", streamed as content_block_start, input_json_delta events and
+content_block_stop). What the API refuses in tools, tool pairing, images and documents is in
+tests/fakes/anthropic_blocks.py. Text blocks may cite documents (`DocCite`: char_location,
+page_location or content_block_location, by the cited document's kind).
+A scripted reply the real model could not give for that request (a tool not in `tools`, a
+tool call `tool_choice` forbids, a citation of a document or search result the request does
+not hold or whose citations are off) is answered with a 400 naming the mistake and noted in
+`misscripted`: a test that scripts it fails loudly instead of passing on an impossible reply.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,8 +43,17 @@ from aiohttp import web
 from anthropic.types.message_count_tokens_params import MessageCountTokensParams
 from anthropic.types.message_create_params import MessageCreateParamsStreaming
 
+from tests.fakes.anthropic_blocks import (
+    MAX_REQUEST_BYTES,
+    documents,
+    refused,
+    search_results,
+    too_large,
+)
 from tests.fakes.models import EFFORTS, MODELS
 from tests.fakes.server import LoopbackServer
+
+__all__ = ["search_results"]  # re-exported: tests read a request's search results
 
 
 @dataclass(frozen=True)
@@ -46,7 +65,7 @@ class Cite:
     title: str = ""
     index: int = 0  # search_result_index
 
-    def wire(self) -> dict[str, Any]:
+    def wire(self, request: dict[str, Any] | None = None) -> dict[str, Any]:
         return {
             "type": "search_result_location",
             "source": self.source,
@@ -59,9 +78,70 @@ class Cite:
 
 
 @dataclass(frozen=True)
+class DocCite:
+    """A citation of a document block, as the API writes it for that document's kind:
+    char_location for a text document (characters start..end, found from cited_text when
+    not given), page_location for a PDF (pages start..end, end exclusive, 1-based; default
+    page 1), content_block_location for a content document (blocks start..end, exclusive)."""
+
+    document: int  # document_index: among the request's document blocks, in order
+    cited_text: str
+    start: int | None = None
+    end: int | None = None
+
+    def wire(self, request: dict[str, Any]) -> dict[str, Any]:
+        doc = documents(request)[self.document]
+        source = doc["source"]
+        common = {
+            "cited_text": self.cited_text,
+            "document_index": self.document,
+            "document_title": doc.get("title"),
+        }
+        if source["type"] == "text":
+            found = max(0, source["data"].find(self.cited_text))
+            start = found if self.start is None else self.start
+            end = start + len(self.cited_text) if self.end is None else self.end
+            return {
+                "type": "char_location",
+                **common,
+                "start_char_index": start,
+                "end_char_index": end,
+            }
+        if source["type"] == "base64":
+            start = 1 if self.start is None else self.start
+            end = start + 1 if self.end is None else self.end
+            return {
+                "type": "page_location",
+                **common,
+                "start_page_number": start,
+                "end_page_number": end,
+            }
+        start = 0 if self.start is None else self.start
+        end = start + 1 if self.end is None else self.end
+        return {
+            "type": "content_block_location",
+            **common,
+            "start_block_index": start,
+            "end_block_index": end,
+        }
+
+
+Citation = Cite | DocCite
+
+
+@dataclass(frozen=True)
 class Block:
     text: str
-    citations: tuple[Cite, ...] = ()
+    citations: tuple[Citation, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool_use block of a scripted reply; the id is made up (toolu_…) when not given."""
+
+    name: str
+    input: dict[str, Any] = field(default_factory=dict)
+    id: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,27 +152,48 @@ class Reply:
     chunk: int = 40  # characters per text_delta
     blocks: tuple[Block, ...] = ()  # when set, the content blocks (text is their join)
     thinking: str = ""  # thought before answering, unless the request disables thinking
+    tools: tuple[ToolCall, ...] = ()  # tool_use blocks after the text (see `tool_use()`)
 
     @property
     def content(self) -> tuple[Block, ...]:
-        return self.blocks or (Block(self.text),)
+        if self.blocks or (self.tools and not self.text):
+            return self.blocks
+        return (Block(self.text),)
 
 
-def cited(*parts: str | tuple[str, Cite]) -> Reply:
-    """A reply of text blocks; a (text, Cite) part is a block citing a search result."""
+def cited(*parts: str | tuple[str, Citation]) -> Reply:
+    """A reply of text blocks; a (text, Cite) part is a block citing a search result, a
+    (text, DocCite) part one citing a document."""
     blocks = tuple(Block(p) if isinstance(p, str) else Block(p[0], (p[1],)) for p in parts)
     return Reply("".join(b.text for b in blocks), blocks=blocks)
 
 
-def search_results(request: dict[str, Any]) -> list[dict[str, Any]]:
-    """The search_result blocks of a request, in order (what search_result_index counts)."""
+def tool_use(*calls: ToolCall, text: str = "") -> Reply:
+    """A turn that calls tools: optional text first, then one tool_use block per call, and
+    stop_reason "tool_use" (the caller answers with tool_result blocks)."""
+    return Reply(text, stop_reason="tool_use", tools=calls)
+
+
+def tool_uses(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool_use blocks a request sends back (the assistant turns), in order."""
     return [
-        block
-        for message in request.get("messages", [])
-        if isinstance(message["content"], list)
-        for block in message["content"]
-        if block.get("type") == "search_result"
+        b
+        for m in request.get("messages", [])
+        if m["role"] == "assistant"
+        for b in (m["content"] if isinstance(m["content"], list) else [])
+        if b.get("type") == "tool_use"
     ]
+
+
+def tool_results(request: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The tool_result blocks of a request, by the tool_use id each answers."""
+    return {
+        b["tool_use_id"]: b
+        for m in request.get("messages", [])
+        if m["role"] == "user"
+        for b in (m["content"] if isinstance(m["content"], list) else [])
+        if b.get("type") == "tool_result"
+    }
 
 
 @dataclass(frozen=True)
@@ -102,6 +203,7 @@ class Fail:
     retry_after_ms: int = 1
     message: str = "scripted failure"
     retry_after: str = ""  # a `retry-after` header: seconds or an HTTP date
+    details: dict[str, Any] | None = None  # the error's `details` (an error_code), if any
 
 
 @dataclass(frozen=True)
@@ -165,7 +267,14 @@ def refusal(body: dict[str, Any], fields: frozenset[str] = MESSAGE_FIELDS) -> Fa
     if model is None:
         return Fail(404, "not_found_error", 0, f"model: {body.get('model')}")
     reason = _refused(body, fields) or model.refuses(body)
-    return None if reason is None else Fail(400, "invalid_request_error", 0, reason)
+    if reason is not None:
+        return Fail(400, "invalid_request_error", 0, reason)
+    content = refused(body)
+    if content is not None:
+        return Fail(
+            content.status, "invalid_request_error", 0, content.message, details=content.details
+        )
+    return None
 
 
 def _refused(body: dict[str, Any], fields: frozenset[str]) -> str | None:
@@ -204,6 +313,53 @@ def _thinking_sent_back(body: dict[str, Any]) -> str | None:
     return None
 
 
+def misscripted(item: Reply, body: dict[str, Any]) -> str | None:
+    """Why the real model could not give this scripted reply to this request, or None."""
+    return next(_mistakes(item, body), None)
+
+
+def _mistakes(item: Reply, body: dict[str, Any]) -> Iterator[str]:
+    names = [tool["name"] for tool in body.get("tools") or []]
+    choice = body.get("tool_choice") or {"type": "auto"}
+    calls = [] if item.stop_reason != "tool_use" else list(item.tools)
+    if item.tools and item.stop_reason != "tool_use":
+        yield "a reply with tool calls must stop with stop_reason 'tool_use'"
+    if item.stop_reason == "tool_use" and not item.tools:
+        yield "stop_reason 'tool_use' without a tool call"
+    for call in calls:
+        if call.name not in names:
+            yield f"tool_use of {call.name!r}, which is not in the request's tools"
+        if not isinstance(call.input, dict):
+            yield f"tool_use of {call.name!r} with an input that is not an object"
+    if choice["type"] == "none" and calls:
+        yield "tool_use although tool_choice is 'none'"
+    if choice["type"] in ("any", "tool") and not calls:
+        yield f"no tool_use although tool_choice is {choice['type']!r}"
+    if choice["type"] == "tool" and any(call.name != choice["name"] for call in calls):
+        yield f"tool_use of another tool than tool_choice names ({choice['name']!r})"
+    if choice.get("disable_parallel_tool_use") and len(calls) > 1:
+        yield "more than one tool_use although disable_parallel_tool_use is set"
+    ids = [call.id for call in calls if call.id]
+    if len(set(ids)) < len(ids):
+        yield "two tool_use blocks with the same id"
+    yield from _miscited(item, body)
+
+
+def _miscited(item: Reply, body: dict[str, Any]) -> Iterator[str]:
+    docs, results = documents(body), search_results(body)
+    for citation in (c for block in item.content for c in block.citations):
+        if isinstance(citation, DocCite):
+            if not 0 <= citation.document < len(docs):
+                yield f"a citation of document {citation.document}; the request has {len(docs)}"
+            if not (docs[citation.document].get("citations") or {}).get("enabled"):
+                yield f"a citation of document {citation.document}, whose citations are off"
+        else:
+            if not 0 <= citation.index < len(results):
+                yield f"a citation of search result {citation.index}; there are {len(results)}"
+            if not (results[citation.index].get("citations") or {}).get("enabled"):
+                yield f"a citation of search result {citation.index}, whose citations are off"
+
+
 def is_judge(body: dict[str, Any]) -> bool:
     return "format" in (body.get("output_config") or {})
 
@@ -235,7 +391,10 @@ class FakeAnthropic(LoopbackServer):
     counted: list[dict[str, Any]] = field(default_factory=list)  # count_tokens bodies
     judge_default: Item | None = PASSING  # served to the judge when its script is empty
     judge_responder: Callable[[dict[str, Any]], Item] | None = None  # else this decides
+    max_body: int = 2 * MAX_REQUEST_BYTES  # room to see, and refuse, a body over 32 MB
+    misscripted: list[str] = field(default_factory=list)  # scripted replies no model could give
     _seen_prefixes: set[str] = field(default_factory=set)
+    _tool_ids: int = 0  # tool_use ids handed out, for unique made-up ids
 
     def push(self, *items: Item) -> None:
         self.script.extend(items)
@@ -259,6 +418,7 @@ class FakeAnthropic(LoopbackServer):
         self.judge_responder = None
         self.min_cache_tokens = None
         self.counted.clear()
+        self.misscripted.clear()
 
     def routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/messages", self._messages)
@@ -276,21 +436,35 @@ class FakeAnthropic(LoopbackServer):
 
     async def _count_tokens(self, request: web.Request) -> web.Response:
         """POST /v1/messages/count_tokens: the input tokens the request would use."""
-        body = await request.json()
+        raw = await request.read()
+        body = json.loads(raw)
         self.counted.append(body)
-        failed = refusal(body, COUNT_FIELDS)
+        failed = _too_large(raw) or refusal(body, COUNT_FIELDS)
         if failed is not None:
-            return _error(failed.status, failed.error_type, failed.message, 0)
+            return _error(
+                failed.status, failed.error_type, failed.message, 0, details=failed.details
+            )
         return web.json_response({"input_tokens": input_tokens(body)})
 
     async def _messages(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
         body = json.loads(raw)
         (self.judge_raw if is_judge(body) else self.raw).append(raw)
-        item = refusal(body) or self._next(body) or NOTHING_SCRIPTED
+        item = _too_large(raw) or refusal(body) or self._next(body) or NOTHING_SCRIPTED
+        if isinstance(item, Reply):
+            item = self._identified(item)
+            mistake = misscripted(item, body)
+            if mistake is not None:
+                self.misscripted.append(mistake)
+                item = Fail(400, "invalid_request_error", 0, f"fake: misscripted: {mistake}")
         if isinstance(item, Fail):
             return _error(
-                item.status, item.error_type, item.message, item.retry_after_ms, item.retry_after
+                item.status,
+                item.error_type,
+                item.message,
+                item.retry_after_ms,
+                retry_after=item.retry_after,
+                details=item.details,
             )
         if isinstance(item, Drop):
             if request.transport is not None:
@@ -305,15 +479,28 @@ class FakeAnthropic(LoopbackServer):
         if not body.get("stream"):
             assert isinstance(item, Reply), "only replies can be non-streaming"
             thinking, text, stop_reason = fitted(item, body)
-            usage["output_tokens"] = max(1, (len(thinking) + len(text)) // 4)
+            calls = item.tools if stop_reason == "tool_use" else ()
+            usage["output_tokens"] = _output_tokens(thinking, text, calls)
             message = _message(body, text, stop_reason, usage)
             blocks = item.content if text == item.text else (Block(text),)
             message["content"] = [
                 *([_thinking(thinking)] if thinking else []),
-                *(_block(block) for block in blocks),
+                *(_block(block, body) for block in blocks),
+                *(_tool_use(call) for call in calls),
             ]
             return web.json_response(message)
         return await self._stream(request, body, item, usage)
+
+    def _identified(self, item: Reply) -> Reply:
+        """The reply with an id on each tool call that has none (toolu_…, unique)."""
+        calls = []
+        for call in item.tools:
+            if call.id:
+                calls.append(call)
+                continue
+            self._tool_ids += 1
+            calls.append(ToolCall(call.name, call.input, f"toolu_fake{self._tool_ids:08d}"))
+        return dataclasses.replace(item, tools=tuple(calls))
 
     def _next(self, body: dict[str, Any]) -> Item | None:
         if is_judge(body):
@@ -332,7 +519,7 @@ class FakeAnthropic(LoopbackServer):
         await _event(response, "message_start", {"type": "message_start", "message": start})
         await _event(response, "ping", {"type": "ping"})
         if isinstance(item, StreamError | Cut):
-            await _event(response, "content_block_start", _block_start(0, _block(Block(""))))
+            await _event(response, "content_block_start", _block_start(0, _block(Block(""), body)))
             await _deltas(response, 0, "text", item.partial, 8)
             if isinstance(item, Cut):
                 if request.transport is not None:
@@ -358,13 +545,29 @@ class FakeAnthropic(LoopbackServer):
                 start["citations"] = []
             await _event(response, "content_block_start", _block_start(index, start))
             for citation in block.citations:
-                delta = {"type": "citations_delta", "citation": citation.wire()}
+                delta = {"type": "citations_delta", "citation": citation.wire(body)}
                 await _event(response, "content_block_delta", _delta(index, delta))
             await _deltas(response, index, "text", block.text, item.chunk)
             stop = {"type": "content_block_stop", "index": index}
             await _event(response, "content_block_stop", stop)
+        calls = item.tools if stop_reason == "tool_use" else ()
+        for index, call in enumerate(calls, first + len(blocks)):
+            await _event(
+                response,
+                "content_block_start",
+                _block_start(index, {**_tool_use(call), "input": {}}),
+            )
+            arguments = json.dumps(call.input)
+            for at in range(0, len(arguments), item.chunk):
+                delta = {
+                    "type": "input_json_delta",
+                    "partial_json": arguments[at : at + item.chunk],
+                }
+                await _event(response, "content_block_delta", _delta(index, delta))
+            stop = {"type": "content_block_stop", "index": index}
+            await _event(response, "content_block_stop", stop)
         end = {"stop_reason": stop_reason, "stop_sequence": None}
-        usage["output_tokens"] = max(1, (len(thinking) + len(text)) // 4)
+        usage["output_tokens"] = _output_tokens(thinking, text, calls)
         delta_usage = {"output_tokens": usage["output_tokens"]}
         await _event(
             response, "message_delta", {"type": "message_delta", "delta": end, "usage": delta_usage}
@@ -469,11 +672,26 @@ def _thinking(thinking: str) -> dict[str, Any]:
     return {"type": "thinking", "thinking": thinking, "signature": SIGNATURE}
 
 
-def _block(block: Block) -> dict[str, Any]:
+def _block(block: Block, body: dict[str, Any]) -> dict[str, Any]:
     wire: dict[str, Any] = {"type": "text", "text": block.text}
     if block.citations:
-        wire["citations"] = [citation.wire() for citation in block.citations]
+        wire["citations"] = [citation.wire(body) for citation in block.citations]
     return wire
+
+
+def _tool_use(call: ToolCall) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
+
+
+def _output_tokens(thinking: str, text: str, calls: tuple[ToolCall, ...]) -> int:
+    arguments = sum(len(json.dumps(call.input)) + len(call.name) for call in calls)
+    return max(1, (len(thinking) + len(text) + arguments) // 4)
+
+
+def _too_large(raw: bytes) -> Fail | None:
+    """413 for a body over the Messages API's 32 MB."""
+    big = too_large(raw)
+    return None if big is None else Fail(big.status, "request_too_large", 0, big.message)
 
 
 def _block_start(index: int, block: dict[str, Any]) -> dict[str, Any]:
@@ -498,9 +716,18 @@ async def _event(response: web.StreamResponse, name: str, data: dict[str, Any]) 
 
 
 def _error(
-    status: int, error_type: str, message: str, retry_after_ms: int, retry_after: str = ""
+    status: int,
+    error_type: str,
+    message: str,
+    retry_after_ms: int,
+    *,
+    retry_after: str = "",
+    details: dict[str, Any] | None = None,
 ) -> web.Response:
-    body = {"type": "error", "error": {"type": error_type, "message": message}}
+    error: dict[str, Any] = {"type": error_type, "message": message}
+    if details is not None:
+        error["details"] = details
+    body = {"type": "error", "error": error}
     headers = {"retry-after-ms": str(retry_after_ms)} if retry_after_ms else {}
     if retry_after:
         headers["retry-after"] = retry_after

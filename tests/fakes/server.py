@@ -18,6 +18,7 @@ class LoopbackServer(ABC):
     """Subclasses add their routes in `routes()`; `start()` returns the base URL."""
 
     url: str = ""
+    max_body: int = 1024**2  # aiohttp's default; a fake whose API takes more says so
 
     @abstractmethod
     def routes(self, app: web.Application) -> None:
@@ -41,7 +42,7 @@ class LoopbackServer(ABC):
             self._loop.call_soon_threadsafe(self._loop.stop)
 
     def _serve(self, ready: threading.Event) -> None:
-        app = web.Application()
+        app = web.Application(client_max_size=self.max_body)
         self.routes(app)
         self._runner = web.AppRunner(app, shutdown_timeout=0.1)
         self._loop.run_until_complete(self._runner.setup())

@@ -1,7 +1,29 @@
 """A loopback Slack Web API, scripted per test: records every call, keeps threads (so a
 follow-up sees Vouch's earlier answer), and serves scripted faults per method. It also
 serves Socket Mode: `apps.connections.open` and the WebSocket it hands out, over which a
-test pushes envelopes and the fake records the acks (tests/fakes/slack_socket.py)."""
+test pushes envelopes and the fake records the acks (tests/fakes/slack_socket.py).
+
+What a reading assistant needs, as strict as the method references (docs.slack.dev):
+- `users.info` (users:read): a user added with `user()`; else user_not_found.
+- `files.info` (files:read) and the file host behind url_private (tests/fakes/slack_files.py):
+  a file added with `add_file()`; file_not_found for one the fake does not know or that was
+  shared only where the bot is not a member, file_deleted for one deleted.
+- `chat.getPermalink` (no scope): channel_not_found where the bot cannot see the channel,
+  message_not_found for a message the fake does not hold.
+- `conversations.history` (the history scope of the conversation's type): newest first,
+  `latest`/`oldest` bounds (exclusive unless `inclusive`), `limit` (at most 999) and a cursor;
+  with `latest=ts, inclusive=true, limit=1` it reads that one message.
+- Membership (`joined`; None, the default, means every conversation): reading history or
+  replies of a public channel the bot is not in is not_in_channel; of any other conversation
+  it is not in, channel_not_found (Slack does not reveal private conversations).
+- `assistant.search.context` (Real-time Search), only where the workspace allows it
+  (`rts = True`; otherwise the fake does not serve it: unknown_method). A bot token must pass
+  an `action_token` from a message event (`action_token()` issues one); the scopes are
+  search:read.public for public channels and search:read.private, .mpim, .im for the other
+  channel types; at most 20 results. The error names for a missing or unknown action_token
+  (invalid_action_token) and a missing query (invalid_arguments) are assumptions: the
+  method's reference lists no errors.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +41,14 @@ import yaml
 from aiohttp import web
 
 from tests.fakes.server import LoopbackServer
+from tests.fakes.slack_files import (
+    Download,
+    SlackFile,
+    file_response,
+    login_page,
+    may_download,
+    new_file_id,
+)
 from tests.fakes.slack_limits import (
     Refused,
     blocks_of,
@@ -31,6 +61,17 @@ from tests.fakes.slack_limits import (
 from tests.fakes.slack_socket import SocketMode, token_of
 
 TEAM, BOT_USER, BOT_ID = "T0001", "UVOUCH", "BVOUCH"
+WORKSPACE_URL = "https://vouch-test.slack.com"  # where permalinks point (never fetched)
+HISTORY_LIMIT = 999  # conversations.history: "maximum of 999"
+SEARCH_LIMIT = 20  # assistant.search.context: results per call
+# Real-time Search: the scope each channel type needs.
+SEARCH_SCOPES = {
+    "public_channel": "search:read.public",
+    "private_channel": "search:read.private",
+    "mpim": "search:read.mpim",
+    "im": "search:read.im",
+}
+SEARCH_TYPES = {"channel": "public_channel", "group": "private_channel", "mpim": "mpim", "im": "im"}
 MANIFEST = Path(__file__).resolve().parents[2] / "manifest.yml"
 # The scope reading a conversation's history needs, by conversation type.
 HISTORY_SCOPES = {
@@ -52,6 +93,10 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "chat.stopStream": ("chat:write",),
     "assistant.threads.setStatus": ("chat:write", "assistant:write"),
     "assistant.threads.setSuggestedPrompts": ("assistant:write",),
+    "users.info": ("users:read",),
+    "files.info": ("files:read",),
+    "chat.getPermalink": (),  # the reference lists no scope
+    "assistant.search.context": ("search:read.public",),  # and more by channel type
 }
 STOPPED_BY_USER = "stopped_by_user"  # a stream's answer once the user pressed stop
 
@@ -107,6 +152,12 @@ class FakeSlack(LoopbackServer):
     non_marketplace: bool = False
     _replies_at: float | None = None
     socket: SocketMode = field(default_factory=SocketMode)  # Socket Mode: envelopes, acks
+    users: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> user object
+    files: dict[str, SlackFile] = field(default_factory=dict)  # id -> file
+    downloads: list[Download] = field(default_factory=list)  # requests to file URLs
+    joined: set[str] | None = None  # conversations the bot is in; None: all of them
+    rts: bool = False  # the workspace allows Real-time Search (assistant.search.context)
+    action_tokens: set[str] = field(default_factory=set)  # issued by action_token()
 
     def fail(self, method: str, *faults: Fault) -> None:
         self.faults[method].extend(faults)
@@ -123,6 +174,12 @@ class FakeSlack(LoopbackServer):
         self.non_marketplace = False
         self._replies_at = None
         self.socket.reset()
+        self.users.clear()
+        self.files.clear()
+        self.downloads.clear()
+        self.joined = None
+        self.rts = False
+        self.action_tokens.clear()
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -140,6 +197,85 @@ class FakeSlack(LoopbackServer):
     def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/api/{method}", self._handle)
         app.router.add_get("/link/", self.socket.connection)
+        app.router.add_get("/files-pri/{key}/{name}", self._download)
+        app.router.add_get("/files-pri/{key}/download/{name}", self._download)
+
+    # --- what a test sets up --------------------------------------------------------------
+
+    def user(self, user_id: str, display_name: str, real_name: str = "") -> dict[str, Any]:
+        """A person users.info knows; display_name may be "" (Slack then shows real_name)."""
+        real = real_name or display_name
+        profile = {
+            "display_name": display_name,
+            "display_name_normalized": display_name,
+            "real_name": real,
+            "real_name_normalized": real,
+        }
+        self.users[user_id] = {
+            "id": user_id,
+            "team_id": TEAM,
+            "name": (display_name or real).lower().replace(" ", "."),
+            "deleted": False,
+            "real_name": real,
+            "is_bot": False,
+            "profile": profile,
+        }
+        return self.users[user_id]
+
+    def add_file(
+        self,
+        name: str,
+        content: bytes,
+        mimetype: str,
+        *,
+        filetype: str = "",
+        channels: tuple[str, ...] = (),
+        user: str = "U0001",
+        title: str = "",
+    ) -> dict[str, Any]:
+        """A file shared in `channels`; returns its file object, as a message event's
+        `files` carries it (with url_private on this fake)."""
+        kind = filetype or name.rsplit(".", 1)[-1].lower()
+        file = SlackFile(new_file_id(), name, mimetype, kind, content, user, channels, title)
+        self.files[file.id] = file
+        return file.wire(self.host, TEAM)
+
+    @property
+    def host(self) -> str:
+        """The fake's own origin (the file host); url ends in /api/."""
+        return self.url.removesuffix("/api/")
+
+    def add_message(
+        self,
+        channel: str,
+        text: str,
+        *,
+        user: str = "U0001",
+        ts: str | None = None,
+        thread_ts: str | None = None,
+        files: tuple[dict[str, Any], ...] = (),
+    ) -> dict[str, Any]:
+        """A person's message the fake holds (for history, replies and permalinks): a new
+        top-level message, or a reply when thread_ts is given."""
+        message: dict[str, Any] = {
+            "type": "message",
+            "ts": ts or self._ts({"thread_ts": thread_ts}),
+            "user": user,
+            "text": text,
+        }
+        if thread_ts:
+            message["thread_ts"] = thread_ts
+        if files:
+            message["files"] = list(files)
+        key = (channel, thread_ts or message["ts"])
+        self.threads.setdefault(key, []).append(message)
+        return message
+
+    def action_token(self) -> str:
+        """An action_token, as a message event carries one for Real-time Search."""
+        token = f"{len(self.action_tokens) + 1}.{int(time.time())}.fakeaction"
+        self.action_tokens.add(token)
+        return token
 
     async def _handle(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
@@ -157,10 +293,12 @@ class FakeSlack(LoopbackServer):
             body = {"ok": False, "error": "ratelimited"}
             return web.json_response(body, status=429, headers={"Retry-After": "60"})
         handler = getattr(self, "_" + method.replace(".", "_"), None)
-        if handler is None:
+        if handler is None or (method == "assistant.search.context" and not self.rts):
             return web.json_response({"ok": False, "error": "unknown_method"})
         try:
             self._permit(method, token_of(request) or "")
+            if method == "assistant.search.context":
+                params["_token"] = token_of(request) or ""
             return web.json_response({"ok": True, **handler(params)})
         except Refused as refused:
             return web.json_response({"ok": False, "error": str(refused), **refused.extra})
@@ -221,11 +359,24 @@ class FakeSlack(LoopbackServer):
         channel, C: a public one)."""
         return self.kinds.get(channel) or {"D": "im", "G": "group"}.get(channel[:1], "channel")
 
+    def _readable(self, channel: str) -> None:
+        """missing_scope without the history scope of the conversation's type; then
+        not_in_channel (a public channel) or channel_not_found (any other) where the bot is
+        not a member."""
+        if HISTORY_SCOPES[self.kind(channel)] not in self.scopes:
+            raise Refused("missing_scope", needed=HISTORY_SCOPES[self.kind(channel)])
+        self._visible(channel)
+
+    def _visible(self, channel: str) -> None:
+        if self.joined is None or channel in self.joined:
+            return
+        raise Refused("not_in_channel" if self.kind(channel) == "channel" else "channel_not_found")
+
     def _conversations_replies(self, params: dict[str, Any]) -> dict[str, Any]:
         """Oldest first, `limit` per page (1,000 at most) with a cursor, as Slack does;
-        missing_scope when the token cannot read that type of conversation."""
-        if HISTORY_SCOPES[self.kind(params["channel"])] not in self.scopes:
-            raise Refused("missing_scope")
+        missing_scope when the token cannot read that type of conversation, and the
+        membership refusals of `_readable`."""
+        self._readable(params["channel"])
         messages = self.threads.get((params["channel"], params["ts"]), [])
         start = int(params.get("cursor") or 0)
         end = start + min(int(params.get("limit") or 1000), 15 if self.non_marketplace else 1000)
@@ -236,6 +387,127 @@ class FakeSlack(LoopbackServer):
         if end < len(messages):
             page["response_metadata"] = {"next_cursor": str(end)}
         return page
+
+    def _conversations_history(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A channel's top-level messages, newest first, between `oldest` and `latest`
+        (exclusive unless `inclusive`), `limit` per page with a cursor."""
+        channel = params["channel"]
+        self._readable(channel)
+        inclusive = params.get("inclusive") in (True, "1", "true")
+        latest = float(params.get("latest") or "inf")
+        oldest = float(params.get("oldest") or 0)
+        roots = [
+            {**m, **({"reply_count": len(thread) - 1} if len(thread) > 1 else {})}
+            for (ch, root), thread in self.threads.items()
+            if ch == channel
+            for m in thread[:1]
+            if m["ts"] == root
+        ]
+        within = [
+            m
+            for m in sorted(roots, key=lambda m: float(m["ts"]), reverse=True)
+            if (oldest <= float(m["ts"]) <= latest)
+            if inclusive or float(m["ts"]) not in (oldest, latest)
+        ]
+        start = int(params.get("cursor") or 0)
+        end = start + min(int(params.get("limit") or 100), HISTORY_LIMIT)
+        page: dict[str, Any] = {
+            "messages": _visible(within[start:end], params),
+            "has_more": end < len(within),
+        }
+        if end < len(within):
+            page["response_metadata"] = {"next_cursor": str(end)}
+        return page
+
+    def _chat_getPermalink(self, params: dict[str, Any]) -> dict[str, Any]:
+        channel, ts = params.get("channel", ""), params.get("message_ts", "")
+        if (
+            self.joined is not None
+            and channel not in self.joined
+            and self.kind(channel) != "channel"
+        ):
+            raise Refused("channel_not_found")
+        found = [
+            (root, m)
+            for (ch, root), thread in self.threads.items()
+            if ch == channel
+            for m in thread
+            if m["ts"] == ts
+        ]
+        if not found:
+            raise Refused("message_not_found")
+        root, _ = found[0]
+        return {"channel": channel, "permalink": permalink(channel, ts, root)}
+
+    def _users_info(self, params: dict[str, Any]) -> dict[str, Any]:
+        user = self.users.get(params.get("user", ""))
+        if user is None:
+            raise Refused("user_not_found")
+        return {"user": user}
+
+    def _files_info(self, params: dict[str, Any]) -> dict[str, Any]:
+        file = self.files.get(params.get("file", ""))
+        if file is None or not self._sees(file):
+            raise Refused("file_not_found")
+        if file.deleted:
+            raise Refused("file_deleted")
+        return {"file": file.wire(self.host, TEAM), "comments": [], "response_metadata": {}}
+
+    def _sees(self, file: SlackFile) -> bool:
+        """Whether the bot can see a file: shared in a conversation it is a member of."""
+        return self.joined is None or any(c in self.joined for c in file.channels)
+
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        """url_private (inline) and url_private_download (an attachment): the file to a bot
+        token with files:read, Slack's sign-in page (HTTP 200, HTML) to anything else."""
+        self.calls.append(Call("url_private", {"path": request.path}))
+        if self.faults["url_private"]:
+            return await self._fault(self.faults["url_private"].popleft(), {}, request)
+        team, _, file_id = request.match_info["key"].partition("-")
+        file = self.files.get(file_id)
+        served = (
+            file is not None
+            and team == TEAM
+            and request.match_info["name"] == file.name
+            and not file.deleted
+            and self._sees(file)
+            and may_download(request, self.scopes)
+        )
+        self.downloads.append(Download(file_id, served))
+        if not served or file is None:
+            return login_page()
+        return file_response(file, "/download/" in request.path)
+
+    def _assistant_search_context(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Messages whose text has a word of the query, in the channel types asked for
+        (public channels by default), at most 20."""
+        token = params.pop("_token", "")
+        if not params.get("query"):
+            raise Refused("invalid_arguments")
+        if token.startswith("xoxb-") and params.get("action_token") not in self.action_tokens:
+            raise Refused("invalid_action_token")
+        types = str(params.get("channel_types") or "public_channel").split(",")
+        for kind in types:
+            if SEARCH_SCOPES.get(kind) not in self.scopes:
+                raise Refused("missing_scope", needed=SEARCH_SCOPES.get(kind, kind))
+        words = {w.lower() for w in str(params["query"]).split()}
+        found = [
+            {
+                "author_user_id": m.get("user", ""),
+                "team_id": TEAM,
+                "channel_id": channel,
+                "message_ts": m["ts"],
+                "content": m.get("text", ""),
+                "permalink": permalink(channel, m["ts"], root),
+                "is_author_bot": "bot_id" in m,
+            }
+            for (channel, root), thread in self.threads.items()
+            if SEARCH_TYPES[self.kind(channel)] in types
+            for m in thread
+            if words & set(m.get("text", "").lower().split())
+        ]
+        limit = min(int(params.get("limit") or SEARCH_LIMIT), SEARCH_LIMIT)
+        return {"results": {"messages": found[:limit]}}
 
     def _chat_postMessage(self, params: dict[str, Any]) -> dict[str, Any]:
         check_message(params)
@@ -303,6 +575,14 @@ class FakeSlack(LoopbackServer):
 
     def _assistant_threads_setSuggestedPrompts(self, params: dict[str, Any]) -> dict[str, Any]:
         return {}
+
+
+def permalink(channel: str, ts: str, thread_ts: str | None = None) -> str:
+    """A message's permalink as chat.getPermalink gives it (a reply's names its thread)."""
+    link = f"{WORKSPACE_URL}/archives/{channel}/p{ts.replace('.', '')}"
+    if thread_ts and thread_ts != ts:
+        link += f"?thread_ts={thread_ts}&cid={channel}"
+    return link
 
 
 def _visible(messages: list[dict[str, Any]], params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import base64
+import struct
 from typing import Any
 
 import anthropic
 import pytest
 
 from app.agent.model import make_client
-from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.fakes.anthropic import (
+    Cite,
+    DocCite,
+    FakeAnthropic,
+    Reply,
+    ToolCall,
+    cited,
+    tool_results,
+    tool_use,
+    tool_uses,
+)
+from tests.fakes.anthropic_blocks import pdf, png
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -256,3 +269,467 @@ async def test_a_field_the_sdk_does_not_know_gets_a_400(
             messages=MESSAGES,
             extra_body={"frequency_penalty": 0.5},
         )
+
+
+# --- tools ----------------------------------------------------------------------------
+
+MODEL = "claude-sonnet-5-5"
+SEARCH_TOOL = {
+    "name": "search_docs",
+    "description": "Search the team's docs.",
+    "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}},
+}
+READ_TOOL = {**SEARCH_TOOL, "name": "read_thread"}
+TOOLS = [SEARCH_TOOL, READ_TOOL]
+
+
+def client_of(make_settings: Any) -> anthropic.AsyncAnthropic:
+    return make_client(make_settings(anthropic_max_retries=0))
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+async def test_a_tool_use_turn_comes_as_the_api_sends_it(
+    make_settings: Any, fake_anthropic: FakeAnthropic, streamed: bool
+) -> None:
+    fake_anthropic.push(
+        tool_use(
+            ToolCall("search_docs", {"query": "rollback " * 20}),
+            ToolCall("read_thread", {"url": "https://x"}, id="toolu_given"),
+            text="Let me look.",
+        )
+    )
+    client = client_of(make_settings)
+    call = {"model": MODEL, "max_tokens": 1024, "messages": MESSAGES, "tools": TOOLS}
+    if streamed:
+        async with client.messages.stream(**call) as stream:  # type: ignore[arg-type]
+            events = [event.type async for event in stream]
+            reply = await stream.get_final_message()
+        assert "input_json" in events  # the input came as input_json_delta events
+    else:
+        reply = await client.messages.create(**call)  # type: ignore[arg-type]
+    assert reply.stop_reason == "tool_use"
+    text, first, second = reply.content
+    assert text.type == "text" and text.text == "Let me look."
+    assert first.type == "tool_use" and first.name == "search_docs"
+    assert first.input == {"query": "rollback " * 20} and first.id.startswith("toolu_")
+    assert second.type == "tool_use" and second.id == "toolu_given"
+
+
+async def test_tool_results_answer_the_tool_uses_and_are_recorded(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.push(tool_use(ToolCall("search_docs", {"query": "deploy"})), Reply("Done."))
+    client = client_of(make_settings)
+    first = await client.messages.create(
+        model=MODEL,
+        max_tokens=1024,
+        messages=MESSAGES,
+        tools=TOOLS,  # type: ignore[arg-type]
+    )
+    [use] = first.content
+    assert use.type == "tool_use"
+    result = {"type": "tool_result", "tool_use_id": use.id, "content": "Deploys run at 10."}
+    turns = [
+        *MESSAGES,
+        {"role": "assistant", "content": [use.model_dump(exclude_none=True)]},
+        {"role": "user", "content": [result, {"type": "text", "text": "Answer now."}]},
+    ]
+    reply = await client.messages.create(
+        model=MODEL,
+        max_tokens=1024,
+        messages=turns,
+        tools=TOOLS,  # type: ignore[arg-type]
+    )
+    assert reply.content[0].type == "text"
+    request = fake_anthropic.requests[-1]
+    assert [u["id"] for u in tool_uses(request)] == [use.id]
+    assert tool_results(request)[use.id]["content"] == "Deploys run at 10."
+
+
+def use(tool_id: str, name: str = "search_docs") -> dict[str, Any]:
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": {"query": "x"}}
+
+
+def result(tool_id: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": tool_id, "content": "found"}
+
+
+TEXT = {"type": "text", "text": "go on"}
+
+
+@pytest.mark.parametrize(
+    ("messages", "refusal"),
+    [
+        (  # no answer at all
+            [{"role": "assistant", "content": [use("toolu_1")]}, {"role": "user", "content": "x"}],
+            "messages.1: `tool_use` ids were found without `tool_result` blocks immediately "
+            "after: toolu_1",
+        ),
+        (  # one of two answered
+            [
+                {"role": "assistant", "content": [use("toolu_1"), use("toolu_2", "read_thread")]},
+                {"role": "user", "content": [result("toolu_1")]},
+            ],
+            "without `tool_result` blocks immediately after: toolu_2",
+        ),
+        (  # the answer is not first in the next message
+            [
+                {"role": "assistant", "content": [use("toolu_1")]},
+                {"role": "user", "content": [TEXT, result("toolu_1")]},
+            ],
+            "messages.2: Did not find 1 `tool_result` block\\(s\\) at the beginning",
+        ),
+        (  # an answer to nothing
+            [
+                {"role": "assistant", "content": "hi"},
+                {"role": "user", "content": [result("toolu_9")]},
+            ],
+            "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9",
+        ),
+        (  # the assistant's last word is a tool call nobody answered
+            [{"role": "assistant", "content": [use("toolu_1")]}],
+            "without `tool_result` blocks immediately after: toolu_1",
+        ),
+        (  # answered twice
+            [
+                {"role": "assistant", "content": [use("toolu_1")]},
+                {"role": "user", "content": [result("toolu_1"), result("toolu_1")]},
+            ],
+            "more than one `tool_result`",
+        ),
+        (  # the same id twice
+            [
+                {"role": "assistant", "content": [use("toolu_1"), use("toolu_1")]},
+                {"role": "user", "content": [result("toolu_1")]},
+            ],
+            "ids must be unique",
+        ),
+        ([{"role": "user", "content": [use("toolu_1")]}], "only allowed in assistant turns"),
+        (
+            [{"role": "assistant", "content": [{**use("toolu_1"), "id": "no spaces"}]}],
+            "tool_use.id",
+        ),
+    ],
+)
+async def test_tool_use_and_tool_result_must_pair(
+    make_settings: Any, fake_anthropic: FakeAnthropic, messages: list[Any], refusal: str
+) -> None:
+    fake_anthropic.default = Reply("hello")
+    with pytest.raises(anthropic.BadRequestError, match=refusal):
+        await client_of(make_settings).messages.create(
+            model=MODEL, max_tokens=64, messages=[*MESSAGES, *messages], tools=TOOLS
+        )
+    assert fake_anthropic.requests == []  # refused before any reply was used
+
+
+async def test_tool_blocks_need_tools(make_settings: Any, fake_anthropic: FakeAnthropic) -> None:
+    fake_anthropic.default = Reply("hello")
+    turns = [
+        *MESSAGES,
+        {"role": "assistant", "content": [use("toolu_1")]},
+        {"role": "user", "content": [result("toolu_1")]},
+    ]
+    with pytest.raises(anthropic.BadRequestError, match="must define tools"):
+        await client_of(make_settings).messages.create(
+            model=MODEL,
+            max_tokens=64,
+            messages=turns,  # type: ignore[arg-type]
+        )
+
+
+@pytest.mark.parametrize(
+    ("extra", "refusal"),
+    [
+        ({"tools": [{**SEARCH_TOOL, "name": "search docs"}]}, "name: String should match"),
+        ({"tools": [{**SEARCH_TOOL, "name": "x" * 65}]}, "name: String should match"),
+        ({"tools": [{**SEARCH_TOOL, "input_schema": {"type": "string"}}]}, "input_schema.type"),
+        ({"tools": [SEARCH_TOOL, SEARCH_TOOL]}, "Tool names must be unique"),
+        ({"tools": [{**SEARCH_TOOL, "parameters": {}}]}, "parameters: Extra inputs"),
+        ({"tools": [{**SEARCH_TOOL, "type": "web_search_20250305"}]}, "only custom tools"),
+        ({"tool_choice": {"type": "auto"}}, "tool_choice may only be specified"),
+        ({"tools": TOOLS, "tool_choice": {"type": "sometimes"}}, "tool_choice.type"),
+        ({"tools": TOOLS, "tool_choice": {"type": "tool", "name": "nope"}}, "no tool named"),
+        (
+            {"tools": TOOLS, "tool_choice": {"type": "none", "disable_parallel_tool_use": True}},
+            "disable_parallel_tool_use: Extra inputs",
+        ),
+        (
+            {"tools": TOOLS, "tool_choice": {"type": "any"}, "thinking": {"type": "adaptive"}},
+            "Thinking may not be enabled when tool_choice forces tool use",
+        ),
+    ],
+)
+async def test_tool_definitions_and_tool_choice_the_api_refuses(
+    make_settings: Any, fake_anthropic: FakeAnthropic, extra: dict[str, Any], refusal: str
+) -> None:
+    fake_anthropic.default = Reply("hello")
+    with pytest.raises(anthropic.BadRequestError, match=refusal):
+        await client_of(make_settings).messages.create(
+            model=MODEL, max_tokens=2048, messages=MESSAGES, **extra
+        )
+    with pytest.raises(anthropic.BadRequestError, match=refusal):  # counting refuses alike
+        await client_of(make_settings).messages.count_tokens(
+            model=MODEL, messages=MESSAGES, **extra
+        )
+
+
+@pytest.mark.parametrize(
+    ("item", "extra", "mistake"),
+    [
+        (tool_use(ToolCall("delete_prod")), {}, "'delete_prod', which is not in"),
+        (tool_use(ToolCall("search_docs")), {"tool_choice": {"type": "none"}}, "is 'none'"),
+        (Reply("no tool"), {"tool_choice": {"type": "any"}}, "no tool_use although"),
+        (
+            tool_use(ToolCall("read_thread")),
+            {"tool_choice": {"type": "tool", "name": "search_docs"}},
+            "another tool than tool_choice names",
+        ),
+        (
+            tool_use(ToolCall("search_docs"), ToolCall("read_thread")),
+            {"tool_choice": {"type": "auto", "disable_parallel_tool_use": True}},
+            "more than one tool_use",
+        ),
+        (Reply("x", stop_reason="tool_use"), {}, "without a tool call"),
+        (cited(("x", DocCite(0, "x"))), {}, "citation of document 0; the request has 0"),
+        (cited(("x", Cite("S1", "x"))), {}, "citation of search result 0; there are 0"),
+    ],
+)
+async def test_a_reply_no_model_could_give_fails_the_test_loudly(
+    make_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    item: Reply,
+    extra: dict[str, Any],
+    mistake: str,
+) -> None:
+    fake_anthropic.push(item)
+    with pytest.raises(anthropic.BadRequestError, match="fake: misscripted"):
+        await client_of(make_settings).messages.create(
+            model=MODEL, max_tokens=1024, messages=MESSAGES, tools=TOOLS, **extra
+        )
+    [noted] = fake_anthropic.misscripted
+    assert mistake in noted
+
+
+# --- documents, citations, images --------------------------------------------------------
+
+
+def text_doc(data: str, cite: bool = True) -> dict[str, Any]:
+    source = {"type": "text", "media_type": "text/plain", "data": data}
+    return {
+        "type": "document",
+        "source": source,
+        "title": "notes.txt",
+        "citations": {"enabled": cite},
+    }
+
+
+def pdf_doc(raw: bytes) -> dict[str, Any]:
+    source = {"type": "base64", "media_type": "application/pdf", "data": b64(raw)}
+    return {
+        "type": "document",
+        "source": source,
+        "title": "runbook.pdf",
+        "citations": {"enabled": True},
+    }
+
+
+def content_doc(*texts: str) -> dict[str, Any]:
+    content = [{"type": "text", "text": t} for t in texts]
+    return {
+        "type": "document",
+        "source": {"type": "content", "content": content},
+        "citations": {"enabled": True},
+    }
+
+
+def image(raw: bytes, media_type: str = "image/png") -> dict[str, Any]:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": media_type, "data": b64(raw)},
+    }
+
+
+def b64(raw: bytes) -> str:
+    return base64.b64encode(raw).decode()
+
+
+def asking(*blocks: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": [*blocks, {"type": "text", "text": "What does it say?"}]}]
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+async def test_citations_of_each_document_kind(
+    make_settings: Any, fake_anthropic: FakeAnthropic, streamed: bool
+) -> None:
+    fake_anthropic.push(
+        cited(
+            ("Deploys run at ten.", DocCite(0, "run at 10")),
+            ("Rollback is step two.", DocCite(1, "Step two: roll back", start=2)),
+            ("Ask on-call.", DocCite(2, "Ask on-call.", start=1)),
+        )
+    )
+    messages = asking(
+        text_doc("Deploys run at 10 daily."),
+        pdf_doc(pdf("Intro", "Step two: roll back")),
+        content_doc("Hello.", "Ask on-call."),
+    )
+    client = client_of(make_settings)
+    call = {"model": MODEL, "max_tokens": 1024, "messages": messages}
+    if streamed:
+        async with client.messages.stream(**call) as stream:  # type: ignore[arg-type]
+            reply = await stream.get_final_message()
+    else:
+        reply = await client.messages.create(**call)  # type: ignore[arg-type]
+    kinds = [
+        (c.type, c.document_index)
+        for b in reply.content
+        if b.type == "text"
+        for c in b.citations or ()
+    ]
+    assert kinds == [("char_location", 0), ("page_location", 1), ("content_block_location", 2)]
+    char = reply.content[0].citations[0]  # type: ignore[union-attr,index]
+    assert (char.start_char_index, char.end_char_index) == (8, 17)  # type: ignore[union-attr]
+    page = reply.content[1].citations[0]  # type: ignore[union-attr,index]
+    assert (page.start_page_number, page.end_page_number) == (2, 3)  # type: ignore[union-attr]
+    assert page.document_title == "runbook.pdf"
+
+
+async def test_a_citation_of_a_document_without_citations_is_misscripted(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.push(cited(("x", DocCite(0, "Deploys"))))
+    with pytest.raises(anthropic.BadRequestError, match="citations are off"):
+        await client_of(make_settings).messages.create(
+            model=MODEL, max_tokens=64, messages=asking(text_doc("Deploys.", cite=False))
+        )
+
+
+async def test_documents_and_images_the_api_takes(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.default = Reply("ok")
+    gif = b"GIF89a" + struct.pack("<HH", 640, 480) + b"\x00" * 20
+    jpeg = b"\xff\xd8\xff\xe0" + struct.pack(">H", 4) + b"\x00\x00" + b"\xff\xc0\x00\x11\x08"
+    jpeg += struct.pack(">HH", 480, 640) + b"\x00" * 12
+    webp = b"RIFF\x00\x00\x00\x00WEBPVP8X" + b"\x00" * 8
+    webp += (639).to_bytes(3, "little") + (479).to_bytes(3, "little")
+    blocks = [
+        image(png(800, 600)),
+        image(gif, "image/gif"),
+        image(jpeg, "image/jpeg"),
+        image(webp, "image/webp"),
+        text_doc("notes"),
+        pdf_doc(pdf("one page")),
+    ]
+    reply = await client_of(make_settings).messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=asking(*blocks),  # type: ignore[arg-type]
+    )
+    assert reply.content[0].type == "text"
+    nested = {"type": "tool_result", "tool_use_id": "toolu_1", "content": [image(png(2, 2))]}
+    turns = [
+        *MESSAGES,
+        {"role": "assistant", "content": [use("toolu_1")]},
+        {"role": "user", "content": [nested]},
+    ]
+    await client_of(make_settings).messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=turns,
+        tools=TOOLS,  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize(
+    ("blocks", "refusal"),
+    [
+        (
+            [image(png(), "image/jpeg")],
+            "specified using the image/jpeg media type, but the image "
+            "appears to be a image/png image",
+        ),
+        ([image(b"not an image")], "appears to be a unknown image"),
+        ([image(png(), "image/bmp")], "media_type: Input should be"),
+        (
+            [
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/png", "data": "%%"},
+                }
+            ],
+            "invalid base64",
+        ),
+        ([image(b"\x89PNG\r\n\x1a\n" + b"\x00" * (4 * 1024 * 1024))], "image exceeds 5 MB maximum"),
+        ([{"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}], "only base64"),
+        ([image(png(2, 2))] * 101, "Too many images: 101 > 100"),
+        (
+            [{**text_doc("x"), "source": {"type": "text", "media_type": "text/csv", "data": "x"}}],
+            "text/plain",
+        ),
+        ([pdf_doc(b"plain text, not a PDF")], "The PDF specified was not valid"),
+        ([pdf_doc(pdf(*["page"] * 101))], "A maximum of 100 PDF pages may be provided"),
+        ([text_doc("a"), text_doc("b", cite=False)], "all or none of the documents"),
+        ([{**text_doc("a"), "citations": {"enabled": True, "style": "apa"}}], "citations: Extra"),
+        ([{**text_doc("a"), "summary": "x"}], "document.summary: Extra inputs"),
+        ([{"type": "video", "source": {}}], "'video' is not served"),
+    ],
+)
+async def test_documents_and_images_the_api_refuses(
+    make_settings: Any, fake_anthropic: FakeAnthropic, blocks: list[dict[str, Any]], refusal: str
+) -> None:
+    fake_anthropic.default = Reply("ok")
+    with pytest.raises(anthropic.BadRequestError, match=refusal):
+        await client_of(make_settings).messages.create(
+            model=MODEL,
+            max_tokens=64,
+            messages=asking(*blocks),  # type: ignore[arg-type]
+        )
+
+
+@pytest.mark.parametrize(("count", "side", "limit"), [(1, 8001, 8000), (21, 2001, 2000)])
+async def test_an_image_too_large_is_refused_with_the_apis_details(
+    make_settings: Any, fake_anthropic: FakeAnthropic, count: int, side: int, limit: int
+) -> None:
+    fake_anthropic.default = Reply("ok")
+    big, small = image(png(side, 2)), image(png(limit, 2))
+    client = client_of(make_settings)
+    await client.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=asking(*[small] * count),  # type: ignore[arg-type]
+    )
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        await client.messages.create(
+            model=MODEL,
+            max_tokens=64,
+            messages=asking(*[small] * (count - 1), big),  # type: ignore[arg-type]
+        )
+    assert refused.value.error_code == "image_dimensions_too_large"
+    details = refused.value.body["error"]["details"]  # type: ignore[index]
+    assert details["max_side_length_pixels"] == limit
+    assert details["paths"] == [f"messages.0.content.{count - 1}"]
+
+
+async def test_citations_do_not_go_with_structured_output(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    output = {"format": {"type": "json_schema", "schema": {"type": "object"}}}
+    with pytest.raises(anthropic.BadRequestError, match="structured outputs"):
+        await client_of(make_settings).messages.create(
+            model=MODEL,
+            max_tokens=64,
+            messages=asking(text_doc("x")),  # type: ignore[arg-type]
+            output_config=output,  # type: ignore[typeddict-item]
+        )
+
+
+async def test_a_request_over_32_mb_is_too_large(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    fake_anthropic.default = Reply("ok")
+    huge = [{"role": "user", "content": "x" * (32 * 1024 * 1024 + 1)}]
+    with pytest.raises(anthropic.APIStatusError) as refused:
+        await client_of(make_settings).messages.create(model=MODEL, max_tokens=64, messages=huge)
+    assert refused.value.status_code == 413
+    assert fake_anthropic.requests == []

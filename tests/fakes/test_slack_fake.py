@@ -20,6 +20,7 @@ from tests.fakes.slack import (
     FakeSlack,
     Fault,
     granted,
+    permalink,
 )
 from tests.slack.bolt import until
 
@@ -159,9 +160,12 @@ def test_every_method_the_fake_serves_has_its_scopes() -> None:
     served = {
         name[1:].replace("_", ".")
         for name in vars(FakeSlack)
-        if name.startswith(("_auth_", "_chat_", "_assistant_", "_conversations_"))
+        if name.startswith(
+            ("_auth_", "_chat_", "_assistant_", "_conversations_", "_users_", "_files_")
+        )
     }
-    assert served - set(METHOD_SCOPES) == {"conversations.replies"}  # scoped by type
+    scoped_by_type = {"conversations.replies", "conversations.history"}
+    assert served - set(METHOD_SCOPES) == scoped_by_type
 
 
 async def test_metadata_is_kept_and_read_back_only_when_asked_for(
@@ -274,3 +278,197 @@ async def test_socket_mode_says_hello_records_acks_and_refuses_what_is_no_ack(
     ]
     [ack] = socket.acks
     assert ack.envelope_id == envelope_id and ack.at >= socket.sent[0].at
+
+
+# --- users, files, permalinks, history, membership, Real-time Search ----------------------
+
+
+def bot_client(fake_slack: FakeSlack, token: str = "xoxb-test") -> AsyncWebClient:
+    return AsyncWebClient(token=token, base_url=fake_slack.url)
+
+
+async def test_users_info_gives_a_persons_names(fake_slack: FakeSlack) -> None:
+    fake_slack.scopes |= {"users:read"}
+    fake_slack.user("U0MARIA", "maria", "Maria Lopez")
+    client = bot_client(fake_slack)
+    found = await client.users_info(user="U0MARIA")
+    assert found["user"]["profile"]["display_name"] == "maria"
+    assert found["user"]["profile"]["real_name"] == "Maria Lopez"
+    with pytest.raises(SlackApiError, match="user_not_found"):
+        await client.users_info(user="U0NOBODY")
+    fake_slack.scopes -= {"users:read"}
+    with pytest.raises(SlackApiError, match="missing_scope") as refused:
+        await client.users_info(user="U0MARIA")
+    assert refused.value.response["needed"] == "users:read"
+
+
+async def download(url: str, token: str | None = None) -> tuple[int, str, bytes]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with aiohttp.ClientSession() as session, session.get(url, headers=headers) as response:
+        return response.status, response.content_type, await response.read()
+
+
+async def test_a_file_is_served_to_the_bot_token_and_a_sign_in_page_to_anything_else(
+    fake_slack: FakeSlack,
+) -> None:
+    fake_slack.scopes |= {"files:read"}
+    shared = fake_slack.add_file("error.png", b"\x89PNG bytes", "image/png", channels=("C0001",))
+    assert shared["url_private"].startswith(fake_slack.host)
+    info = await bot_client(fake_slack).files_info(file=shared["id"])
+    assert info["file"]["url_private_download"] == shared["url_private_download"]
+    assert info["file"]["size"] == len(b"\x89PNG bytes") and info["file"]["filetype"] == "png"
+    got = await download(shared["url_private"], "xoxb-test")
+    assert got == (200, "image/png", b"\x89PNG bytes")
+    async with aiohttp.ClientSession() as session:
+        bearer = {"Authorization": "Bearer xoxb-test"}
+        async with session.get(shared["url_private_download"], headers=bearer) as response:
+            assert "attachment" in response.headers["Content-Disposition"]
+    for url, token in [
+        (shared["url_private"], None),  # no Authorization header
+        (shared["url_private"] + "?token=xoxb-test", None),  # a token in the query
+        (shared["url_private"], "xapp-test"),  # not a bot token
+        (shared["url_private"].replace("error.png", "other.png"), "xoxb-test"),
+    ]:
+        status, kind, body = await download(url, token)
+        assert (status, kind) == (200, "text/html") and b"Sign in" in body
+    fake_slack.scopes -= {"files:read"}
+    status, kind, _ = await download(shared["url_private"], "xoxb-test")
+    assert (status, kind) == (200, "text/html")
+    served = [d.served for d in fake_slack.downloads]
+    assert served == [True, True, False, False, False, False, False]
+
+
+async def test_files_info_refuses_what_slack_refuses(fake_slack: FakeSlack) -> None:
+    fake_slack.scopes |= {"files:read"}
+    client = bot_client(fake_slack)
+    elsewhere = fake_slack.add_file("a.pdf", b"%PDF-1.4", "application/pdf", channels=("G0SECRET",))
+    gone = fake_slack.add_file("b.txt", b"hi", "text/plain", channels=("C0001",))
+    fake_slack.files[gone["id"]].deleted = True
+    fake_slack.joined = {"C0001"}
+    with pytest.raises(SlackApiError, match="file_not_found"):
+        await client.files_info(file="F_NOPE")
+    with pytest.raises(SlackApiError, match="file_not_found"):  # shared where the bot is not
+        await client.files_info(file=elsewhere["id"])
+    _, kind, _ = await download(elsewhere["url_private"], "xoxb-test")
+    assert kind == "text/html"
+    with pytest.raises(SlackApiError, match="file_deleted"):
+        await client.files_info(file=gone["id"])
+    fake_slack.scopes -= {"files:read"}
+    with pytest.raises(SlackApiError, match="missing_scope"):
+        await client.files_info(file=gone["id"])
+
+
+async def test_a_file_download_can_fail(fake_slack: FakeSlack) -> None:
+    fake_slack.scopes |= {"files:read"}
+    shared = fake_slack.add_file("log.txt", b"line", "text/plain", channels=("C0001",))
+    fake_slack.fail("url_private", Fault(500, "internal_error"))
+    status, _, _ = await download(shared["url_private"], "xoxb-test")
+    assert status == 500
+    assert await download(shared["url_private"], "xoxb-test") == (200, "text/plain", b"line")
+
+
+async def test_a_permalink_names_the_message_and_its_thread(fake_slack: FakeSlack) -> None:
+    root = fake_slack.add_message("C0001", "the outage", ts="100.000100")
+    reply = fake_slack.add_message("C0001", "fixed", ts="100.000200", thread_ts=root["ts"])
+    fake_slack.add_message("G0SECRET", "private", ts="100.000300")
+    client = bot_client(fake_slack)
+    linked = await client.chat_getPermalink(channel="C0001", message_ts=root["ts"])
+    assert linked["permalink"] == permalink("C0001", "100.000100")
+    assert linked["permalink"].endswith("/archives/C0001/p100000100")
+    in_thread = await client.chat_getPermalink(channel="C0001", message_ts=reply["ts"])
+    assert in_thread["permalink"].endswith("?thread_ts=100.000100&cid=C0001")
+    with pytest.raises(SlackApiError, match="message_not_found"):
+        await client.chat_getPermalink(channel="C0001", message_ts="999.000001")
+    fake_slack.joined = {"C0001"}
+    with pytest.raises(SlackApiError, match="channel_not_found"):
+        await client.chat_getPermalink(channel="G0SECRET", message_ts="100.000300")
+
+
+async def test_history_reads_one_linked_message_and_pages_newest_first(
+    fake_slack: FakeSlack,
+) -> None:
+    for n in range(1, 6):
+        fake_slack.add_message("C0001", f"message {n}", ts=f"200.00000{n}")
+    fake_slack.add_message("C0001", "a reply", ts="200.000009", thread_ts="200.000002")
+    client = bot_client(fake_slack)
+    one = await client.conversations_history(
+        channel="C0001", latest="200.000003", inclusive=True, limit=1
+    )
+    assert [m["text"] for m in one["messages"]] == ["message 3"]
+    before = await client.conversations_history(channel="C0001", latest="200.000003", limit=1)
+    assert [m["text"] for m in before["messages"]] == ["message 2"]  # exclusive by default
+    assert before["messages"][0]["reply_count"] == 1 and before["has_more"]
+    page = await client.conversations_history(channel="C0001", limit=2)
+    assert [m["text"] for m in page["messages"]] == ["message 5", "message 4"]
+    rest = await client.conversations_history(
+        channel="C0001", limit=10, cursor=page["response_metadata"]["next_cursor"]
+    )
+    assert [m["text"] for m in rest["messages"]] == ["message 3", "message 2", "message 1"]
+    assert not rest["has_more"]
+
+
+@pytest.mark.parametrize(
+    ("channel", "error"),
+    [
+        ("C0OTHER", "not_in_channel"),
+        ("G0SECRET", "channel_not_found"),
+        ("D0OTHER", "channel_not_found"),
+    ],
+)
+async def test_reading_where_the_bot_is_not_a_member_is_refused(
+    fake_slack: FakeSlack, channel: str, error: str
+) -> None:
+    fake_slack.add_message(channel, "not for the bot", ts="300.000001")
+    fake_slack.add_message("C0001", "for the bot", ts="300.000002")
+    fake_slack.joined = {"C0001"}
+    client = bot_client(fake_slack)
+    with pytest.raises(SlackApiError, match=error):
+        await client.conversations_history(channel=channel, latest="300.000001", inclusive=True)
+    with pytest.raises(SlackApiError, match=error):
+        await client.conversations_replies(channel=channel, ts="300.000001")
+    read = await client.conversations_history(channel="C0001")
+    assert [m["text"] for m in read["messages"]] == ["for the bot"]
+
+
+async def test_history_needs_the_history_scope_of_the_conversations_type(
+    fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    fake_slack.scopes = without({"groups:history"}, tmp_path)
+    client = bot_client(fake_slack)
+    with pytest.raises(SlackApiError, match="missing_scope") as refused:
+        await client.conversations_history(channel="G0001")
+    assert refused.value.response["needed"] == "groups:history"
+    await client.conversations_history(channel="C0001")
+
+
+async def test_real_time_search_only_where_allowed_with_an_action_token(
+    fake_slack: FakeSlack,
+) -> None:
+    fake_slack.add_message("C0001", "the deploy failed at noon", ts="400.000001")
+    fake_slack.add_message("G0001", "private deploy notes", ts="400.000002")
+    client = bot_client(fake_slack)
+    with pytest.raises(SlackApiError, match="unknown_method"):
+        await client.assistant_search_context(query="deploy")
+    fake_slack.rts = True
+    with pytest.raises(SlackApiError, match="missing_scope") as refused:
+        await client.assistant_search_context(query="deploy", action_token="x")
+    assert refused.value.response["needed"] == "search:read.public"
+    fake_slack.scopes |= {"search:read.public"}
+    for token in (None, "forged"):
+        with pytest.raises(SlackApiError, match="invalid_action_token"):
+            await client.assistant_search_context(query="deploy", action_token=token)
+    action = fake_slack.action_token()
+    with pytest.raises(SlackApiError, match="invalid_arguments"):
+        await client.assistant_search_context(query="", action_token=action)
+    found = await client.assistant_search_context(query="deploy", action_token=action)
+    [hit] = found["results"]["messages"]
+    assert hit["channel_id"] == "C0001" and hit["permalink"] == permalink("C0001", "400.000001")
+    with pytest.raises(SlackApiError, match="missing_scope") as refused:
+        await client.assistant_search_context(
+            query="deploy", action_token=action, channel_types=["public_channel", "private_channel"]
+        )
+    assert refused.value.response["needed"] == "search:read.private"
+    for n in range(30):
+        fake_slack.add_message("C0002", f"deploy {n}", ts=f"500.{n:06d}")
+    many = await client.assistant_search_context(query="deploy", action_token=action, limit=50)
+    assert len(many["results"]["messages"]) == 20
