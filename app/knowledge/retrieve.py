@@ -47,9 +47,10 @@ class Knowledge:
         """The top passages for the message (and recent turns) above the relevance floor;
         none when the index cannot be read (logged: the answer goes on without sources)."""
         recent = [turn.text for turn in reversed(conversation.turns[-RECENT_TURNS:])]
-        query = "\n".join([conversation.message, *recent])
         try:
-            hits = self.index.search(query, self.top_k, self.floor)
+            hits = self.index.search(
+                conversation.message, self.top_k, self.floor, context="\n".join(recent)
+            )
         except sqlite3.Error as exc:
             log.error("knowledge: search failed (%s); answering without sources", label(exc))
             return ()
