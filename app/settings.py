@@ -78,7 +78,7 @@ class Settings(BaseSettings):
     knowledge_index: Path = Path("data/knowledge.sqlite3")
     knowledge_base_url: str | None = Field(None, pattern=r"^https?://[^\s]+$")
     knowledge_top_k: int = Field(5, ge=1, le=20)
-    knowledge_min_relevance: float = Field(1.0, ge=0, le=100)
+    knowledge_min_relevance: float = Field(0.35, ge=0, le=1)
     knowledge_max_file_bytes: int = Field(1_000_000, ge=1_000, le=50_000_000)
 
     @field_validator(

@@ -23,7 +23,9 @@ over their text), so the words left out still order them.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.metadata
 import logging
 import math
 import re
@@ -35,14 +37,21 @@ from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
+import Stemmer  # type: ignore[import-not-found]  # PyStemmer: Snowball's stemmers, in C
+
 from app.errors import label
+from app.knowledge import stopwords
 from app.knowledge.chunk import Passage, passages
 
 log = logging.getLogger("vouch.knowledge")
 
 SUFFIXES = frozenset({".md", ".markdown", ".txt"})
 SCORED_ROWS = 4_000  # passages one query may score; beyond it the query is planned
-LAYOUT = 3  # PRAGMA user_version of the current layout
+LAYOUT = 4  # PRAGMA user_version of the current layout
+# Words are indexed as their stems: a change of stemmer re-indexes (a contentless FTS5 row
+# is deleted by giving back the terms it was indexed with).
+ANALYZER = f"snowball english+russian, pystemmer {importlib.metadata.version('pystemmer')}"
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
 _CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK = re.compile(f"[{_CJK_RANGES}]")
 _WORD = re.compile(r"[^\W_]+")
@@ -52,7 +61,9 @@ _TOKEN = re.compile(f"[{_CJK_RANGES}]|[^\\W_{_CJK_RANGES}]+")  # CJK one by one
 _MAX_TERMS = 32
 _TITLE_WEIGHT, _TEXT_WEIGHT = 4.0, 1.0  # bm25() weights: a title match counts more
 _K1, _B = 1.2, 0.75  # FTS5's bm25() constants
-RERANKED = 30  # a planned query's best passages, re-scored with every query word
+RERANKED = 30  # a query's best passages, re-scored with every query word
+CONTEXT_WEIGHT = 0.1  # a word of the thread's recent turns, against one of the message (measured)
+_HIRAGANA = re.compile("[\u3040-\u309f]{2}")
 
 _TABLES = ("files", "passages", "search", "vocab", "meta")
 SCHEMA = """
@@ -74,6 +85,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 class Hit:
     passage: Passage
     relevance: float  # BM25, higher is better (SQLite's bm25() negated)
+    match: float = 1.0  # share of the query's weight (idf) whose words the passage holds
 
 
 @dataclass
@@ -95,6 +107,7 @@ class Synced:
 class _Term:
     expression: str  # an FTS5 phrase, quoted
     tokens: tuple[str, ...]  # as the tokenizer folds them
+    weight: float = 1.0  # CONTEXT_WEIGHT for a word only the context has
 
 
 class Index:
@@ -137,7 +150,9 @@ class Index:
         done = Synced([], [], [], [])
         with self.db:
             row = self.db.execute("SELECT value FROM meta WHERE key = 'base_url'").fetchone()
-            if clear or (row is not None and row[0] != (base_url or "")):
+            analyzer = self.db.execute("SELECT value FROM meta WHERE key = 'analyzer'").fetchone()
+            stale = analyzer is not None and analyzer[0] != ANALYZER
+            if clear or stale or (row is not None and row[0] != (base_url or "")):
                 self._clear()
             known = dict(self.db.execute("SELECT path, stamp FROM files"))
             seen: set[str] = set()
@@ -161,6 +176,7 @@ class Index:
                 self._drop(gone)
                 done.removed.append(gone)
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base_url', ?)", (base_url or "",))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('analyzer', ?)", (ANALYZER,))
             if done.changed or done.skipped or clear:
                 self.db.execute("DELETE FROM vocab")
                 self.db.execute("INSERT INTO vocab SELECT term, doc FROM temp.search_vocab")
@@ -231,26 +247,27 @@ class Index:
             self.db.execute(f"DELETE FROM {table}")
         self.db.execute("INSERT INTO search (search) VALUES ('delete-all')")
 
-    def search(self, query: str, k: int, floor: float = 0.0, planned: bool = True) -> list[Hit]:
-        """The `k` best passages for `query` with relevance at least `floor`.
+    def search(
+        self, query: str, k: int, floor: float = 0.0, planned: bool = True, context: str = ""
+    ) -> list[Hit]:
+        """The `k` best passages for `query` whose match (the share of the query's weight
+        they hold) is at least `floor`. Words of `context` (the thread's recent turns)
+        weigh CONTEXT_WEIGHT of a word of the query; stop words nothing.
         `planned=False` scores every passage holding any of its words (slow on a large
         index; it is what the plan is measured against)."""
-        terms = _terms_of(query)
+        terms = _terms_of(query, context)
         if not terms or k <= 0:
             return []
-        rows = self._rows(terms)
+        terms, rows = self._joined(terms, _pairs_of(query, context))
         plans = self._plan(terms, rows) if planned else [_any(terms)]
-        exact = plans == [_any(terms)]
         found: dict[str, Hit] = {}
         for match in plans:  # the next plan only if the last found too few
-            for hit in self._matching(match, k if exact else max(k, RERANKED)):
+            for hit in self._matching(match, max(k, RERANKED)):
                 found.setdefault(hit.passage.source_id, hit)
             if len(found) >= k:
                 break
-        hits = list(found.values())
-        if not exact:
-            hits = sorted(self._rescored(hits, terms, rows), key=lambda h: -h.relevance)[:k]
-        return [hit for hit in hits if hit.relevance >= floor]
+        scored = [hit for hit in self._rescored(found.values(), terms, rows) if hit.match >= floor]
+        return sorted(scored, key=lambda h: -h.relevance)[:k]
 
     def _matching(self, match: str, limit: int) -> list[Hit]:
         rows = self.db.execute(
@@ -272,6 +289,20 @@ class Index:
         """How many tokens the index holds, over all passages and columns."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'tokens'").fetchone()
         return int(row[0]) if row is not None else 0
+
+    def _joined(
+        self, terms: list[_Term], pairs: list[tuple[_Term, _Term, _Term]]
+    ) -> tuple[list[_Term], dict[_Term, int]]:
+        """`terms` with the words of adjacent pairs written as one where the docs write them
+        so ("roll back" → "rollback"), and without a word of such a pair that no passage
+        holds; with how many passages hold each."""
+        rows = self._rows([*terms, *(joined for joined, _, _ in pairs)])
+        found = [
+            (joined, parts) for joined, *parts in pairs if rows[joined] and joined not in terms
+        ]
+        gone = {part for _, parts in found for part in parts if not rows.get(part)}
+        kept = [t for t in terms if t not in gone] + [joined for joined, _ in found]
+        return kept, {t: rows[t] for t in kept}
 
     def _rows(self, terms: list[_Term]) -> dict[_Term, int]:
         """How many passages hold each term (a phrase: estimated by its rarest token, an
@@ -314,24 +345,34 @@ class Index:
         return [first, useful[0].expression]
 
     def _rescored(
-        self, hits: list[Hit], terms: list[_Term], rows: dict[_Term, int]
+        self, hits: Iterable[Hit], terms: list[_Term], rows: dict[_Term, int]
     ) -> Iterator[Hit]:
         """`hits` scored with every term, as FTS5's bm25() would with all of them in the
-        query: idf floored at 1e-6, column weights on term counts, length normalised by
-        the passage's tokens over the index's average."""
+        query (idf floored at 1e-6, column weights on term counts, length normalised by
+        the passage's tokens over the index's average), each term's part times its
+        weight; and their match: the weight of the terms they hold over the query's.
+
+        The match weighs a term by an idf that stays positive however common the term
+        (ln(1 + (N − n + 0.5)/(n + 0.5)), as Lucene's BM25 has it), so it is a share
+        between 0 and 1 whatever the folder's size: a passage holding every word of the
+        question matches 1, one holding only its most common word little, and a word no
+        passage holds weighs most (the docs may not be about it)."""
         total = max(self.total, 1)
         average = max(self.tokens / total, 1.0)
         idf = {t: max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for t, n in rows.items()}
+        share = {t: t.weight * math.log1p((total - n + 0.5) / (n + 0.5)) for t, n in rows.items()}
+        whole = sum(share.values())
         for hit in hits:
             title = _tokens(hit.passage.title)
             text = _tokens(hit.passage.text)
             norm = _K1 * (1 - _B + _B * (len(title) + len(text)) / average)
             title_counts, text_counts = _counts(title, terms), _counts(text, terms)
-            score = 0.0
+            score = held = 0.0
             for term in terms:
                 freq = _TITLE_WEIGHT * title_counts[term] + _TEXT_WEIGHT * text_counts[term]
-                score += idf[term] * freq * (_K1 + 1) / (freq + norm)
-            yield Hit(hit.passage, score)
+                score += term.weight * idf[term] * freq * (_K1 + 1) / (freq + norm)
+                held += share[term] if freq else 0.0
+            yield Hit(hit.passage, score, held / whole)
 
     def _add(self, found: Iterable[Passage]) -> None:
         for p in found:
@@ -396,8 +437,8 @@ def _readable(file: Path) -> tuple[str, None] | tuple[None, str]:
 
 def _indexed(text: str) -> str:
     """Text as the tokenizer should see it: folded here, as queries are (unicode61 alone
-    keeps Greek and Cyrillic accents), and CJK characters one by one."""
-    return _CJK.sub(lambda m: f" {m.group(0)} ", _fold(text))
+    keeps Greek and Cyrillic accents), words as their stems, CJK characters one by one."""
+    return " ".join(_tokens(text))
 
 
 def _fold(word: str) -> str:
@@ -410,9 +451,26 @@ def _fold(word: str) -> str:
 
 
 def _tokens(text: str) -> list[str]:
-    """Text as the index tokenizes it (near enough: unicode61's word characters are
-    letters and digits, as here), CJK characters one by one."""
-    return _TOKEN.findall(_fold(text))
+    """Text as the index tokenizes it (unicode61's word characters are letters and
+    digits, as here), words as their stems, CJK characters one by one."""
+    return [_stem(token) for token in _TOKEN.findall(_fold(text))]
+
+
+@functools.lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    """A folded word's stem, so "deploys", "deployed" and "deploying" are one term: by
+    Snowball's English stemmer for Latin script (English is what team docs are mostly
+    written in; other languages' words are mostly left alone by it, and a document and a
+    question are stemmed alike), its Russian one for Cyrillic; other scripts as they are."""
+    if word.isascii() or _LATIN.fullmatch(word):
+        return str(_STEMMERS["english"].stemWord(word))
+    if _CYRILLIC.match(word):
+        return str(_STEMMERS["russian"].stemWord(word))
+    return word
+
+
+_STEMMERS = {name: Stemmer.Stemmer(name) for name in ("english", "russian")}
+_LATIN = re.compile("[0-9a-z\u00c0-\u024f]+")
 
 
 def _counts(tokens: list[str], terms: list[_Term]) -> Counter[_Term]:
@@ -432,24 +490,69 @@ def _counts(tokens: list[str], terms: list[_Term]) -> Counter[_Term]:
     return counts
 
 
-def _terms_of(query: str) -> list[_Term]:
-    """The query's words as FTS5 phrases, each quoted so no user text is read as FTS5
-    syntax. A run of CJK characters gives its overlapping pairs (the usual bigram search
-    for text without spaces); a lone CJK character stands for itself."""
+def _terms_of(query: str, context: str = "") -> list[_Term]:
+    """The words of the query, then of its context (weighing CONTEXT_WEIGHT), without stop
+    words, as FTS5 phrases, each quoted so no user text is read as FTS5 syntax. A run of
+    CJK characters gives its overlapping pairs (the usual bigram search for text without
+    spaces); a lone CJK character stands for itself."""
     terms: dict[str, _Term] = {}
-    for word in _WORD.findall(query):
-        for part in _SCRIPTS.findall(_fold(word)):
-            pieces: list[tuple[str, ...]]
-            if _CJK.match(part):
-                pieces = [(a, b) for a, b in pairwise(part)] or [(part,)]
-            elif len(part) > 1:
-                pieces = [(part,)]
-            else:
-                continue
-            for tokens in pieces:
-                phrase = " ".join(tokens)
-                terms.setdefault(phrase, _Term(f'"{phrase}"', tokens))
+    for text, weight in ((query, 1.0), (context, CONTEXT_WEIGHT)):
+        for word in _WORD.findall(text):
+            for part in _SCRIPTS.findall(_fold(word)):
+                pieces: list[tuple[str, ...]]
+                if _CJK.match(part):
+                    pieces = [(a, b) for a, b in pairwise(part)] or [(part,)]
+                elif len(part) > 1 and part not in _STOP_WORDS:
+                    pieces = [(_stem(part),)]
+                else:
+                    continue
+                for tokens in pieces:
+                    phrase = " ".join(tokens)
+                    if not _stop(tokens):
+                        terms.setdefault(phrase, _Term(f'"{phrase}"', tokens, weight))
     return list(terms.values())[:_MAX_TERMS]
+
+
+def _pairs_of(query: str, context: str = "") -> list[tuple[_Term, _Term, _Term]]:
+    """Adjacent words of the query (not stop words, not CJK) joined, with the two words:
+    docs write "rollback", "setup" and "oncall" where people ask "roll back"."""
+    pairs = []
+    for text, weight in ((query, 1.0), (context, CONTEXT_WEIGHT)):
+        words = [_fold(word) for word in _WORD.findall(text)]
+        for a, b in pairwise(words):
+            if {a, b} & _STOP_WORDS or _CJK.search(a + b) or min(len(a), len(b)) < 2:
+                continue
+            terms = [_Term(f'"{stem}"', (stem,), weight) for stem in map(_stem, (a + b, a, b))]
+            pairs.append((terms[0], terms[1], terms[2]))
+    return pairs[:_MAX_TERMS]
+
+
+def _stop(tokens: tuple[str, ...]) -> bool:
+    """Whether a term is a stop word (a CJK pair: a stop pair; a lone CJK character: a
+    function character or hiragana)."""
+    joined = "".join(tokens)
+    return (
+        joined in _STOP_WORDS
+        or all(token in _STOP_CHARACTERS for token in tokens)
+        or bool(_HIRAGANA.fullmatch(joined))
+        or (len(joined) == 1 and "\u3040" <= joined <= "\u309f")
+    )
+
+
+def _stop_words() -> frozenset[str]:
+    """The stop words as the index folds them; a CJK word gives its character pairs."""
+    words: set[str] = set()
+    for listed in stopwords.WORDS.values():
+        for word in map(_fold, listed.split()):
+            if _CJK.match(word) and len(word) > 1:
+                words.update(a + b for a, b in pairwise(word))
+            else:
+                words.add(word)
+    return frozenset(words)
+
+
+_STOP_WORDS = _stop_words()
+_STOP_CHARACTERS = frozenset("".join(stopwords.CHARACTERS.values()))
 
 
 def _any(terms: list[_Term]) -> str:

@@ -48,14 +48,15 @@ class Knowledge:
         none when the index cannot be read (logged: the answer goes on without sources)."""
         recent = [turn.text for turn in reversed(conversation.turns[-RECENT_TURNS:])]
         try:
-            return self.search("\n".join([conversation.message, *recent]))
+            return self.search(conversation.message, context="\n".join(recent))
         except sqlite3.Error as exc:
             log.error("knowledge: search failed (%s); answering without sources", label(exc))
             return ()
 
-    def search(self, query: str) -> tuple[Source, ...]:
-        """The top passages for `query` above the relevance floor (raises sqlite3.Error)."""
-        hits = self.index.search(query, self.top_k, self.floor)
+    def search(self, query: str, context: str = "") -> tuple[Source, ...]:
+        """The top passages for `query` (helped by `context`, the thread's recent turns)
+        above the relevance floor (raises sqlite3.Error)."""
+        hits = self.index.search(query, self.top_k, self.floor, context=context)
         return tuple(
             Source(hit.passage.source_id, hit.passage.title, hit.passage.url, hit.passage.text)
             for hit in hits
