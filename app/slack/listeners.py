@@ -246,7 +246,8 @@ class Listeners:
             return None
         speakers = {r.get("user") for r in replies if not is_own(r, message.bot)}
         speakers |= mentioned([message.text, *(str(r.get("text", "")) for r in replies)])
-        names = await self.people.names(s for s in speakers | {message.target.user} if s)
+        speakers = (speakers | {message.target.user}) - {message.bot.user_id, None, ""}
+        names = await self.people.names(str(s) for s in speakers)
         return to_conversation(
             replies,
             current_ts=message.ts,
