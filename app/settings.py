@@ -7,12 +7,13 @@ whose message names the setting and what is allowed (never the value: it may be 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import DirectoryPath, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+FileKind = Literal["image", "pdf", "text"]
 
 
 class SettingsError(Exception):
@@ -39,6 +40,9 @@ class Settings(BaseSettings):
     tool_calls: int = Field(4, ge=0, le=20)  # per attempt; 0: no tools
     tool_timeout: float = Field(10.0, gt=0, le=60)
     tool_result_chars: int = Field(24_000, ge=1000, le=200_000)
+    files_max_count: int = Field(5, ge=0, le=20)  # files read per message; 0: none
+    files_max_bytes: int = Field(10_000_000, ge=1000, le=32_000_000)
+    files_types: Annotated[frozenset[FileKind], NoDecode] = frozenset({"image", "pdf", "text"})
     judge_enabled: bool = True
     judge_model: str = Field("claude-haiku-5-5", min_length=1)
     judge_max_tokens: int = Field(4096, ge=1024, le=32_000)
@@ -118,6 +122,14 @@ class Settings(BaseSettings):
     def _not_reserved(cls, value: str) -> str:
         if value.startswith("langfuse"):
             raise ValueError("must not start with 'langfuse' (reserved by Langfuse)")
+        return value
+
+    @field_validator("files_types", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        """FILES_TYPES is written as a comma list: `image,pdf,text` (empty: none)."""
+        if isinstance(value, str):
+            return frozenset(kind.strip().lower() for kind in value.split(",") if kind.strip())
         return value
 
     @field_validator("log_level", mode="before")

@@ -29,7 +29,12 @@ from app.agent.model import (
 )
 from app.agent.observer import UNWATCHED, Observer, Step
 from app.agent.outcome import Attempt, JudgeResult, Outcome, Reason
-from app.agent.prompts import conversation_messages, retry_messages, system_blocks
+from app.agent.prompts import (
+    conversation_messages,
+    file_sources,
+    retry_messages,
+    system_blocks,
+)
 from app.agent.tools import Tool, Toolbox, ToolLimits
 from app.settings import Settings
 from app.verify import (
@@ -49,6 +54,7 @@ if TYPE_CHECKING:
     from app.knowledge.retrieve import Knowledge
 
 JudgeFallback = Literal["busy", "deliver"]
+JUDGE_FILE_CHARS = 4000  # of each shared document's text, shown to the judge
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +147,7 @@ class _Run:
         self.toolbox = toolbox
         self.exchange: list[dict[str, Any]] = []  # tool calls and results, replayed on retries
         self.sources: tuple[Source, ...] = ()
+        self.files = file_sources(conversation)  # documents shared: citable, not required
         self.system: list[dict[str, Any]] = []
         self.attempts: list[Attempt] = []
         self.number = 0
@@ -154,6 +161,7 @@ class _Run:
             sources=bool(self.sources),
             speakers=named,
             tools=bool(self.toolbox.tools),
+            files=bool(self.conversation.files or self.conversation.unread),
         )
         prefix = conversation_messages(self.conversation, self.sources)
         messages = prefix
@@ -200,6 +208,7 @@ class _Run:
             citations=drafted.citations,
             thread=tuple(turn.text for turn in self.conversation.turns),
             said=tuple(turn.text for turn in self.conversation.turns if turn.role == "user"),
+            files=self.files,
         )
         if drafted.stop_reason == "max_tokens":
             verdict = amend(verdict, (issue("TRUNCATED"),))
@@ -220,7 +229,7 @@ class _Run:
         self.record(drafted, verdict, judged, error, check)
         if not verdict.passed:
             return verdict
-        given = {source.id: source for source in self.sources}
+        given = {source.id: source for source in (*self.sources, *self.files)}
         cited = [given[source_id] for source_id in verdict.cited]
         text = "\n\n".join(filter(None, (verdict.text, sources_footer(cited, self.dialect))))
         attempts = tuple(self.attempts)
@@ -241,9 +250,11 @@ class _Run:
             "claude.judge", "generation", parent=check, model=config.model, attempt=self.number
         ) as call:
             try:
-                judged = await judge(
-                    self.deps.client, config, self.conversation, text, self.sources
+                shown = (
+                    *self.sources,
+                    *(replace(f, text=f.text[:JUDGE_FILE_CHARS]) for f in self.files),
                 )
+                judged = await judge(self.deps.client, config, self.conversation, text, shown)
             except JudgeUnavailable as exc:
                 call.fail(f"judge_{exc.reason}")
                 return exc
@@ -269,6 +280,7 @@ class _Run:
                     self.deps.config.thinking,
                     tools,
                     last_call=last,
+                    documents=tuple(f.id for f in self.files),
                 )
                 drafted = await self.deps.model(self.deps.client, request)
                 call.usage(drafted.usage, drafted.stop_reason)

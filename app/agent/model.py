@@ -61,6 +61,7 @@ class Request:
     thinking: Want = "light"
     tools: list[dict[str, Any]] | None = None  # definitions the model may call
     last_call: bool = False  # tools are listed (the history holds their use) but not callable
+    documents: tuple[str, ...] = ()  # the source id of each document block, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +138,11 @@ async def _stream(client: AsyncAnthropic, request: Request, thinking: Thinking) 
     # Only text is the draft: thinking blocks are neither verified nor sent back.
     texts = [block for block in final.content if block.type == "text"]
     text = "".join(block.text for block in texts)
-    citations = tuple(citation_of(c, block.text) for block in texts for c in block.citations or ())
+    citations = tuple(
+        citation_of(c, block.text, request.documents)
+        for block in texts
+        for c in block.citations or ()
+    )
     uses = tuple(
         ToolUse(block.id, block.name, block.input if isinstance(block.input, dict) else {})
         for block in final.content
@@ -161,12 +166,18 @@ def _param_of(block: Any) -> dict[str, Any] | None:
     return None
 
 
-def citation_of(citation: anthropic.types.TextCitation, claim: str = "") -> Citation:
+def citation_of(
+    citation: anthropic.types.TextCitation, claim: str = "", documents: tuple[str, ...] = ()
+) -> Citation:
     """A citation as verification sees it, with the text block that carries it (its claim).
-    Search-result citations name the source id we gave; any other kind (we give no documents
-    or web search) names what it points at, or its type, and so matches no source."""
+    Search-result citations name the source id we gave; document citations (of a file
+    shared) name the id of the document at their index; any other kind (we give no web
+    search) names what it points at, or its type, and so matches no source."""
     if citation.type == "search_result_location":
         source = citation.source
+    elif citation.type in ("char_location", "page_location", "content_block_location"):
+        index = citation.document_index
+        source = documents[index] if 0 <= index < len(documents) else citation.type
     elif citation.type == "web_search_result_location":
         source = citation.url
     else:

@@ -14,11 +14,12 @@ minimum is not cached at all: the first message of a short thread pays full pric
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from app.agent.conversation import Conversation, Turn
+from app.agent.conversation import Conversation, SharedFile, Turn
 from app.verify import Dialect, Source
 
 Message = dict[str, Any]
@@ -69,6 +70,12 @@ People's messages begin with who wrote them ("Maria Lopez wrote:"), so you can t
 people in a thread apart and answer questions about who said what; address people by name \
 only when it helps."""
 
+_FILES = """
+
+The latest message comes with files shared in the thread: images you can see, and \
+documents with citations enabled. Read them to answer, and cite the documents you quote \
+or rely on."""
+
 _SOURCES = """
 
 The latest message comes with search results from the team's docs. Answer from them and \
@@ -96,10 +103,15 @@ def example(dialect: Dialect) -> str:
 
 
 def system_blocks(
-    dialect: Dialect, sources: bool = False, speakers: bool = False, tools: bool = False
+    dialect: Dialect,
+    sources: bool = False,
+    speakers: bool = False,
+    tools: bool = False,
+    files: bool = False,
 ) -> list[Message]:
-    text = SYSTEM[dialect] + (_SPEAKERS if speakers else "") + (_SOURCES if sources else "")
-    return [{"type": "text", "text": text + (_TOOLS if tools else "")}]
+    text = SYSTEM[dialect] + (_SPEAKERS if speakers else "") + (_FILES if files else "")
+    text += (_SOURCES if sources else "") + (_TOOLS if tools else "")
+    return [{"type": "text", "text": text}]
 
 
 def said(turn: Turn) -> str:
@@ -113,8 +125,9 @@ def conversation_messages(
     conversation: Conversation, sources: Sequence[Source] = ()
 ) -> list[Message]:
     """Alternating user/assistant messages ending with the new message; the turn before it
-    is marked for caching. `sources` go before the new message as search results with
-    citations enabled."""
+    is marked for caching. The files shared go first in the new message (images, then
+    documents with citations on, in the conversation's order), a note of those not read,
+    then `sources` as search results with citations enabled."""
     turns = [turn for turn in conversation.turns if turn.text.strip()]
     turns.append(Turn("user", conversation.message, conversation.speaker))
     merged: list[Turn] = []
@@ -126,10 +139,54 @@ def conversation_messages(
         else:
             merged.append(Turn(turn.role, said(turn)))
     messages = [_text_message(turn.role, turn.text) for turn in merged]
-    messages[-1]["content"][:0] = [search_result(source) for source in sources]
+    shared = [file_block(f) for f in conversation.files]
+    if conversation.unread:
+        shared.append({"type": "text", "text": unread_note(conversation)})
+    messages[-1]["content"][:0] = [*shared, *(search_result(source) for source in sources)]
     if len(messages) > 1:
         messages[-2]["content"][-1]["cache_control"] = CACHE
     return messages
+
+
+def file_block(file: SharedFile) -> Message:
+    """An image block, or a document block with citations on (all documents have them:
+    the API takes citations on every document or on none)."""
+    if file.kind == "image":
+        source = {"type": "base64", "media_type": file.media_type, "data": _b64(file.data)}
+        return {"type": "image", "source": source}
+    if file.kind == "pdf":
+        source = {"type": "base64", "media_type": "application/pdf", "data": _b64(file.data)}
+    else:
+        source = {"type": "text", "media_type": "text/plain", "data": file.text}
+    return {
+        "type": "document",
+        "source": source,
+        "title": file.name,
+        "citations": {"enabled": True},
+    }
+
+
+def documents(conversation: Conversation) -> tuple[SharedFile, ...]:
+    """The files sent as document blocks, in request order (a citation's document_index)."""
+    return tuple(f for f in conversation.files if f.kind != "image")
+
+
+def file_sources(conversation: Conversation) -> tuple[Source, ...]:
+    """The documents shared, as sources a citation may name (by document index)."""
+    return tuple(Source(file_id(f), f.name, f.url, f.text) for f in documents(conversation))
+
+
+def file_id(file: SharedFile) -> str:
+    return f"file:{file.id}"
+
+
+def unread_note(conversation: Conversation) -> str:
+    files = "; ".join(f"{u.name} ({u.reason})" for u in conversation.unread)
+    return f"Files shared in the thread that you cannot see: {files}."
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
 
 
 def search_result(source: Source) -> Message:

@@ -28,6 +28,7 @@ from app.settings import Settings
 from app.slack.deliver import FEEDBACK_ACTION
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES
+from app.slack.files import FileLimits, FileReader
 from app.slack.history import ThreadHistory, ThreadLog
 from app.slack.listeners import Listeners
 from app.slack.people import People
@@ -94,6 +95,17 @@ def thread_history(
     )
     reader = make_web_client(settings, session, wait=False)
     return ThreadHistory(log, reader, shared=settings.redis_url is not None)
+
+
+def file_reader(settings: Settings, session: aiohttp.ClientSession | None = None) -> FileReader:
+    """Reads shared files with the bot token, within FILES_MAX_COUNT, FILES_MAX_BYTES and
+    FILES_TYPES."""
+    token = settings.slack_bot_token
+    limits = FileLimits(
+        settings.files_max_count, settings.files_max_bytes, frozenset(settings.files_types)
+    )
+    secret = token.get_secret_value() if token is not None else ""
+    return FileReader(secret, limits, settings.slack_api_url, session)
 
 
 def message_record(settings: Settings) -> Record:
@@ -201,6 +213,7 @@ def create_app(
         client,
         identity.bot,
         People(client),
+        file_reader(settings, session),
     )
     app.workers = listeners.workers
     app.listeners = listeners

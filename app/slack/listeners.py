@@ -24,6 +24,7 @@ from app.settings import Settings
 from app.slack.deliver import Target, answer_mark, deliver
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
+from app.slack.files import FileReader, recorded
 from app.slack.history import ThreadHistory
 from app.slack.people import People
 from app.slack.reader import SlackReader, links_in
@@ -73,6 +74,7 @@ class Listeners:
     client: AsyncWebClient  # the workers' client (Bolt passes the same one to listeners)
     whoami: Callable[[], Awaitable[Bot]]  # the bot's ids (auth.test, asked once)
     people: People  # names by user id (users.info, kept)
+    files: FileReader  # the files shared in a message or its thread
     workers: Workers = field(init=False)
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False)
 
@@ -124,6 +126,8 @@ class Listeners:
         thread = message_key(team, channel, event.get("thread_ts") or ts)
         record = {k: event[k] for k in RECORDED if k in event}
         record |= {"team": team, "follow_up": follow_up}
+        if event.get("files"):
+            record["files"] = recorded(event["files"])
         if not await self.queue.put(message_key(team, channel, ts), thread, ts, record):
             log.info("duplicate delivery ignored")
             return
@@ -248,7 +252,7 @@ class Listeners:
         speakers |= mentioned([message.text, *(str(r.get("text", "")) for r in replies)])
         speakers = (speakers | {message.target.user}) - {message.bot.user_id, None, ""}
         names = await self.people.names(str(s) for s in speakers)
-        return to_conversation(
+        conversation = to_conversation(
             replies,
             current_ts=message.ts,
             text=message.text,
@@ -259,13 +263,26 @@ class Listeners:
             names=names,
             speaker=names.get(message.target.user, ""),
         )
+        shared = [*(message.event.get("files") or ())]
+        shared += [
+            f for r in reversed(replies) for f in r.get("files") or () if isinstance(f, dict)
+        ]
+        if not shared or self.settings.files_max_count == 0:
+            return conversation
+        files, unread = await self.files.read(shared)
+        return replace(conversation, files=files, unread=unread)
 
     async def reply(self, message: _Message, conversation: Conversation) -> None:
         """Draft and verify under the message's trace, with the thread's status line as a
         second observer; deliver the verified text, or tell the user the loop failed."""
         target = message.target
         status = Status(self.client, target.channel, target.thread_ts)
-        ids = replace(message.ids, history_messages=len(conversation.turns))
+        ids = replace(
+            message.ids,
+            history_messages=len(conversation.turns),
+            files=len(conversation.files),
+            files_unread=len(conversation.unread),
+        )
         with self.telemetry.trace(ids) as trace:
             try:
                 outcome = await answer(

@@ -42,6 +42,8 @@ METADATA_KEYS = frozenset(
         "attempts",
         "verified",
         "history_messages",
+        "files",
+        "files_unread",
         "format",
         # knowledge.search: how many passages were given as sources
         "sources",

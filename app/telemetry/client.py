@@ -123,7 +123,12 @@ class Telemetry:
                     name=TRACE_NAME,
                     as_type="span",
                     metadata=checked(
-                        {"kind": message.kind, "history_messages": message.history_messages}
+                        {
+                            "kind": message.kind,
+                            "history_messages": message.history_messages,
+                            "files": message.files,
+                            "files_unread": message.files_unread,
+                        }
                     ),
                 ),
             )

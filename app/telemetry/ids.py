@@ -19,6 +19,8 @@ class MessageIds:
     user: str  # team:user
     kind: str  # "mention", "dm" or "follow_up"
     history_messages: int = 0
+    files: int = 0  # shared files read for the model
+    files_unread: int = 0  # shared files named to it as not read
 
 
 def hashed(salt: bytes, slack_id: str) -> str:

@@ -38,6 +38,7 @@ def content_findings(
     cited: list[str] | None = None,
     thread: Sequence[str] = (),
     said: Sequence[str] = (),
+    files: Sequence[Source] = (),
 ) -> Iterator[Finding]:
     text = layout.text
     if _VISIBLE.search(text) is None:
@@ -55,25 +56,30 @@ def content_findings(
         yield Finding("OFF_TOPIC", 0, 0)
     if wrong_language(layout.masked, question, said):
         yield Finding("WRONG_LANGUAGE", 0, 0)
-    yield from citation_findings(layout, sources, citations, [] if cited is None else cited)
-    yield from figure_findings(sources, citations, (question, *said))
+    yield from citation_findings(layout, sources, citations, [] if cited is None else cited, files)
+    yield from figure_findings((*sources, *files), citations, (question, *said))
 
 
 def citation_findings(
-    layout: Layout, sources: Sequence[Source], citations: Sequence[Citation], cited: list[str]
+    layout: Layout,
+    sources: Sequence[Source],
+    citations: Sequence[Citation],
+    cited: list[str],
+    files: Sequence[Source] = (),
 ) -> Iterator[Finding]:
     """UNKNOWN_SOURCE for each citation or link that names no given source, MISQUOTED for a
     citation quoting what its source does not say, UNCITED if nothing cites a source.
     The ids of the sources cited are appended to `cited`, each once, in order. With no
     sources, links are not checked (nothing was given to link to), but a citation still
-    names nothing given."""
-    if not sources:
+    names nothing given. `files` (documents shared in the thread) may be cited and linked
+    but need not be: they alone demand no citation and make no other link unknown."""
+    if not sources and not files:
         for number, _ in enumerate(citations, 1):
             yield Finding("UNKNOWN_SOURCE", 0, 0, detail=f"(citation {number})")
         return
-    by_id = {source.id: source for source in sources}
+    by_id = {source.id: source for source in (*sources, *files)}
     by_url: dict[str, Source] = {}
-    for given in sources:
+    for given in (*sources, *files):
         if given.url:
             by_url.setdefault(normalise_url(given.url), given)
     for number, citation in enumerate(citations, 1):
@@ -85,14 +91,23 @@ def citation_findings(
             yield Finding("MISQUOTED", 0, 0, detail=f"(citation {number}, {named.id})")
         if named.id not in cited:
             cited.append(named.id)
+    yield from _link_findings(layout, by_url, cited, strict=bool(sources))
+    if sources and not cited:
+        yield Finding("UNCITED", 0, 0)
+
+
+def _link_findings(
+    layout: Layout, by_url: dict[str, Source], cited: list[str], *, strict: bool
+) -> Iterator[Finding]:
+    """UNKNOWN_SOURCE for a link to nothing given (when `strict`: with only files given,
+    other links are as free as with nothing given); a link to a source cites it."""
     for start, end, url in links(layout):
         linked = by_url.get(normalise_url(url))
         if linked is None:
-            yield Finding("UNKNOWN_SOURCE", start, end)
+            if strict:
+                yield Finding("UNKNOWN_SOURCE", start, end)
         elif linked.id not in cited:
             cited.append(linked.id)
-    if not cited:
-        yield Finding("UNCITED", 0, 0)
 
 
 def figure_findings(

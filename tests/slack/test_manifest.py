@@ -34,6 +34,11 @@ EVENT_SCOPES = {
 }
 
 
+def downloads_files() -> bool:
+    """Whether the app's code downloads shared files (url_private, with files:read)."""
+    return any("url_private" in p.read_text() for p in (ROOT / "app").rglob("*.py"))
+
+
 def methods_in_source() -> set[str]:
     """Every Web API method the app's code calls on a client."""
     calls = re.compile(r"client\.([a-z]+(?:_[a-zA-Z]+)+)\(")
@@ -77,6 +82,7 @@ async def test_manifest_grants_exactly_the_scopes_the_app_needs(
     events = set(MANIFEST["settings"]["event_subscriptions"]["bot_events"])
     needed = set().union(*(METHOD_SCOPES[m] for m in source | called))
     needed |= set().union(*(EVENT_SCOPES[e] for e in events))
+    needed |= {"files:read"} if downloads_files() else set()  # no method: the file host
     assert set(MANIFEST["oauth_config"]["scopes"]["bot"]) == needed
     assert {"conversations.replies", "chat.startStream", "chat.postMessage"} <= called
 
