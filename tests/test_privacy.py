@@ -20,9 +20,18 @@ from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.slack.app import create_app
 from app.telemetry import Telemetry
-from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, cited, judgement, search_results
+from tests.fakes.anthropic import (
+    Cite,
+    FakeAnthropic,
+    Reply,
+    ToolCall,
+    cited,
+    judgement,
+    search_results,
+    tool_use,
+)
 from tests.fakes.langfuse import FakeLangfuse
-from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault
+from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault, permalink
 from tests.knowledge.grounding import in_turn
 from tests.slack.bolt import dispatch, mention, replied
 from tests.test_telemetry import GOOD, UNCLOSED
@@ -223,3 +232,43 @@ def test_the_langfuse_sdks_lines_show_numbers_and_ids_only(log_output: io.String
     )
     [line] = [json.loads(line) for line in log_output.getvalue().splitlines()]
     assert line["message"] == "sent 3 of 4 to https://x.example/api: [withheld] (KeyError)"
+
+
+async def test_names_files_and_tool_results_do_not_reach_langfuse_or_logs(
+    langfuse_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+    log_output: io.StringIO,
+) -> None:
+    """A person's name, a shared file's name and contents, and a linked thread read by a
+    tool all reach the model, and none of them Langfuse or the log."""
+    name, filename = canary("name"), canary("filename") + ".txt"
+    content, linked = canary("filetext"), canary("linked")
+    fake_slack.user("U0NAMED", name)
+    shared = fake_slack.add_file(
+        filename, f"Deploy notes: {content}".encode(), "text/plain", channels=("C0001",)
+    )
+    ts = "1700000000.000100"
+    fake_slack.add_message("C0001", f"the linked message {linked}", user="U0NAMED", ts=ts)
+    link = permalink("C0001", ts)
+    fake_anthropic.responder = in_turn(
+        lambda _: tool_use(ToolCall("read_slack_link", {"url": link})),
+        lambda _: Reply(GOOD),
+    )
+    settings = langfuse_settings()
+    telemetry = Telemetry.from_settings(settings)
+    app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
+    event = mention(f"what does this say? <{link}>", "420.000001", user="U0NAMED", files=[shared])
+    await dispatch(app, event)
+    await replied(fake_slack)
+    assert await telemetry.flush()
+    await telemetry.close()
+    sent_to_model = b"".join(fake_anthropic.raw)
+    for value in (name, filename, content, linked):
+        assert value.encode() in sent_to_model, value  # they went through …
+    to_langfuse = b"\n".join(fake_langfuse.received)
+    for value in (name, filename, content, linked):  # … and nowhere else
+        assert value.encode() not in to_langfuse, value
+        assert value not in log_output.getvalue(), value
+    assert b"tool.read_slack_link" in to_langfuse
