@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     http_read_timeout: float = Field(10.0, gt=0, le=300)
     http_max_connections: int = Field(1000, ge=1, le=100_000)
     follow_ups: bool = True
+    slack_search: bool = False  # Real-time Search as a tool, where the workspace allows it
     thread_max_messages: int = Field(50, ge=1, le=1000)
     thread_max_chars: int = Field(30_000, ge=1_000, le=200_000)
     thread_log_threads: int = Field(2_000, ge=0, le=100_000)

@@ -28,6 +28,7 @@ from app.slack.files import FileReader, recorded
 from app.slack.history import ThreadHistory
 from app.slack.people import People
 from app.slack.reader import SlackReader, links_in
+from app.slack.search import SlackSearch, action_token
 from app.slack.status import Status
 from app.slack.thread import Bot, is_own, mentioned, strip_mention, to_conversation
 from app.telemetry import MessageIds, Telemetry, label, message_time
@@ -44,7 +45,18 @@ PROMPTS = [
 ]
 _ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
 # What the durable record keeps of an event: what answering it needs.
-RECORDED = ("type", "channel", "ts", "thread_ts", "user", "text", "channel_type", "subtype")
+RECORDED = (
+    "type",
+    "channel",
+    "ts",
+    "thread_ts",
+    "user",
+    "text",
+    "channel_type",
+    "subtype",
+    "assistant_thread",  # its action_token: Real-time Search (app/slack/search.py)
+    "action_token",  # the same, where an event carries it at the top
+)
 MAX_TRIES = 3  # takes of one message before its user is told it cannot be answered
 _REFERENCE = re.compile(r"[0-9a-f]{32}")  # a trace id
 
@@ -290,7 +302,7 @@ class Listeners:
                     self.agent,
                     message.reference,
                     observer=Observers(trace, status),
-                    tools=self.tools(conversation),
+                    tools=self.tools(conversation, message),
                 )
             except Exception:  # nothing of any attempt goes with the failure message
                 await status.close()
@@ -318,14 +330,20 @@ class Listeners:
                     trace.undelivered()
                     await status.close(clear=True)
 
-    def tools(self, conversation: Conversation) -> list[Tool]:
+    def tools(self, conversation: Conversation, message: _Message) -> list[Tool]:
         """The read-only tools this message's draft may call: the team's docs (with
-        KNOWLEDGE_DIR), and the Slack messages the conversation links to."""
+        KNOWLEDGE_DIR), the Slack messages the conversation links to, and Slack's search
+        (with SLACK_SEARCH, when the event carried a token for it)."""
         tools: list[Tool] = []
         if self.agent.knowledge is not None:
             tools.append(DocsSearch(self.agent.knowledge))
         if links_in([conversation.message, *(turn.text for turn in conversation.turns)]):
             tools.append(SlackReader(self.client, self.people))
+        token = action_token(message.event) if self.settings.slack_search else None
+        if token is not None:
+            asked = (message.target.channel, message.ts)
+            skip = {message.bot.user_id}
+            tools.append(SlackSearch(self.client, self.people, token, skip=skip, asked=asked))
         return tools
 
     async def history(self, message: _Message) -> tuple[list[dict[str, Any]], bool]:

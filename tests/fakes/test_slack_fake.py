@@ -450,6 +450,7 @@ async def test_real_time_search_only_where_allowed_with_an_action_token(
     with pytest.raises(SlackApiError, match="unknown_method"):
         await client.assistant_search_context(query="deploy")
     fake_slack.rts = True
+    fake_slack.scopes.discard("search:read.public")  # an app installed before it was asked
     with pytest.raises(SlackApiError, match="missing_scope") as refused:
         await client.assistant_search_context(query="deploy", action_token="x")
     assert refused.value.response["needed"] == "search:read.public"
