@@ -85,6 +85,8 @@ async def test_pass_first_time(
     assert root.metadata == {
         "kind": "mention",
         "history_messages": 0,
+        "files": 0,
+        "files_unread": 0,
         "reason": "verified",
         "attempts": 1,
         "verified": True,
