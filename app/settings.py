@@ -40,6 +40,7 @@ class Settings(BaseSettings):
     tool_calls: int = Field(4, ge=0, le=20)  # per attempt; 0: no tools
     tool_timeout: float = Field(10.0, gt=0, le=60)
     tool_result_chars: int = Field(24_000, ge=1000, le=200_000)
+    check_receipt: bool = True  # a verified answer says what was checked
     files_max_count: int = Field(5, ge=0, le=20)  # files read per message; 0: none
     files_max_bytes: int = Field(10_000_000, ge=1000, le=32_000_000)
     files_types: Annotated[frozenset[FileKind], NoDecode] = frozenset({"image", "pdf", "text"})

@@ -15,6 +15,7 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from app.agent.outcome import Outcome
 from app.errors import label
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, stopped_by_user
 from app.slack.split import split, steps_of
@@ -50,6 +51,18 @@ def answer_mark(message_ts: str) -> dict[str, Any]:
     return {"event_type": ANSWER_EVENT, "event_payload": {"message_ts": message_ts}}
 
 
+def receipt(outcome: Outcome) -> str:
+    """What was checked, for the reader: the checks that ran and passed, never content
+    ("Checked: formatting · 2 sources cited · reviewed")."""
+    checks = ["formatting"]  # the rules: formatting, coherence, language, safety
+    if outcome.cited:
+        count = len(outcome.cited)
+        checks.append(f"{count} source{'s' if count > 1 else ''} cited")
+    if outcome.attempts and outcome.attempts[-1].judge == "passed":
+        checks.append("reviewed")
+    return "Checked: " + " · ".join(checks)
+
+
 async def deliver(
     client: AsyncWebClient,
     target: Target,
@@ -58,13 +71,15 @@ async def deliver(
     reference: str,
     *,
     answers: str = "",
+    checked: str = "",
 ) -> list[str]:
     """Post `text` (already verified) and return the ts of each message posted; the first
-    carries `answer_mark(answers)` when `answers` (the user message's ts) is given."""
+    carries `answer_mark(answers)` when `answers` (the user message's ts) is given; the
+    last, `checked` (the receipt) as a quiet context line above the feedback buttons."""
     mark = answer_mark(answers) if answers else None
     if dialect == "mrkdwn":
-        return await _post(client, target, text, reference, mark)
-    return await _stream(client, target, text, reference, mark)
+        return await _post(client, target, text, reference, mark=mark, checked=checked)
+    return await _stream(client, target, text, reference, mark=mark, checked=checked)
 
 
 async def _post(
@@ -72,12 +87,15 @@ async def _post(
     target: Target,
     text: str,
     reference: str,
+    *,
     mark: dict[str, Any] | None,
+    checked: str,
 ) -> list[str]:
     posted: list[str] = []
     pieces = split(text, MRKDWN_PIECE)
     for index, piece in enumerate(pieces):
-        buttons = feedback_blocks(piece, reference) if index == len(pieces) - 1 else None
+        last = index == len(pieces) - 1
+        buttons = feedback_blocks(piece, reference, checked) if last else None
         steps = steps_of(piece, 2) if len(piece) >= REVEAL_FROM else [piece]
         metadata = mark if index == 0 else None
         if len(steps) == 1:
@@ -107,7 +125,9 @@ async def _stream(
     target: Target,
     text: str,
     reference: str,
+    *,
     mark: dict[str, Any] | None,
+    checked: str,
 ) -> list[str]:
     posted: list[str] = []
     # recipients are required in channels, not in DMs
@@ -126,7 +146,7 @@ async def _stream(
         ts = str(started["ts"])
         posted.append(ts)
         last = index == len(pieces) - 1
-        blocks = _buttons(reference) if last else None
+        blocks = _buttons(reference, checked) if last else None
         try:
             for chunk in chunks[1:]:
                 await client.chat_appendStream(channel=target.channel, ts=ts, markdown_text=chunk)
@@ -166,12 +186,15 @@ async def _complete(
         await client.chat_update(channel=channel, ts=ts, text=piece, blocks=[markdown, *blocks])
 
 
-def feedback_blocks(text: str, reference: str) -> list[dict[str, Any]]:
+def feedback_blocks(text: str, reference: str, checked: str = "") -> list[dict[str, Any]]:
     section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
-    return [section, *_buttons(reference)]
+    return [section, *_buttons(reference, checked)]
 
 
-def _buttons(reference: str) -> list[dict[str, Any]]:
+def _buttons(reference: str, checked: str = "") -> list[dict[str, Any]]:
+    """The receipt (a context line, when given), then the 👍/👎 buttons."""
+    line = [{"type": "context", "elements": [{"type": "mrkdwn", "text": checked}]}]
+
     def button(emoji: str, label: str, value: str) -> dict[str, Any]:
         return {
             "type": "button",
@@ -181,9 +204,10 @@ def _buttons(reference: str) -> list[dict[str, Any]]:
         }
 
     return [
+        *(line if checked else []),
         {
             "type": "actions",
             "block_id": f"feedback:{reference}",
             "elements": [button("👍", "Helpful", "up"), button("👎", "Not helpful", "down")],
-        }
+        },
     ]

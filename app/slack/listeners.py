@@ -21,7 +21,7 @@ from app.agent.tools import Tool
 from app.knowledge.tool import DocsSearch
 from app.logs import traced
 from app.settings import Settings
-from app.slack.deliver import Target, answer_mark, deliver
+from app.slack.deliver import Target, answer_mark, deliver, receipt
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
 from app.slack.files import FileReader, recorded
@@ -318,6 +318,9 @@ class Listeners:
                         self.dialect,
                         message.reference,
                         answers=message.ts,
+                        checked=receipt(outcome)
+                        if outcome.verified and self.settings.check_receipt
+                        else "",
                     )
                     self.threads.posted(target, posted, outcome.text, message.bot, message.ts)
                 except StoppedByUser:  # the user's choice: neither a failure nor undelivered

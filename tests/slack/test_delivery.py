@@ -108,8 +108,9 @@ async def test_expired_stream_falls_back_to_chat_update(
     await dispatch(app, mention("how do deploys work?", "203.000001"))
     await replied(fake_slack, "chat.update")
     [update] = fake_slack.of("chat.update")
-    markdown, buttons = update["blocks"]  # markdown_text may not go with blocks
+    markdown, checked, buttons = update["blocks"]  # markdown_text may not go with blocks
     assert markdown == {"type": "markdown", "text": text} and buttons["type"] == "actions"
+    assert checked["type"] == "context"  # the receipt survives the fallback
     assert "markdown_text" not in update
     assert len(fake_slack.of("chat.startStream")) == 1
 
