@@ -33,7 +33,7 @@ from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
 from tests.fakes.server import free_port, wait_healthy
 from tests.fakes.slack import STOPPED_BY_USER, TEAM, FakeSlack, Fault
 from tests.isolation import process_env
-from tests.slack.bolt import answered, dispatch, mention, post_event, replied
+from tests.slack.bolt import answered, dispatch, mention, post_event, replied, until
 
 GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
 UNCLOSED = "Deploy billing:\n```\nmake deploy"
@@ -629,3 +629,57 @@ async def test_an_answer_the_user_stopped_is_verified_and_stopped(
     assert (scores["verified"], scores["outcome"]) == (1, "stopped")
     delivery = only(fake_langfuse.named("slack.deliver"))
     assert delivery.attributes.get("langfuse.observation.level") != "ERROR"
+
+
+async def test_a_thumbs_down_asks_why_and_the_reason_is_a_categorical_score(
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+) -> None:
+    fake_anthropic.push(Reply(GOOD))
+    app, telemetry = telemetry_bot()
+    trace_id = telemetry.trace_id(await answered(app, fake_slack, "307.000001"))
+    [posted] = fake_slack.of("chat.postMessage")
+    answer_ts = fake_slack.threads[("C0001", "307.000001")][-1]["ts"]
+    buttons = next(b for b in posted["blocks"] if b["type"] == "actions")
+    down = next(e for e in buttons["elements"] if e["value"] == "down")
+
+    def click(action: dict[str, Any], block_id: str) -> AsyncBoltRequest:
+        body = {
+            "type": "block_actions",
+            "team": {"id": TEAM},
+            "user": {"id": "U0001"},
+            "api_app_id": "A0001",
+            "channel": {"id": "C0001"},
+            "container": {"type": "message", "message_ts": answer_ts, "channel_id": "C0001"},
+            "message": {"ts": answer_ts, "thread_ts": "307.000001"},
+            "actions": [{**action, "block_id": block_id}],
+        }
+        return AsyncBoltRequest(body=body, mode="socket_mode")
+
+    assert (await app.async_dispatch(click(down, buttons["block_id"]))).status == 200
+    await until(lambda: bool(fake_slack.of("chat.postEphemeral")))
+    [asked] = fake_slack.of("chat.postEphemeral")
+    assert (asked["user"], asked["thread_ts"]) == ("U0001", "307.000001")  # to them alone
+    choices = next(b for b in asked["blocks"] if b["type"] == "actions")
+    assert [e["value"] for e in choices["elements"]] == [
+        "wrong",
+        "outdated",
+        "not_asked",
+        "formatting",
+        "other",
+    ]
+    outdated = next(e for e in choices["elements"] if e["value"] == "outdated")
+    assert (await app.async_dispatch(click(outdated, choices["block_id"]))).status == 200
+    forged = {**outdated, "value": "SECRET-CANARY"}
+    assert (await app.async_dispatch(click(forged, choices["block_id"]))).status == 200
+    assert await telemetry.flush()
+    [reason] = fake_langfuse.scores_named("user_feedback_reason")
+    assert (reason["traceId"], reason["value"], reason["dataType"]) == (
+        trace_id,
+        "outdated",
+        "CATEGORICAL",
+    )
+    assert parse_time(reason["timestamp"]) == datetime.fromtimestamp(float(answer_ts), UTC)
+    assert b"SECRET-CANARY" not in b"\n".join(fake_langfuse.received)

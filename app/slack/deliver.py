@@ -186,6 +186,35 @@ async def _complete(
         await client.chat_update(channel=channel, ts=ts, text=piece, blocks=[markdown, *blocks])
 
 
+WHY = "What was wrong with this answer?"
+REASON_ACTION = "vouch_reason"
+REASON_LABELS = {
+    "wrong": "Wrong",
+    "outdated": "Outdated",
+    "not_asked": "Not what I asked",
+    "formatting": "Formatting",
+    "other": "Other",
+}
+
+
+def reason_blocks(reference: str, answered: str) -> list[dict[str, Any]]:
+    """The 👎 question's fixed choices; the block names the answer (trace id and ts)."""
+    buttons = [
+        {
+            "type": "button",
+            "text": {"type": "plain_text", "text": label_text},
+            "action_id": f"{REASON_ACTION}_{value}",
+            "value": value,
+        }
+        for value, label_text in REASON_LABELS.items()
+    ]
+    question = {"type": "section", "text": {"type": "mrkdwn", "text": WHY}}
+    return [
+        question,
+        {"type": "actions", "block_id": f"reason:{reference}:{answered}", "elements": buttons},
+    ]
+
+
 def feedback_blocks(text: str, reference: str, checked: str = "") -> list[dict[str, Any]]:
     section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
     return [section, *_buttons(reference, checked)]

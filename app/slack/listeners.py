@@ -21,17 +21,18 @@ from app.agent.tools import Tool
 from app.knowledge.tool import DocsSearch
 from app.logs import traced
 from app.settings import Settings
-from app.slack.deliver import Target, answer_mark, deliver, receipt
+from app.slack.deliver import WHY, Target, answer_mark, deliver, reason_blocks, receipt
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
 from app.slack.files import FileReader, recorded
-from app.slack.history import ThreadHistory
+from app.slack.history import ThreadHistory, is_ts
 from app.slack.people import People
 from app.slack.reader import SlackReader, links_in
 from app.slack.search import SlackSearch, action_token
 from app.slack.status import Status
 from app.slack.thread import Bot, is_own, mentioned, strip_mention, to_conversation
 from app.telemetry import MessageIds, Telemetry, label, message_time
+from app.telemetry.scores import REASONS
 from app.verify import Dialect, failure_message
 from app.work.record import Job, Record, message_key
 from app.work.workers import Workers
@@ -247,6 +248,47 @@ class Listeners:
                     positive=value == "up",
                     at=message_time(str(answered)),
                 )
+                if value == "down" and is_ts(str(answered)):  # ask why, after the ack
+                    channel = (body.get("container") or {}).get("channel_id") or ""
+                    thread = (body.get("message") or {}).get("thread_ts") or answered
+                    asking = self._ask_why(
+                        str(channel), str(user), str(thread), reference, answered
+                    )
+                    task = asyncio.create_task(asking)
+                    self._background.add(task)
+                    task.add_done_callback(self._background.discard)
+
+    async def _ask_why(
+        self, channel: str, user: str, thread: str, reference: str, answered: str
+    ) -> None:
+        """Only the person who clicked 👎 sees the question, with the fixed choices."""
+        try:
+            await self.client.chat_postEphemeral(
+                channel=channel,
+                user=user,
+                thread_ts=thread,
+                text=WHY,
+                blocks=reason_blocks(reference, answered),
+            )
+        except SLACK_FAILURES as exc:
+            log.warning("reason not asked: %s", reason(exc))
+
+    async def on_reason(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        """A 👎 reason chosen: a categorical `user_feedback_reason` score on the answer."""
+        await ack()
+        action = (body.get("actions") or [{}])[0]
+        why = action.get("value")
+        _, reference, answered = [*str(action.get("block_id", "")).split(":"), "", ""][:3]
+        if why not in REASONS or _REFERENCE.fullmatch(reference) is None or not is_ts(answered):
+            log.info("feedback reason on no known answer")
+            return
+        with traced(reference):
+            log.info("feedback reason %s", why)
+            team = (body.get("team") or {}).get("id") or ""
+            user = (body.get("user") or {}).get("id") or ""
+            self.telemetry.feedback_reason(
+                reference, f"{team}:{user}", str(why), at=message_time(answered)
+            )
 
     async def gather(self, message: _Message) -> Conversation | None:
         """The conversation to answer; None when there is nothing to draft (a follow-up

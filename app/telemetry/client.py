@@ -20,7 +20,7 @@ from app.telemetry import ids
 from app.telemetry.allowlist import allow_listed, checked
 from app.telemetry.guard import bounded, guarded
 from app.telemetry.ids import MessageIds, message_time
-from app.telemetry.scores import DataType, ScoreRow, feedback_row, score_id
+from app.telemetry.scores import DataType, ScoreRow, feedback_row, reason_row, score_id
 from app.telemetry.trace import Trace
 
 log = logging.getLogger("vouch.telemetry")
@@ -196,6 +196,12 @@ class Telemetry:
         """A 👍/👎 click on an answer: `user_feedback` on the answer's trace, one per user,
         stamped with the answer's time (`at`) so a click days later replaces the first."""
         self.scores(trace_id, [feedback_row(self.hashed(user), positive)], at)
+
+    def feedback_reason(
+        self, trace_id: str, user: str, reason: str, at: datetime | None = None
+    ) -> None:
+        """Why a 👎 (one of REASONS): `user_feedback_reason`, one per user, at `at`."""
+        self.scores(trace_id, [reason_row(self.hashed(user), reason)], at)
 
     async def flush(self) -> bool:
         """Send what is queued, waiting at most LANGFUSE_FLUSH_TIMEOUT; True if all went."""

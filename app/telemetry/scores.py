@@ -30,6 +30,14 @@ def feedback_row(hashed_user: str, positive: bool) -> ScoreRow:
     return ("user_feedback", 1.0 if positive else 0.0, "BOOLEAN", f"-{hashed_user[:16]}")
 
 
+REASONS = ("wrong", "outdated", "not_asked", "formatting", "other")  # 👎's fixed choices
+
+
+def reason_row(hashed_user: str, reason: str) -> ScoreRow:
+    """Why a 👎: `user_feedback_reason`, one of REASONS, one per user."""
+    return ("user_feedback_reason", reason, "CATEGORICAL", f"-{hashed_user[:16]}")
+
+
 def scores_of(outcome: Outcome, delivered: bool = True, stopped: bool = False) -> list[ScoreRow]:
     """The trace scores of a message: (name, value, data type, id suffix). A message the
     model could not be asked about ("unavailable": the user was told to try again) is an

@@ -87,6 +87,7 @@ HISTORY_SCOPES = {
 METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "auth.test": (),
     "chat.postMessage": ("chat:write",),
+    "chat.postEphemeral": ("chat:write",),
     "chat.update": ("chat:write",),
     "chat.startStream": ("chat:write",),
     "chat.appendStream": ("chat:write",),
@@ -512,6 +513,16 @@ class FakeSlack(LoopbackServer):
     def _chat_postMessage(self, params: dict[str, Any]) -> dict[str, Any]:
         check_message(params)
         return self._post(params)
+
+    def _chat_postEphemeral(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Seen by one user only, and kept in no history: `user` is required (Slack:
+        user_not_in_channel when that person is not in the conversation, which the fake
+        does not track), the bot must be able to post there."""
+        check_message(params)
+        if not params.get("user"):
+            raise Refused("invalid_arguments")
+        self._visible(params["channel"])
+        return {"message_ts": self._ts(params)}
 
     def _post(self, params: dict[str, Any]) -> dict[str, Any]:
         ts = self._ts(params)

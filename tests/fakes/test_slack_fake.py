@@ -473,3 +473,16 @@ async def test_real_time_search_only_where_allowed_with_an_action_token(
         fake_slack.add_message("C0002", f"deploy {n}", ts=f"500.{n:06d}")
     many = await client.assistant_search_context(query="deploy", action_token=action, limit=50)
     assert len(many["results"]["messages"]) == 20
+
+
+async def test_an_ephemeral_message_needs_its_user_and_a_conversation_the_bot_can_post_in(
+    fake_slack: FakeSlack,
+) -> None:
+    client = bot_client(fake_slack)
+    posted = await client.chat_postEphemeral(channel="C0001", user="U0001", text="why?")
+    assert posted["message_ts"] and fake_slack.threads.get(("C0001", posted["message_ts"])) is None
+    with pytest.raises(SlackApiError, match="invalid_arguments"):
+        await client.chat_postEphemeral(channel="C0001", user="", text="why?")
+    fake_slack.joined = {"D0001"}
+    with pytest.raises(SlackApiError, match="not_in_channel"):
+        await client.chat_postEphemeral(channel="C0001", user="U0001", text="why?")
