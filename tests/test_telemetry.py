@@ -683,3 +683,50 @@ async def test_a_thumbs_down_asks_why_and_the_reason_is_a_categorical_score(
     )
     assert parse_time(reason["timestamp"]) == datetime.fromtimestamp(float(answer_ts), UTC)
     assert b"SECRET-CANARY" not in b"\n".join(fake_langfuse.received)
+
+
+async def test_ask_a_person_mentions_the_group_once_and_is_scored(
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+) -> None:
+    """A reply Vouch could not verify carries "Ask a person"; a click posts in the thread,
+    mentioning the escalation group and who asked, with nothing of any draft; a second
+    click posts nothing more. Verified answers carry no such button."""
+    canary = "zebra-escalation-canary"
+    fake_anthropic.push(*[Reply(f"{UNCLOSED} {canary}")] * 3)
+    app, telemetry = telemetry_bot(escalation_group="S0ONCALL")
+    trace_id = telemetry.trace_id(await answered(app, fake_slack, "308.000001"))
+    [failure] = fake_slack.of("chat.postMessage")
+    assert "couldn't verify" in failure["text"]
+    actions = next(b for b in failure["blocks"] if b["type"] == "actions")
+    person = next(e for e in actions["elements"] if e["action_id"] == "vouch_escalate")
+    body = {
+        "type": "block_actions",
+        "team": {"id": TEAM},
+        "user": {"id": "U0ASKER"},
+        "api_app_id": "A0001",
+        "channel": {"id": "C0001"},
+        "container": {"type": "message", "message_ts": "1.1", "channel_id": "C0001"},
+        "message": {"ts": "1.1", "thread_ts": "308.000001"},
+        "actions": [{**person, "block_id": actions["block_id"]}],
+    }
+    for _ in range(2):
+        request = AsyncBoltRequest(body=body, mode="socket_mode")
+        assert (await app.async_dispatch(request)).status == 200
+    posts = fake_slack.of("chat.postMessage")
+    assert len(posts) == 2  # the failure message, then one escalation
+    assert posts[1]["thread_ts"] == "308.000001"
+    assert posts[1]["text"].startswith("<!subteam^S0ONCALL> <@U0ASKER>")
+    assert canary not in fake_slack.text_sent()
+    assert await telemetry.flush()
+    [escalated] = fake_langfuse.scores_named("escalated")
+    assert (escalated["traceId"], escalated["value"]) == (trace_id, 1)
+    fake_anthropic.push(Reply(GOOD))
+    await dispatch(app, mention("how do I deploy?", "309.000001"))
+    await replied(fake_slack, count=3)
+    verified = fake_slack.of("chat.postMessage")[-1]
+    assert verified["thread_ts"] == "309.000001"
+    elements = next(b for b in verified["blocks"] if b["type"] == "actions")["elements"]
+    assert [e["action_id"] for e in elements] == ["vouch_feedback_up", "vouch_feedback_down"]

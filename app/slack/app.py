@@ -25,7 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.agent.loop import Deps
 from app.errors import label
 from app.settings import Settings
-from app.slack.deliver import FEEDBACK_ACTION, REASON_ACTION
+from app.slack.deliver import ESCALATE_ACTION, FEEDBACK_ACTION, REASON_ACTION
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES
 from app.slack.files import FileLimits, FileReader
@@ -223,4 +223,5 @@ def create_app(
     app.event("app_home_opened")(listeners.on_home_opened)
     app.action(re.compile(f"^{FEEDBACK_ACTION}_(up|down)$"))(listeners.on_feedback)
     app.action(re.compile(f"^{REASON_ACTION}_[a-z_]+$"))(listeners.on_reason)
+    app.action(ESCALATE_ACTION)(listeners.on_escalate)
     return app

@@ -25,6 +25,7 @@ MRKDWN_PIECE = 3000  # one section block (3,000 max); under Slack's ~3,500 safe 
 STREAM_PIECE = 9000  # roll over well before a streamed message fails at ~11-12k
 REVEAL_FROM = 600  # shorter answers are posted in one step
 FEEDBACK_ACTION = "vouch_feedback"
+ESCALATE_ACTION = "vouch_escalate"
 log = logging.getLogger("vouch.slack")
 
 
@@ -72,14 +73,17 @@ async def deliver(
     *,
     answers: str = "",
     checked: str = "",
+    person: bool = False,
 ) -> list[str]:
     """Post `text` (already verified) and return the ts of each message posted; the first
     carries `answer_mark(answers)` when `answers` (the user message's ts) is given; the
-    last, `checked` (the receipt) as a quiet context line above the feedback buttons."""
+    last, `checked` (the receipt) as a quiet context line above the feedback buttons, and
+    with `person` an "Ask a person" button beside them (for the message `answers`)."""
     mark = answer_mark(answers) if answers else None
+    extras = {"checked": checked, "person": answers if person else ""}
     if dialect == "mrkdwn":
-        return await _post(client, target, text, reference, mark=mark, checked=checked)
-    return await _stream(client, target, text, reference, mark=mark, checked=checked)
+        return await _post(client, target, text, reference, mark=mark, **extras)
+    return await _stream(client, target, text, reference, mark=mark, **extras)
 
 
 async def _post(
@@ -90,12 +94,13 @@ async def _post(
     *,
     mark: dict[str, Any] | None,
     checked: str,
+    person: str,
 ) -> list[str]:
     posted: list[str] = []
     pieces = split(text, MRKDWN_PIECE)
     for index, piece in enumerate(pieces):
         last = index == len(pieces) - 1
-        buttons = feedback_blocks(piece, reference, checked) if last else None
+        buttons = feedback_blocks(piece, reference, checked, person) if last else None
         steps = steps_of(piece, 2) if len(piece) >= REVEAL_FROM else [piece]
         metadata = mark if index == 0 else None
         if len(steps) == 1:
@@ -128,6 +133,7 @@ async def _stream(
     *,
     mark: dict[str, Any] | None,
     checked: str,
+    person: str,
 ) -> list[str]:
     posted: list[str] = []
     # recipients are required in channels, not in DMs
@@ -146,7 +152,7 @@ async def _stream(
         ts = str(started["ts"])
         posted.append(ts)
         last = index == len(pieces) - 1
-        blocks = _buttons(reference, checked) if last else None
+        blocks = _buttons(reference, checked, person) if last else None
         try:
             for chunk in chunks[1:]:
                 await client.chat_appendStream(channel=target.channel, ts=ts, markdown_text=chunk)
@@ -215,13 +221,32 @@ def reason_blocks(reference: str, answered: str) -> list[dict[str, Any]]:
     ]
 
 
-def feedback_blocks(text: str, reference: str, checked: str = "") -> list[dict[str, Any]]:
+def feedback_blocks(
+    text: str, reference: str, checked: str = "", person: str = ""
+) -> list[dict[str, Any]]:
     section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
-    return [section, *_buttons(reference, checked)]
+    return [section, *_buttons(reference, checked, person)]
 
 
-def _buttons(reference: str, checked: str = "") -> list[dict[str, Any]]:
-    """The receipt (a context line, when given), then the 👍/👎 buttons."""
+def person_blocks(text: str, reference: str, asked: str) -> list[dict[str, Any]]:
+    """A canned reply with only the "Ask a person" button (for the message `asked`)."""
+    section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+    elements = [_person_button(asked)]
+    return [section, {"type": "actions", "block_id": f"escalate:{reference}", "elements": elements}]
+
+
+def _person_button(asked: str) -> dict[str, Any]:
+    return {
+        "type": "button",
+        "text": {"type": "plain_text", "text": "🙋 Ask a person", "emoji": True},
+        "action_id": ESCALATE_ACTION,
+        "value": asked,
+    }
+
+
+def _buttons(reference: str, checked: str = "", person: str = "") -> list[dict[str, Any]]:
+    """The receipt (a context line, when given), then the 👍/👎 buttons (and "Ask a
+    person" for the message `person`, when given)."""
     line = [{"type": "context", "elements": [{"type": "mrkdwn", "text": checked}]}]
 
     def button(emoji: str, label: str, value: str) -> dict[str, Any]:
@@ -237,6 +262,10 @@ def _buttons(reference: str, checked: str = "") -> list[dict[str, Any]]:
         {
             "type": "actions",
             "block_id": f"feedback:{reference}",
-            "elements": [button("👍", "Helpful", "up"), button("👎", "Not helpful", "down")],
+            "elements": [
+                button("👍", "Helpful", "up"),
+                button("👎", "Not helpful", "down"),
+                *([_person_button(person)] if person else []),
+            ],
         },
     ]

@@ -21,7 +21,15 @@ from app.agent.tools import Tool
 from app.knowledge.tool import DocsSearch
 from app.logs import traced
 from app.settings import Settings
-from app.slack.deliver import WHY, Target, answer_mark, deliver, reason_blocks, receipt
+from app.slack.deliver import (
+    WHY,
+    Target,
+    answer_mark,
+    deliver,
+    person_blocks,
+    reason_blocks,
+    receipt,
+)
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
 from app.slack.files import FileReader, recorded
@@ -90,6 +98,7 @@ class Listeners:
     files: FileReader  # the files shared in a message or its thread
     workers: Workers = field(init=False)
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False)
+    _escalated: set[str] = field(default_factory=set, init=False)  # trace ids asked about
 
     def __post_init__(self) -> None:
         self.workers = Workers(
@@ -273,6 +282,39 @@ class Listeners:
         except SLACK_FAILURES as exc:
             log.warning("reason not asked: %s", reason(exc))
 
+    async def on_escalate(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        """ "Ask a person" on a reply Vouch could not verify: a message in the thread that
+        mentions ESCALATION_GROUP and who asked (nothing of any draft), and an `escalated`
+        score on the message's trace. Once per message."""
+        await ack()
+        action = (body.get("actions") or [{}])[0]
+        reference = str(action.get("block_id", "")).split(":")[-1]
+        asked = str(action.get("value", ""))
+        group = self.settings.escalation_group
+        if group is None or _REFERENCE.fullmatch(reference) is None or not is_ts(asked):
+            log.info("escalation on no known message")
+            return
+        if reference in self._escalated:
+            return  # a second click: the group was told already
+        self._escalated.add(reference)
+        with traced(reference):
+            channel = str((body.get("container") or {}).get("channel_id") or "")
+            thread = (body.get("message") or {}).get("thread_ts") or asked
+            user = str((body.get("user") or {}).get("id") or "")
+            text = f"<!subteam^{group}> <@{user}> would like a person to answer this question."
+            try:
+                await self.client.chat_postMessage(channel=channel, thread_ts=thread, text=text)
+            except SLACK_FAILURES as exc:
+                log.error("escalation not posted: %s", reason(exc))
+                self._escalated.discard(reference)
+                return
+            log.info("escalated to a person")
+            self.telemetry.escalated(reference, at=message_time(asked))
+
+    @property
+    def escalating(self) -> bool:
+        return self.settings.escalation_group is not None
+
     async def on_reason(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """A 👎 reason chosen: a categorical `user_feedback_reason` score on the answer."""
         await ack()
@@ -363,6 +405,9 @@ class Listeners:
                         checked=receipt(outcome)
                         if outcome.verified and self.settings.check_receipt
                         else "",
+                        person=self.escalating
+                        and outcome.reason != "unavailable"
+                        and not outcome.verified,
                     )
                     self.threads.posted(target, posted, outcome.text, message.bot, message.ts)
                 except StoppedByUser:  # the user's choice: neither a failure nor undelivered
@@ -398,10 +443,15 @@ class Listeners:
         return await self.threads.read(self.client, message.target, message.ts, message.bot)
 
     async def tell_failure(self, message: _Message) -> None:
-        """The failure message, with the reference a maintainer can look up."""
-        await self.post_plain(message, failure_message(self.dialect, message.reference))
+        """The failure message, with the reference a maintainer can look up (and, with
+        ESCALATION_GROUP, the "Ask a person" button)."""
+        text = failure_message(self.dialect, message.reference)
+        blocks = person_blocks(text, message.reference, message.ts) if self.escalating else None
+        await self.post_plain(message, text, blocks)
 
-    async def post_plain(self, message: _Message, text: str) -> list[str]:
+    async def post_plain(
+        self, message: _Message, text: str, blocks: list[dict[str, Any]] | None = None
+    ) -> list[str]:
         """Post `text` in the thread, marked as the reply to the message; the ts posted
         (none when Slack refused it)."""
         target = message.target
@@ -410,6 +460,7 @@ class Listeners:
                 channel=target.channel,
                 thread_ts=target.thread_ts,
                 text=text,
+                blocks=blocks,
                 metadata=answer_mark(message.ts),
             )
         except SLACK_FAILURES as exc:

@@ -197,6 +197,10 @@ class Telemetry:
         stamped with the answer's time (`at`) so a click days later replaces the first."""
         self.scores(trace_id, [feedback_row(self.hashed(user), positive)], at)
 
+    def escalated(self, trace_id: str, at: datetime | None = None) -> None:
+        """Someone asked for a person after Vouch could not answer: `escalated` (once)."""
+        self.scores(trace_id, [("escalated", 1.0, "BOOLEAN", "")], at)
+
     def feedback_reason(
         self, trace_id: str, user: str, reason: str, at: datetime | None = None
     ) -> None:
