@@ -9,7 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import DirectoryPath, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    DirectoryPath,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -35,6 +42,15 @@ class Settings(BaseSettings):
     anthropic_thinking: Literal["light", "adaptive", "off"] = "light"
     anthropic_timeout: float = Field(60.0, gt=0, le=600)
     anthropic_max_retries: int = Field(2, ge=0, le=10)
+    # Where Claude is bought: Anthropic's API, Amazon Bedrock or Google Vertex AI. Bedrock
+    # takes its region and credentials from AWS's own environment (AWS_REGION, AWS_PROFILE,
+    # AWS_ACCESS_KEY_ID, ...), Vertex its credentials from Google's application default
+    # credentials; the names below are the SDK's own, for what it must be told.
+    anthropic_provider: Literal["anthropic", "bedrock", "vertex"] = "anthropic"
+    anthropic_bedrock_base_url: str | None = None  # None: bedrock-runtime.{region}.amazonaws.com
+    cloud_ml_region: str | None = None  # Vertex's region (required for vertex)
+    anthropic_vertex_project_id: str | None = None  # the Google Cloud project (required for vertex)
+    anthropic_vertex_base_url: str | None = None  # None: the region's aiplatform endpoint
     max_attempts: int = Field(3, ge=1, le=5)
     message_deadline: float = Field(120.0, gt=0, le=900)
     tool_calls: int = Field(4, ge=0, le=20)  # per attempt; 0: no tools
@@ -90,6 +106,10 @@ class Settings(BaseSettings):
 
     @field_validator(
         "anthropic_api_key",
+        "anthropic_bedrock_base_url",
+        "cloud_ml_region",
+        "anthropic_vertex_project_id",
+        "anthropic_vertex_base_url",
         "slack_bot_token",
         "slack_app_token",
         "slack_signing_secret",
@@ -105,6 +125,19 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @model_validator(mode="after")
+    def _vertex_has_a_place(self) -> Settings:
+        """Vertex serves Claude per project and region; the SDK has no default region, and
+        builds the request's path before it reads the credentials' project: a missing one
+        would fail every message, so it stops start-up instead."""
+        if self.anthropic_provider == "vertex":
+            for name in ("cloud_ml_region", "anthropic_vertex_project_id"):
+                if getattr(self, name) is None:
+                    raise ValueError(
+                        f"{name.upper()} is required when ANTHROPIC_PROVIDER is vertex"
+                    )
+        return self
 
     @field_validator("knowledge_base_url")
     @classmethod
@@ -154,5 +187,5 @@ def _describe(exc: ValidationError) -> str:
     problems = []
     for error in exc.errors(include_input=False, include_url=False):
         name = ".".join(str(part) for part in error["loc"]).upper()
-        problems.append(f"{name}: {error['msg']}")
+        problems.append(f"{name}: {error['msg']}" if name else error["msg"])
     return "Invalid settings: " + "; ".join(problems)

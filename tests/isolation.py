@@ -1,7 +1,8 @@
 """Tests are isolated from the developer's machine (a pytest plugin, loaded by conftest.py).
 
 Nothing in the shell changes a test: every setting of Vouch (any case: pydantic-settings
-ignores it), every variable the service SDKs read (ANTHROPIC_*, LANGFUSE_*, SLACK_*, OTEL_*)
+ignores it), every variable the service SDKs read (ANTHROPIC_*, LANGFUSE_*, SLACK_*, OTEL_*, and
+the AWS and Google credentials Bedrock's and Vertex's clients find: AWS_*, GOOGLE_*, CLOUDSDK_*)
 and every proxy variable (which could route loopback traffic elsewhere) is removed from the
 environment for the session, and Settings read no `.env`. `python -m app` processes get
 `process_env()`, the same clean environment.
@@ -23,7 +24,7 @@ import pytest
 from app.settings import Settings
 
 SETTINGS = frozenset(name.upper() for name in Settings.model_fields)
-SERVICES = ("ANTHROPIC_", "LANGFUSE_", "SLACK_", "OTEL_")
+SERVICES = ("ANTHROPIC_", "LANGFUSE_", "SLACK_", "OTEL_", "AWS_", "GOOGLE_", "CLOUDSDK_")
 
 
 def foreign(name: str) -> bool:

@@ -58,7 +58,15 @@ def pytest_run(cwd: Path, env: dict[str, str], *args: str) -> subprocess.Complet
 
 
 def test_every_setting_sdk_variable_and_proxy_is_foreign() -> None:
-    for name in ("REDIS_URL", "redis_url", "LANGFUSE_HOST", "ANTHROPIC_AUTH_TOKEN", "no_proxy"):
+    for name in (
+        "REDIS_URL",
+        "redis_url",
+        "LANGFUSE_HOST",
+        "ANTHROPIC_AUTH_TOKEN",
+        "no_proxy",
+        "AWS_PROFILE",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+    ):
         assert foreign(name)
     assert not foreign("PATH") and not foreign("REDIS_SERVER")  # the test's own knob
     assert not any(foreign(name) for name in process_env())

@@ -7,6 +7,11 @@ request that assumes either would fail on every message with such a model.
 
 Current models may think when a request says nothing, and thinking counts toward
 `max_tokens`; so every call decides: drafts per ANTHROPIC_THINKING, the judge always light.
+
+Bedrock and Vertex AI serve no Models API: there nothing is asked, a request leaves
+`thinking` and `effort` to the model's defaults (the budget holds thinking either way),
+and structured output is assumed (a model without it answers the judge with a 400,
+which the judge's fallback handles like any refusal).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Literal
 from weakref import WeakKeyDictionary
 
 import anthropic
-from anthropic import AsyncAnthropic
+from anthropic import AsyncAnthropic, AsyncAnthropicBedrock, AsyncAnthropicVertex
 from anthropic.types import ModelCapabilities, ThinkingConfigParam
 
 from app.errors import label
@@ -41,18 +46,24 @@ DEFAULT = Thinking(None, None)  # when the model's capabilities are not known
 _Known = dict[str, ModelCapabilities | None]
 _known: WeakKeyDictionary[AsyncAnthropic, _Known] = WeakKeyDictionary()
 
+# The SDK's clients for Anthropic's API, Amazon Bedrock and Google Vertex AI: each has
+# `messages`; only Anthropic's has `models`.
+Client = AsyncAnthropic | AsyncAnthropicBedrock | AsyncAnthropicVertex
+
 
 class Unsupported(Exception):
     """The model cannot do what the caller needs (e.g. structured output)."""
 
 
 async def thinking_for(
-    client: AsyncAnthropic, model: str, want: Want = "light", *, structured: bool = False
+    client: Client, model: str, want: Want = "light", *, structured: bool = False
 ) -> Thinking:
     """How to ask `model` for `want`, within what it accepts; the model's default when its
     capabilities cannot be read (the budget holds thinking either way). With `structured`,
     raises Unsupported for a model without structured output. Asked once per model and
-    client; a failed lookup is asked again next time."""
+    client; a failed lookup is asked again next time. Off Anthropic's API: DEFAULT."""
+    if not isinstance(client, AsyncAnthropic):
+        return DEFAULT
     known = _known.setdefault(client, {})
     if model not in known:
         try:

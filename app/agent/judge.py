@@ -14,11 +14,11 @@ from typing import Any, Literal
 
 import anthropic
 import pydantic
-from anthropic import AsyncAnthropic, omit, transform_schema
+from anthropic import omit, transform_schema
 from anthropic.types import JSONOutputFormatParam, OutputConfigParam
 from pydantic import BaseModel, Field
 
-from app.agent.capabilities import Unsupported, thinking_for
+from app.agent.capabilities import Client, Unsupported, thinking_for
 from app.agent.conversation import Conversation
 from app.agent.deadline import RetryPastDeadline
 from app.agent.model import CallFailed, Usage, usage_of
@@ -147,7 +147,7 @@ def judge_messages(
 
 
 async def judge(
-    client: AsyncAnthropic,
+    client: Client,
     config: JudgeConfig,
     conversation: Conversation,
     answer: str,

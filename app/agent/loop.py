@@ -12,9 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from anthropic import AsyncAnthropic
-
-from app.agent.capabilities import Want
+from app.agent.capabilities import Client, Want
 from app.agent.conversation import Conversation
 from app.agent.deadline import within
 from app.agent.judge import JudgeConfig, Judged, JudgeUnavailable, judge
@@ -87,14 +85,14 @@ class LoopConfig:
         )
 
 
-Model = Callable[[AsyncAnthropic, Request], Awaitable[Draft]]
+Model = Callable[[Client, Request], Awaitable[Draft]]
 
 
 @dataclass(frozen=True, slots=True)
 class Deps:
     """What every message is answered with, made once per process."""
 
-    client: AsyncAnthropic
+    client: Client
     config: LoopConfig
     knowledge: Knowledge | None = None  # the team's docs; None: no sources, no citation rules
     model: Model = draft  # the model seam: benches and tests may answer without the API

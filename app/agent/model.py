@@ -7,9 +7,9 @@ from typing import Any
 
 import anthropic
 import httpx2
-from anthropic import AsyncAnthropic, omit
+from anthropic import AsyncAnthropic, AsyncAnthropicBedrock, AsyncAnthropicVertex, omit
 
-from app.agent.capabilities import Thinking, Want, thinking_for
+from app.agent.capabilities import Client, Thinking, Want, thinking_for
 from app.agent.deadline import RetryPastDeadline, no_wait_past_deadline
 from app.errors import Labelled
 from app.settings import Settings
@@ -17,7 +17,18 @@ from app.verify import Citation
 
 # Errors that mean "not now" rather than "never": the SDK has already retried them.
 _TRANSIENT_STATUS = frozenset({408, 409, 429})
-_TRANSIENT_STREAM_ERRORS = frozenset({"overloaded_error", "api_error"})
+# Bedrock's event stream names its own (an `exception` message, which the SDK turns into
+# the same `error` event): each says to retry.
+_TRANSIENT_STREAM_ERRORS = frozenset(
+    {
+        "overloaded_error",
+        "api_error",
+        "modelStreamErrorException",
+        "throttlingException",
+        "serviceUnavailableException",
+        "internalServerException",
+    }
+)
 
 
 class CallFailed(Labelled):
@@ -83,20 +94,36 @@ class Draft:
     content: tuple[dict[str, Any], ...] = ()  # the response's blocks, to send back as its turn
 
 
-def make_client(settings: Settings) -> AsyncAnthropic:
-    """The Anthropic client, configured only from settings; its own spans hold no content."""
+def make_client(settings: Settings) -> Client:
+    """The SDK's client for the provider settings name; its own spans hold no content.
+    Bedrock's and Vertex's clients find their credentials as their platforms do (AWS's
+    credential chain; Google's application default credentials), so none are settings."""
+    common: dict[str, Any] = {
+        "timeout": settings.anthropic_timeout,
+        "max_retries": settings.anthropic_max_retries,
+        "open_telemetry": {"traces": {"content_mode": "metadata_only"}},
+        "middleware": [no_wait_past_deadline],
+    }
+    if settings.anthropic_provider == "bedrock":
+        return AsyncAnthropicBedrock(base_url=settings.anthropic_bedrock_base_url, **common)
+    if settings.anthropic_provider == "vertex":
+        # the settings refuse vertex without either
+        assert settings.cloud_ml_region and settings.anthropic_vertex_project_id
+        return AsyncAnthropicVertex(
+            region=settings.cloud_ml_region,
+            project_id=settings.anthropic_vertex_project_id,
+            base_url=settings.anthropic_vertex_base_url,
+            **common,
+        )
     key = settings.anthropic_api_key
     return AsyncAnthropic(
         api_key=key.get_secret_value() if key is not None else None,
         base_url=settings.anthropic_base_url,
-        timeout=settings.anthropic_timeout,
-        max_retries=settings.anthropic_max_retries,
-        open_telemetry={"traces": {"content_mode": "metadata_only"}},
-        middleware=[no_wait_past_deadline],
+        **common,
     )
 
 
-async def draft(client: AsyncAnthropic, request: Request) -> Draft:
+async def draft(client: Client, request: Request) -> Draft:
     """Stream one response into memory. An overloaded error or a broken connection inside
     the stream, which the SDK does not retry, is retried once here; then the model counts
     as unavailable. Thinking is what the model accepts closest to `request.thinking`."""
@@ -114,7 +141,7 @@ async def draft(client: AsyncAnthropic, request: Request) -> Draft:
         raise _classify(exc) from None
 
 
-async def _stream(client: AsyncAnthropic, request: Request, thinking: Thinking) -> Draft:
+async def _stream(client: Client, request: Request, thinking: Thinking) -> Draft:
     try:
         async with client.messages.stream(
             model=request.model,

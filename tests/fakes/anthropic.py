@@ -35,7 +35,7 @@ import asyncio
 import dataclasses
 import json
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -448,7 +448,14 @@ class FakeAnthropic(LoopbackServer):
 
     async def _messages(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
-        body = json.loads(raw)
+        return await self.answer(request, raw, json.loads(raw))
+
+    async def answer(
+        self, request: web.Request, raw: bytes, body: dict[str, Any]
+    ) -> web.StreamResponse:
+        """Answer a Messages request `body` (with `model`, and `stream` when it streams):
+        what the platform fakes (tests/fakes/platforms.py) call once they have checked
+        their own wire format and put the request back in the first-party shape."""
         (self.judge_raw if is_judge(body) else self.raw).append(raw)
         item = _too_large(raw) or refusal(body) or self._next(body) or NOTHING_SCRIPTED
         if isinstance(item, Reply):
@@ -458,14 +465,7 @@ class FakeAnthropic(LoopbackServer):
                 self.misscripted.append(mistake)
                 item = Fail(400, "invalid_request_error", 0, f"fake: misscripted: {mistake}")
         if isinstance(item, Fail):
-            return _error(
-                item.status,
-                item.error_type,
-                item.message,
-                item.retry_after_ms,
-                retry_after=item.retry_after,
-                details=item.details,
-            )
+            return self.failed(item)
         if isinstance(item, Drop):
             if request.transport is not None:
                 request.transport.close()
@@ -491,6 +491,23 @@ class FakeAnthropic(LoopbackServer):
             return web.json_response(message)
         return await self._stream(request, body, item, usage)
 
+    def failed(self, item: Fail) -> web.Response:
+        """The HTTP error for a refusal or a scripted failure, as this API writes it."""
+        return _error(
+            item.status,
+            item.error_type,
+            item.message,
+            item.retry_after_ms,
+            retry_after=item.retry_after,
+            details=item.details,
+        )
+
+    stream_type = "text/event-stream"
+
+    async def event(self, response: web.StreamResponse, name: str, data: dict[str, Any]) -> None:
+        """Write one stream event: server-sent events here; Bedrock frames them its way."""
+        await _event(response, name, data)
+
     def _identified(self, item: Reply) -> Reply:
         """The reply with an id on each tool call that has none (toolu_…, unique)."""
         calls = []
@@ -512,47 +529,49 @@ class FakeAnthropic(LoopbackServer):
     async def _stream(
         self, request: web.Request, body: dict[str, Any], item: Item, usage: dict[str, int]
     ) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"content-type": "text/event-stream"})
+        response = web.StreamResponse(headers={"content-type": self.stream_type})
         await response.prepare(request)
         start = _message(body, "", None, {**usage, "output_tokens": 1})
         start["content"] = []
-        await _event(response, "message_start", {"type": "message_start", "message": start})
-        await _event(response, "ping", {"type": "ping"})
+        await self.event(response, "message_start", {"type": "message_start", "message": start})
+        await self.event(response, "ping", {"type": "ping"})
         if isinstance(item, StreamError | Cut):
-            await _event(response, "content_block_start", _block_start(0, _block(Block(""), body)))
-            await _deltas(response, 0, "text", item.partial, 8)
+            empty = _block_start(0, _block(Block(""), body))
+            await self.event(response, "content_block_start", empty)
+            await _deltas(self.event, response, 0, "text", item.partial, chunk=8)
             if isinstance(item, Cut):
                 if request.transport is not None:
                     request.transport.close()
                 return response
             error = {"type": "error", "error": {"type": item.error_type, "message": "Overloaded"}}
-            await _event(response, "error", error)
+            await self.event(response, "error", error)
             return response
         assert isinstance(item, Reply)
         thinking, text, stop_reason = fitted(item, body)
         blocks = item.content if text == item.text else (Block(text),)
         first = 0
         if thinking:
-            await _event(response, "content_block_start", _block_start(0, _thinking("")))
-            await _deltas(response, 0, "thinking", thinking, item.chunk)
+            await self.event(response, "content_block_start", _block_start(0, _thinking("")))
+            await _deltas(self.event, response, 0, "thinking", thinking, chunk=item.chunk)
             signed = {"type": "signature_delta", "signature": SIGNATURE}
-            await _event(response, "content_block_delta", _delta(0, signed))
-            await _event(response, "content_block_stop", {"type": "content_block_stop", "index": 0})
+            await self.event(response, "content_block_delta", _delta(0, signed))
+            stop = {"type": "content_block_stop", "index": 0}
+            await self.event(response, "content_block_stop", stop)
             first = 1
         for index, block in enumerate(blocks, first):
             start: dict[str, Any] = {"type": "text", "text": ""}
             if block.citations:
                 start["citations"] = []
-            await _event(response, "content_block_start", _block_start(index, start))
+            await self.event(response, "content_block_start", _block_start(index, start))
             for citation in block.citations:
                 delta = {"type": "citations_delta", "citation": citation.wire(body)}
-                await _event(response, "content_block_delta", _delta(index, delta))
-            await _deltas(response, index, "text", block.text, item.chunk)
+                await self.event(response, "content_block_delta", _delta(index, delta))
+            await _deltas(self.event, response, index, "text", block.text, chunk=item.chunk)
             stop = {"type": "content_block_stop", "index": index}
-            await _event(response, "content_block_stop", stop)
+            await self.event(response, "content_block_stop", stop)
         calls = item.tools if stop_reason == "tool_use" else ()
         for index, call in enumerate(calls, first + len(blocks)):
-            await _event(
+            await self.event(
                 response,
                 "content_block_start",
                 _block_start(index, {**_tool_use(call), "input": {}}),
@@ -563,16 +582,16 @@ class FakeAnthropic(LoopbackServer):
                     "type": "input_json_delta",
                     "partial_json": arguments[at : at + item.chunk],
                 }
-                await _event(response, "content_block_delta", _delta(index, delta))
+                await self.event(response, "content_block_delta", _delta(index, delta))
             stop = {"type": "content_block_stop", "index": index}
-            await _event(response, "content_block_stop", stop)
+            await self.event(response, "content_block_stop", stop)
         end = {"stop_reason": stop_reason, "stop_sequence": None}
         usage["output_tokens"] = _output_tokens(thinking, text, calls)
         delta_usage = {"output_tokens": usage["output_tokens"]}
-        await _event(
+        await self.event(
             response, "message_delta", {"type": "message_delta", "delta": end, "usage": delta_usage}
         )
-        await _event(response, "message_stop", {"type": "message_stop"})
+        await self.event(response, "message_stop", {"type": "message_stop"})
         return response
 
     def _usage(self, body: dict[str, Any], text: str) -> dict[str, int]:
@@ -702,13 +721,16 @@ def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
     return {"type": "content_block_delta", "index": index, "delta": delta}
 
 
+Write = Callable[[web.StreamResponse, str, dict[str, Any]], Awaitable[None]]
+
+
 async def _deltas(
-    response: web.StreamResponse, index: int, kind: str, text: str, chunk: int
+    write: Write, response: web.StreamResponse, index: int, kind: str, text: str, *, chunk: int
 ) -> None:
     """A block's text or thinking, streamed `chunk` characters a delta."""
     for at in range(0, len(text), chunk):
         delta = {"type": f"{kind}_delta", kind: text[at : at + chunk]}
-        await _event(response, "content_block_delta", _delta(index, delta))
+        await write(response, "content_block_delta", _delta(index, delta))
 
 
 async def _event(response: web.StreamResponse, name: str, data: dict[str, Any]) -> None:
