@@ -8,10 +8,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /srv/vouch
 
-# Dependencies in their own layer: rebuilt only when pyproject.toml changes.
+# Dependencies in their own layer: rebuilt only when pyproject.toml changes. Claude on
+# Bedrock or Vertex needs its platform's client: `--build-arg EXTRAS=bedrock` (or vertex).
+ARG EXTRAS=""
 COPY pyproject.toml README.md ./
 RUN mkdir app && touch app/__init__.py \
-    && pip install . \
+    && pip install ".${EXTRAS:+[$EXTRAS]}" \
     && pip uninstall --yes vouch \
     && rm -rf app
 

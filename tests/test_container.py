@@ -36,7 +36,7 @@ def test_dockerfile_is_slim_non_root_with_a_cached_dependency_layer() -> None:
     assert copies[0].startswith("pyproject.toml")  # dependencies before the code
     assert "app ./app" in copies and copies.index("app ./app") > 0
     install = kinds.index("RUN")
-    assert "pip install ." in steps[install][1]
+    assert 'pip install ".${EXTRAS:+[$EXTRAS]}"' in steps[install][1]  # extras: Bedrock, Vertex
     assert install < steps.index(("COPY", "app ./app"))
     user = [arg for kind, arg in steps if kind == "USER"]
     assert user == ["vouch"] and kinds.index("USER") > kinds.index("RUN")
