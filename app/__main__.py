@@ -11,6 +11,7 @@ import sqlite3
 import sys
 
 from app import logs
+from app.channels import ChannelsError, ChannelsFile
 from app.chat import chat
 from app.errors import label
 from app.knowledge.retrieve import open_index, summary
@@ -77,6 +78,12 @@ def _run(settings: Settings) -> int:
     problems = credential_problems(settings)
     if problems:
         print(f"Cannot start Vouch: set {'; '.join(problems)}. {SETUP_HINT}", file=sys.stderr)
+        return 2
+    try:
+        ChannelsFile(settings.channels_file)  # validated before serving: a bad file stops here
+    except (ChannelsError, OSError) as exc:
+        why = str(exc) if isinstance(exc, ChannelsError) else type(exc).__name__
+        print(f"Cannot start Vouch: CHANNELS_FILE {why}.", file=sys.stderr)
         return 2
     asyncio.run(_until_stopped(settings))
     return 0

@@ -55,6 +55,7 @@ class Conversation:
     speaker: str = ""
     files: tuple[SharedFile, ...] = ()  # read, for the model: newest first
     unread: tuple[Unread, ...] = ()  # named to the model as not read
+    instructions: str = ""  # the channel's standing instructions (CHANNELS_FILE)
 
     def __post_init__(self) -> None:
         if not self.message.strip():

@@ -25,6 +25,7 @@ from app.agent.model import CallFailed, Usage, usage_of
 from app.agent.prompts import CACHE
 from app.agent.transcript import recent_turns
 from app.errors import label
+from app.settings import Settings
 from app.verify import Issue, Source
 
 JudgeCode = Literal[
@@ -105,6 +106,10 @@ class JudgeConfig:
     model: str
     max_tokens: int
     thread_tokens: int  # budget of the earlier turns shown to the judge
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> JudgeConfig:
+        return cls(settings.judge_model, settings.judge_max_tokens, settings.judge_thread_tokens)
 
 
 @dataclass(frozen=True, slots=True)

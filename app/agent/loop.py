@@ -68,9 +68,7 @@ class LoopConfig:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LoopConfig:
-        judge = JudgeConfig(
-            settings.judge_model, settings.judge_max_tokens, settings.judge_thread_tokens
-        )
+        judge = JudgeConfig.from_settings(settings)
         return cls(
             model=settings.anthropic_model,
             max_tokens=settings.anthropic_max_tokens,
@@ -160,6 +158,7 @@ class _Run:
             speakers=named,
             tools=bool(self.toolbox.tools),
             files=bool(self.conversation.files or self.conversation.unread),
+            instructions=self.conversation.instructions,
         )
         prefix = conversation_messages(self.conversation, self.sources)
         messages = prefix

@@ -104,13 +104,17 @@ def example(dialect: Dialect) -> str:
 
 def system_blocks(
     dialect: Dialect,
+    *,
     sources: bool = False,
     speakers: bool = False,
     tools: bool = False,
     files: bool = False,
+    instructions: str = "",
 ) -> list[Message]:
     text = SYSTEM[dialect] + (_SPEAKERS if speakers else "") + (_FILES if files else "")
     text += (_SOURCES if sources else "") + (_TOOLS if tools else "")
+    if instructions.strip():  # the team's, for this channel: within the rules above
+        text += f"\n\nThe team's instructions for this channel:\n{instructions.strip()}"
     return [{"type": "text", "text": text}]
 
 

@@ -23,6 +23,7 @@ from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.loop import Deps
+from app.channels import ChannelsFile
 from app.errors import label
 from app.settings import Settings
 from app.slack.deliver import ESCALATE_ACTION, FEEDBACK_ACTION, REASON_ACTION
@@ -213,6 +214,7 @@ def create_app(
         client,
         identity.bot,
         People(client),
+        ChannelsFile(settings.channels_file),
         file_reader(settings, session),
     )
     app.workers = listeners.workers

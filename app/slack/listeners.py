@@ -15,9 +15,11 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.conversation import Conversation
+from app.agent.judge import JudgeConfig
 from app.agent.loop import Deps, answer
 from app.agent.observer import Observers
 from app.agent.tools import Tool
+from app.channels import ChannelSettings, ChannelsFile
 from app.knowledge.tool import DocsSearch
 from app.logs import traced
 from app.settings import Settings
@@ -82,6 +84,7 @@ class _Message:
     text: str  # without the mention of Vouch
     follow_up: bool
     bot: Bot
+    here: ChannelSettings  # the channel's settings (CHANNELS_FILE) when it is answered
 
 
 @dataclass
@@ -95,6 +98,7 @@ class Listeners:
     client: AsyncWebClient  # the workers' client (Bolt passes the same one to listeners)
     whoami: Callable[[], Awaitable[Bot]]  # the bot's ids (auth.test, asked once)
     people: People  # names by user id (users.info, kept)
+    channels: ChannelsFile  # per-channel settings (CHANNELS_FILE), reloaded when changed
     files: FileReader  # the files shared in a message or its thread
     workers: Workers = field(init=False)
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False)
@@ -120,6 +124,9 @@ class Listeners:
         log, and into the durable record when it is one to answer. Raises when the record
         cannot be written: the caller must not ack then."""
         self.record(event, context)
+        here = self.channels.of(str(event.get("channel") or ""))
+        if not here.answer:
+            return  # CHANNELS_FILE: Vouch stays silent here (no record, no model call)
         if event.get("type") == "app_mention":
             await self.take_in(event, context)
             return
@@ -128,7 +135,7 @@ class Listeners:
         if event.get("channel_type") == "im":
             await self.take_in(event, context)
         elif (
-            self.settings.follow_ups
+            (self.settings.follow_ups if here.follow_ups is None else here.follow_ups)
             and event.get("thread_ts")
             and f"<@{context.bot_user_id}" not in event.get("text", "")  # app_mention has it
         ):
@@ -214,6 +221,7 @@ class Listeners:
             text=strip_mention(event.get("text", ""), bot),
             follow_up=follow_up,
             bot=bot,
+            here=self.channels.of(target.channel),
         )
 
     def record(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
@@ -290,7 +298,8 @@ class Listeners:
         action = (body.get("actions") or [{}])[0]
         reference = str(action.get("block_id", "")).split(":")[-1]
         asked = str(action.get("value", ""))
-        group = self.settings.escalation_group
+        channel = str((body.get("container") or {}).get("channel_id") or "")
+        group = self.group(self.channels.of(channel))
         if group is None or _REFERENCE.fullmatch(reference) is None or not is_ts(asked):
             log.info("escalation on no known message")
             return
@@ -298,7 +307,6 @@ class Listeners:
             return  # a second click: the group was told already
         self._escalated.add(reference)
         with traced(reference):
-            channel = str((body.get("container") or {}).get("channel_id") or "")
             thread = (body.get("message") or {}).get("thread_ts") or asked
             user = str((body.get("user") or {}).get("id") or "")
             text = f"<!subteam^{group}> <@{user}> would like a person to answer this question."
@@ -310,10 +318,6 @@ class Listeners:
                 return
             log.info("escalated to a person")
             self.telemetry.escalated(reference, at=message_time(asked))
-
-    @property
-    def escalating(self) -> bool:
-        return self.settings.escalation_group is not None
 
     async def on_reason(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """A 👎 reason chosen: a categorical `user_feedback_reason` score on the answer."""
@@ -353,7 +357,7 @@ class Listeners:
             current_ts=message.ts,
             text=message.text,
             bot=message.bot,
-            dialect=self.dialect,
+            dialect=self.dialect(message),
             max_messages=self.settings.thread_max_messages,
             max_chars=self.settings.thread_max_chars,
             names=names,
@@ -382,8 +386,8 @@ class Listeners:
         with self.telemetry.trace(ids) as trace:
             try:
                 outcome = await answer(
-                    conversation,
-                    self.agent,
+                    replace(conversation, instructions=message.here.instructions),
+                    self.deps_for(message.here),
                     message.reference,
                     observer=Observers(trace, status),
                     tools=self.tools(conversation, message),
@@ -393,19 +397,20 @@ class Listeners:
                 await self.tell_failure(message)
                 raise
             await status.close()
-            with trace.observe("slack.deliver", "span", format=self.dialect) as delivery:
+            dialect = self.dialect(message)
+            with trace.observe("slack.deliver", "span", format=dialect) as delivery:
                 try:
                     posted = await deliver(
                         self.client,
                         target,
                         outcome.text,
-                        self.dialect,
+                        dialect,
                         message.reference,
                         answers=message.ts,
                         checked=receipt(outcome)
                         if outcome.verified and self.settings.check_receipt
                         else "",
-                        person=self.escalating
+                        person=self.group(message.here) is not None
                         and outcome.reason != "unavailable"
                         and not outcome.verified,
                     )
@@ -445,8 +450,9 @@ class Listeners:
     async def tell_failure(self, message: _Message) -> None:
         """The failure message, with the reference a maintainer can look up (and, with
         ESCALATION_GROUP, the "Ask a person" button)."""
-        text = failure_message(self.dialect, message.reference)
-        blocks = person_blocks(text, message.reference, message.ts) if self.escalating else None
+        text = failure_message(self.dialect(message), message.reference)
+        asked = message.reference, message.ts
+        blocks = person_blocks(text, *asked) if self.group(message.here) is not None else None
         await self.post_plain(message, text, blocks)
 
     async def post_plain(
@@ -468,9 +474,22 @@ class Listeners:
             return []
         return [str(response["ts"])]
 
-    @property
-    def dialect(self) -> Dialect:
-        return self.settings.response_format
+    def deps_for(self, here: ChannelSettings) -> Deps:
+        """The loop's parts for this channel: the judge turned off, or on, where it says."""
+        config = self.agent.config
+        if here.judge is False and config.judge is not None:
+            return replace(self.agent, config=replace(config, judge=None))
+        if here.judge and config.judge is None:
+            judge = JudgeConfig.from_settings(self.settings)
+            return replace(self.agent, config=replace(config, judge=judge))
+        return self.agent
+
+    def dialect(self, message: _Message) -> Dialect:
+        return message.here.dialect or self.settings.response_format
+
+    def group(self, here: ChannelSettings) -> str | None:
+        """The user group "Ask a person" mentions in this channel, if any."""
+        return here.escalation_group or self.settings.escalation_group
 
 
 def _crashed(exc: Exception) -> None:
