@@ -30,6 +30,7 @@ from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES
 from app.slack.files import FileLimits, FileReader
 from app.slack.history import ThreadHistory, ThreadLog
+from app.slack.home import Home
 from app.slack.listeners import Listeners
 from app.slack.people import People
 from app.slack.thread import Bot
@@ -214,6 +215,7 @@ def create_app(
         identity.bot,
         People(client),
         file_reader(settings, session),
+        home=Home(settings),
     )
     app.workers = listeners.workers
     app.listeners = listeners

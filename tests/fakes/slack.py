@@ -170,6 +170,7 @@ class FakeSlack(LoopbackServer):
     action_tokens: set[str] = field(default_factory=set)  # issued by action_token()
     home_tab: bool = field(default_factory=home_tab_enabled)  # the app's Home tab is on
     homes: dict[str, dict[str, Any]] = field(default_factory=dict)  # user id -> Home view
+    published: list[str] = field(default_factory=list)  # user id of each view published
 
     def fail(self, method: str, *faults: Fault) -> None:
         self.faults[method].extend(faults)
@@ -194,6 +195,7 @@ class FakeSlack(LoopbackServer):
         self.action_tokens.clear()
         self.home_tab = home_tab_enabled()
         self.homes.clear()
+        self.published.clear()
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -598,12 +600,13 @@ class FakeSlack(LoopbackServer):
         current = self.homes.get(user)
         if params.get("hash") and (current is None or params["hash"] != current["hash"]):
             raise Refused("hash_conflict")
-        count = sum(1 for call in self.calls if call.method == "views.publish")
+        count = len(self.published)
         self.homes[user] = {
             **view,
             "id": f"VHOME{count:05d}",
             "hash": f"{int(time.time())}.{count}",
         }
+        self.published.append(user)
         return {"view": self.homes[user]}
 
 

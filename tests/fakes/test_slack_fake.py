@@ -156,6 +156,7 @@ async def test_views_publish_takes_a_home_view_within_its_limits(
     published = await client.views_publish(user_id="U0001", view=taken)
     assert fake_slack.homes["U0001"]["blocks"] == taken["blocks"]
     assert published["view"]["type"] == "home"
+    assert fake_slack.published == ["U0001"]
 
 
 async def test_views_publish_needs_a_user_and_the_home_tab_on(fake_slack: FakeSlack) -> None:
