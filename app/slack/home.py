@@ -12,7 +12,9 @@ values only: no message content.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -106,7 +108,7 @@ class Figures:
     async def _ask(self) -> Report | str:
         figures: Report | str
         try:
-            figures = await asyncio.to_thread(fetch, self._settings, WINDOW)
+            figures = await _on_daemon_thread(lambda: fetch(self._settings, WINDOW))
             period = CACHE_SECONDS
         except MetricsError as exc:
             figures, period = f"No figures: {exc}.", RETRY_SECONDS
@@ -116,6 +118,29 @@ class Figures:
             log.warning("home tab figures unavailable: %s", figures)
         self._kept = _Kept(figures, self._clock() + period)
         return figures
+
+
+async def _on_daemon_thread(call: Callable[[], Report]) -> Report:
+    """A blocking call's result, run on a daemon thread of its own: unlike the default
+    executor's threads (which asyncio.run waits for), a hanging Langfuse cannot hold up
+    the process's exit after SHUTDOWN_GRACE."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Report] = loop.create_future()
+
+    def hand(setter: Callable[[Any], None], value: Any) -> None:
+        if not done.cancelled():
+            setter(value)
+
+    def work() -> None:
+        try:
+            outcome: tuple[Callable[[Any], None], Any] = (done.set_result, call())
+        except Exception as exc:  # raised to the awaiting task
+            outcome = (done.set_exception, exc)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
+            loop.call_soon_threadsafe(hand, *outcome)
+
+    threading.Thread(target=work, name="vouch-home-figures", daemon=True).start()
+    return await done
 
 
 class Home:

@@ -3,9 +3,11 @@ figures of `python -m app metrics` from the fake Langfuse, cached, and the setti
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 import re
+import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -189,3 +191,21 @@ async def test_a_refused_publish_is_logged_by_its_error(
     await dispatch(app, opened())
     await until(lambda: "home tab not published: not_enabled" in caplog.text)
     assert fake_slack.homes == {}
+
+
+def test_a_hanging_langfuse_does_not_hold_up_the_exit(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse
+) -> None:
+    """The report is asked on a daemon thread: asyncio.run (python -m app) returns after
+    the admin's wait, without waiting for Langfuse's answer as it would for a thread of the
+    default executor."""
+    fake_langfuse.delay = 60.0
+    figures = Figures(langfuse_settings(admin_users=ADMIN, langfuse_timeout=1))
+    shown_instead = asyncio.run(figures.get())
+    assert shown_instead == "Langfuse has not answered within 2 s: open the tab again soon."
+    asking = [t for t in threading.enumerate() if t.name == "vouch-home-figures"]
+    assert asking and all(t.daemon and t.is_alive() for t in asking)
+    fake_langfuse.delay = 0.0  # lets it go: its answer finds the loop closed, and is dropped
+    for thread in asking:
+        thread.join(10)
+    assert not any(t.is_alive() for t in asking)
