@@ -138,6 +138,16 @@ class ChannelsFile:
         self._reload_if_changed()
         return self.current.of(channel)
 
+    def rows(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """What each listed channel (and `dm`, `default`) sets, as (name, value) rows for
+        the App Home; a channel's instructions are counted, not shown."""
+        current = self.current
+        listed = [("Unlisted channels", current.default)]
+        if current.dm is not None:
+            listed.append(("DMs", current.dm))
+        listed += [(f"<#{channel}>", own) for channel, own in sorted(current.channels.items())]
+        return [(name, _rows(own)) for name, own in listed]
+
     def _reload_if_changed(self) -> None:
         if self.path is None or self._clock() - self._checked < RELOAD_EVERY:
             return
@@ -157,3 +167,18 @@ class ChannelsFile:
             )
             return
         log.info("channel settings reloaded: %d channel(s) listed", len(self.current.channels))
+
+
+def _rows(own: ChannelSettings) -> list[tuple[str, str]]:
+    rows = [("Answers here", "yes" if own.answer else "no (silent)")]
+    if own.follow_ups is not None:
+        rows.append(("Follow-ups without a mention", "on" if own.follow_ups else "off"))
+    if own.dialect is not None:
+        rows.append(("Answer format", "Markdown" if own.dialect == "markdown" else "mrkdwn"))
+    if own.judge is not None:
+        rows.append(("Quality judge", "on" if own.judge else "off"))
+    if own.escalation_group is not None:
+        rows.append(("Ask a person mentions", f"<!subteam^{own.escalation_group}>"))
+    if own.instructions:
+        rows.append(("Standing instructions", f"{len(own.instructions)} characters"))
+    return rows

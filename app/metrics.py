@@ -33,7 +33,18 @@ _WINDOW = re.compile(r"(\d+)([mhdw])")
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 Query = Callable[[Ask], Rows]
-__all__ = ["MetricsError", "Report", "parse_window", "questions", "render", "report", "run"]
+__all__ = [
+    "MetricsError",
+    "Report",
+    "decimal",
+    "fetch",
+    "parse_window",
+    "percent",
+    "questions",
+    "render",
+    "report",
+    "run",
+]
 
 
 def parse_window(text: str) -> timedelta:
@@ -167,14 +178,14 @@ def render(report: Report, top: int = 10) -> str:
     lines += [
         f"  messages                     {report.messages:,}"
         + (f" ({busy:,} busy replies, model unavailable: not in the rates)" if busy else ""),
-        f"  verified_message_rate        {_percent(report.verified_rate)}   (target > 95%)",
-        f"  pass_on_first_attempt_rate   {_percent(report.first_rate)}",
-        f"  avg_attempts_to_verify       {_decimal(report.avg_attempts)}",
-        f"  avg_quality_score            {_decimal(report.avg_quality)}",
+        f"  verified_message_rate        {percent(report.verified_rate)}   (target > 95%)",
+        f"  pass_on_first_attempt_rate   {percent(report.first_rate)}",
+        f"  avg_attempts_to_verify       {decimal(report.avg_attempts)}",
+        f"  avg_quality_score            {decimal(report.avg_quality)}",
     ]
     if report.judged_rate is not None and report.judged_rate < 1:
         lines.append(
-            f"  judged_rate                  {_percent(report.judged_rate)}   "
+            f"  judged_rate                  {percent(report.judged_rate)}   "
             "(the rest went out on the rules alone: judge unreachable, JUDGE_FALLBACK=deliver)"
         )
     rated = ("verified", "stopped", "unavailable")  # stopped: verified, stopped by the user
@@ -217,6 +228,15 @@ def run(settings: Settings, since: str, out: TextIO, top: int = 10) -> int:
     window = parse_window(since)
     if top < 1:
         raise MetricsError("--top takes a number of codes, 1 or more")
+    made = fetch(settings, window)
+    print(render(made, top), file=out)
+    return 1 if made.alert else 0
+
+
+def fetch(settings: Settings, window: timedelta) -> Report:
+    """The report of the last `window` from the first Langfuse API the server offers: what
+    the command prints and the App Home shows (app/slack/home.py), so both give the same
+    figures. Blocking (HTTP); MetricsError without the keys or when Langfuse cannot answer."""
     public, secret = settings.langfuse_public_key, settings.langfuse_secret_key
     if public is None or secret is None:
         raise MetricsError("set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to read metrics")
@@ -232,9 +252,7 @@ def run(settings: Settings, since: str, out: TextIO, top: int = 10) -> int:
     with client(base, public, secret.get_secret_value(), timeout) as http:
         reader = Reader(api, http)
         made = report(reader.ask, window, settings.langfuse_environment)
-    made = replace(made, source=reader.describe())
-    print(render(made, top), file=out)
-    return 1 if made.alert else 0
+    return replace(made, source=reader.describe())
 
 
 def _number(row: Mapping[str, Any] | None, alias: str) -> float | None:
@@ -251,9 +269,9 @@ def _stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
-def _percent(value: float | None) -> str:
+def percent(value: float | None) -> str:
     return "—" if value is None else f"{value:.1%}"
 
 
-def _decimal(value: float | None) -> str:
+def decimal(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"

@@ -6,6 +6,7 @@ whose message names the setting and what is allowed (never the value: it may be 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -21,6 +22,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 FileKind = Literal["image", "pdf", "text"]
+_USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
 
 
 class SettingsError(Exception):
@@ -80,6 +82,7 @@ class Settings(BaseSettings):
     http_max_connections: int = Field(1000, ge=1, le=100_000)
     follow_ups: bool = True
     slack_search: bool = False  # Real-time Search as a tool, where the workspace allows it
+    admin_users: Annotated[frozenset[str], NoDecode] = frozenset()  # see the App Home's metrics
     thread_max_messages: int = Field(50, ge=1, le=1000)
     thread_max_chars: int = Field(30_000, ge=1_000, le=200_000)
     thread_log_threads: int = Field(2_000, ge=0, le=100_000)
@@ -169,6 +172,17 @@ class Settings(BaseSettings):
         """FILES_TYPES is written as a comma list: `image,pdf,text` (empty: none)."""
         if isinstance(value, str):
             return frozenset(kind.strip().lower() for kind in value.split(",") if kind.strip())
+        return value
+
+    @field_validator("admin_users", mode="before")
+    @classmethod
+    def _user_ids(cls, value: Any) -> Any:
+        """ADMIN_USERS is a comma list of Slack user ids (U… or W…), not names: a name
+        would never match the user an event names, and the admin would see nothing."""
+        if isinstance(value, str):
+            value = frozenset(user.strip() for user in value.split(",") if user.strip())
+        if any(not _USER_ID.fullmatch(str(user)) for user in value):
+            raise ValueError("must be a comma list of Slack user ids such as U012AB3CD")
         return value
 
     @field_validator("log_level", mode="before")

@@ -149,3 +149,17 @@ def test_a_bad_file_stops_the_bot_at_start_naming_the_line(tmp_path: Path) -> No
     assert started.returncode == 2
     assert "Cannot start Vouch: CHANNELS_FILE line 3: channels.C1.judge" in started.stderr
     assert "Traceback" not in started.stderr
+
+
+async def test_the_app_home_shows_each_channels_settings_to_admins(
+    make_settings: Any, fake_slack: FakeSlack, channels_file: Path
+) -> None:
+    app = make_app(make_settings(channels_file=channels_file, admin_users="U0ADMIN"))
+    home = app.listeners.home
+    assert home is not None
+    view = await home.view("U0ADMIN")
+    text = "\n".join(str(b.get("text", {}).get("text", "")) for b in view["blocks"])
+    assert "*<#C0SILENT>*\nAnswers here: *no (silent)*" in text
+    assert "Quality judge: *off*" in text and "Answer format: *Markdown*" in text
+    assert "Standing instructions: *" in text and "Argo CD" not in text  # counted, not shown
+    assert "*DMs*" in text and "*Unlisted channels*" in text

@@ -98,3 +98,11 @@ def test_knowledge_base_url_is_a_folder(tmp_path: Path) -> None:
 def test_connection_bounds_are_bounded(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         load_settings(_env_file=None, **{name.lower(): value})
+
+
+def test_admin_users_are_a_comma_list_of_user_ids() -> None:
+    assert load_settings(_env_file=None).admin_users == frozenset()
+    admins = load_settings(_env_file=None, admin_users=" U012AB3CD, W0ABC ,,")
+    assert admins.admin_users == {"U012AB3CD", "W0ABC"}
+    with pytest.raises(SettingsError, match=r"ADMIN_USERS: .*Slack user ids"):
+        load_settings(_env_file=None, admin_users="U012AB3CD,@alice")

@@ -31,6 +31,7 @@ from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES
 from app.slack.files import FileLimits, FileReader
 from app.slack.history import ThreadHistory, ThreadLog
+from app.slack.home import Home
 from app.slack.listeners import Listeners
 from app.slack.people import People
 from app.slack.thread import Bot
@@ -204,6 +205,7 @@ def create_app(
         signing_secret=secret.get_secret_value() if secret is not None else "",
         request_verification_enabled=secret is not None,
     )
+    channels = ChannelsFile(settings.channels_file)
     listeners = Listeners(
         settings,
         agent,
@@ -214,8 +216,9 @@ def create_app(
         client,
         identity.bot,
         People(client),
-        ChannelsFile(settings.channels_file),
+        channels,
         file_reader(settings, session),
+        home=Home(settings, channels=channels.rows),
     )
     app.workers = listeners.workers
     app.listeners = listeners

@@ -36,6 +36,7 @@ from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
 from app.slack.files import FileReader, recorded
 from app.slack.history import ThreadHistory, is_ts
+from app.slack.home import Home
 from app.slack.people import People
 from app.slack.reader import SlackReader, links_in
 from app.slack.search import SlackSearch, action_token
@@ -102,6 +103,7 @@ class Listeners:
     files: FileReader  # the files shared in a message or its thread
     workers: Workers = field(init=False)
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False)
+    home: Home | None = None  # the Home tab (app/slack/home.py)
     _escalated: set[str] = field(default_factory=set, init=False)  # trace ids asked about
 
     def __post_init__(self) -> None:
@@ -230,11 +232,16 @@ class Listeners:
         self.threads.record(context.team_id or event.get("team") or "", event, bot)
 
     async def on_home_opened(self, event: dict[str, Any], client: AsyncWebClient) -> None:
-        """The DM opened: suggested prompts, set after the ack (Bolt acks when this returns)."""
+        """The DM opened: suggested prompts; the Home tab: its view. Both after the ack
+        (Bolt acks when this returns)."""
         if event.get("tab") == "messages" and event.get("channel"):
             task = asyncio.create_task(self._suggest(client, event["channel"]))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+        elif event.get("tab") == "home" and event.get("user") and self.home is not None:
+            task = asyncio.create_task(self.home.publish(client, str(event["user"])))
+        else:
+            return
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _suggest(self, client: AsyncWebClient, channel: str) -> None:
         try:

@@ -174,6 +174,10 @@ class FakeLangfuse(LoopbackServer):
         no scores-boolean view); a query either refuses is a 400, as Langfuse's zod check."""
         version = "v2" if request.path.startswith("/api/public/v2/") else "v1"
         self.asked.append(request.path)
+        waited, step = 0.0, 0.05
+        while waited < self.delay:  # a slow Metrics API; reset() lets it go
+            await asyncio.sleep(step)
+            waited += step
         if not self._offers(version):
             return _not_found()
         if self.status:

@@ -23,6 +23,9 @@ What a reading assistant needs, as strict as the method references (docs.slack.d
   channel types; at most 20 results. The error names for a missing or unknown action_token
   (invalid_action_token) and a missing query (invalid_arguments) are assumptions: the
   method's reference lists no errors.
+- `views.publish` (no scope): a Home tab (tests/fakes/slack_limits.py `check_view`), kept per
+  user in `homes`; not_enabled while the manifest's home_tab_enabled is false (`home_tab`),
+  hash_conflict when a `hash` is given that is not the user's current view's.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from tests.fakes.slack_limits import (
     check_blocks,
     check_markdown,
     check_message,
+    check_view,
     metadata_of,
     shown,
 )
@@ -98,6 +102,7 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "files.info": ("files:read",),
     "chat.getPermalink": (),  # the reference lists no scope
     "assistant.search.context": ("search:read.public",),  # and more by channel type
+    "views.publish": (),  # the reference lists no scope
 }
 STOPPED_BY_USER = "stopped_by_user"  # a stream's answer once the user pressed stop
 
@@ -106,6 +111,11 @@ def granted(manifest: Path = MANIFEST) -> set[str]:
     """The bot scopes a manifest grants: what the token of an app installed from it
     carries (by default manifest.yml, an installed Vouch's)."""
     return set(yaml.safe_load(manifest.read_text())["oauth_config"]["scopes"]["bot"])
+
+
+def home_tab_enabled(manifest: Path = MANIFEST) -> bool:
+    """Whether an app installed from the manifest has its Home tab on."""
+    return bool(yaml.safe_load(manifest.read_text())["features"]["app_home"]["home_tab_enabled"])
 
 
 @dataclass(frozen=True)
@@ -159,6 +169,9 @@ class FakeSlack(LoopbackServer):
     joined: set[str] | None = None  # conversations the bot is in; None: all of them
     rts: bool = False  # the workspace allows Real-time Search (assistant.search.context)
     action_tokens: set[str] = field(default_factory=set)  # issued by action_token()
+    home_tab: bool = field(default_factory=home_tab_enabled)  # the app's Home tab is on
+    homes: dict[str, dict[str, Any]] = field(default_factory=dict)  # user id -> Home view
+    published: list[str] = field(default_factory=list)  # user id of each view published
 
     def fail(self, method: str, *faults: Fault) -> None:
         self.faults[method].extend(faults)
@@ -181,6 +194,9 @@ class FakeSlack(LoopbackServer):
         self.joined = None
         self.rts = False
         self.action_tokens.clear()
+        self.home_tab = home_tab_enabled()
+        self.homes.clear()
+        self.published.clear()
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -586,6 +602,23 @@ class FakeSlack(LoopbackServer):
 
     def _assistant_threads_setSuggestedPrompts(self, params: dict[str, Any]) -> dict[str, Any]:
         return {}
+
+    def _views_publish(self, params: dict[str, Any]) -> dict[str, Any]:
+        view = check_view(params)
+        if not self.home_tab:
+            raise Refused("not_enabled")
+        user = params["user_id"]
+        current = self.homes.get(user)
+        if params.get("hash") and (current is None or params["hash"] != current["hash"]):
+            raise Refused("hash_conflict")
+        count = len(self.published)
+        self.homes[user] = {
+            **view,
+            "id": f"VHOME{count:05d}",
+            "hash": f"{int(time.time())}.{count}",
+        }
+        self.published.append(user)
+        return {"view": self.homes[user]}
 
 
 def permalink(channel: str, ts: str, thread_ts: str | None = None) -> str:

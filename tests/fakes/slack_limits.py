@@ -10,6 +10,10 @@
   Slack answers a block over a limit with invalid_blocks.
 - `metadata`: an object with an `event_type` and an `event_payload` object (message
   metadata reference); anything else is invalid_metadata_format.
+- Views (views.publish reference, view object reference): `view` a JSON object whose `type`
+  is "home" (the only type views.publish takes), with at most 100 blocks within the Block
+  Kit limits above, else invalid_arguments; over 250 kB, view_too_large. A section's
+  `fields`: at most 10, each 1 to 2,000 characters; a header's text at most 150.
 """
 
 from __future__ import annotations
@@ -23,6 +27,11 @@ MAX_BLOCKS = 50
 SECTION_TEXT_LIMIT = 3_000
 BLOCK_ID_LIMIT = 255
 BUTTON_TEXT_LIMIT = 75
+MAX_VIEW_BLOCKS = 100
+VIEW_BYTES_LIMIT = 250_000
+MAX_FIELDS = 10
+FIELD_TEXT_LIMIT = 2_000
+HEADER_TEXT_LIMIT = 150
 
 
 class Refused(Exception):
@@ -63,8 +72,34 @@ def _within_limits(block: dict[str, Any]) -> bool:
     section = (block.get("text") or {}).get("text") if block.get("type") == "section" else None
     if section is not None and not 1 <= len(section) <= SECTION_TEXT_LIMIT:
         return False
+    fields = [f.get("text") or "" for f in block.get("fields") or ()]
+    if len(fields) > MAX_FIELDS or not all(1 <= len(f) <= FIELD_TEXT_LIMIT for f in fields):
+        return False
+    if block.get("type") == "header" and len(block["text"].get("text") or "") > HEADER_TEXT_LIMIT:
+        return False
     buttons = [e for e in block.get("elements") or () if e.get("type") == "button"]
     return all(len(b["text"].get("text") or "") <= BUTTON_TEXT_LIMIT for b in buttons)
+
+
+def check_view(params: dict[str, Any]) -> dict[str, Any]:
+    """A views.publish Slack would take: its view, as an object."""
+    raw = params.get("view")
+    if not isinstance(params.get("user_id"), str) or not params["user_id"] or raw is None:
+        raise Refused("invalid_arguments")
+    try:
+        view = json.loads(raw) if isinstance(raw, str) else raw
+    except json.JSONDecodeError:
+        raise Refused("invalid_arguments") from None
+    if len(json.dumps(view).encode()) > VIEW_BYTES_LIMIT:
+        raise Refused("view_too_large")
+    if not isinstance(view, dict) or view.get("type") != "home":
+        raise Refused("invalid_arguments")
+    blocks = view.get("blocks")
+    if not isinstance(blocks, list) or len(blocks) > MAX_VIEW_BLOCKS:
+        raise Refused("invalid_arguments")
+    if len(markdown_of(blocks)) > MARKDOWN_LIMIT or not all(map(_within_limits, blocks)):
+        raise Refused("invalid_arguments")
+    return view
 
 
 def blocks_of(params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -92,6 +92,15 @@ def buttons(label: str) -> dict[str, Any]:
     return {"type": "actions", "elements": [button]}
 
 
+def fields(count: int, length: int) -> dict[str, Any]:
+    field = {"type": "mrkdwn", "text": "x" * length}
+    return {"type": "section", "fields": [field] * count}
+
+
+def header(text: str) -> dict[str, Any]:
+    return {"type": "header", "text": {"type": "plain_text", "text": text}}
+
+
 @pytest.mark.parametrize(
     ("taken", "refused"),
     [
@@ -100,6 +109,10 @@ def buttons(label: str) -> dict[str, Any]:
         ([section("x")], [section("")]),
         ([{**section("x"), "block_id": "b" * 255}], [{**section("x"), "block_id": "b" * 256}]),
         ([buttons("x" * 75)], [buttons("x" * 76)]),  # a button's label
+        ([fields(10, 2000)], [fields(11, 1)]),  # a section's fields
+        ([fields(1, 2000)], [fields(1, 2001)]),
+        ([fields(1, 1)], [fields(1, 0)]),
+        ([header("x" * 150)], [header("x" * 151)]),
     ],
 )
 async def test_blocks_within_block_kit_limits(
@@ -116,6 +129,62 @@ async def test_blocks_within_block_kit_limits(
     with pytest.raises(SlackApiError, match="invalid_blocks"):
         await client.chat_stopStream(channel="D0001", ts=started["ts"], blocks=refused)
     await client.chat_stopStream(channel="D0001", ts=started["ts"], blocks=taken)
+
+
+def home(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "home", "blocks": blocks}
+
+
+@pytest.mark.parametrize(
+    ("taken", "refused", "error"),
+    [
+        (home([section("x")]), {"type": "modal", "blocks": [section("x")]}, "invalid_arguments"),
+        (home([section("x")]), {"blocks": [section("x")]}, "invalid_arguments"),
+        (home([section("x")] * 100), home([section("x")] * 101), "invalid_arguments"),
+        (home([section("x" * 3000)]), home([section("x" * 3001)]), "invalid_arguments"),
+        (home([fields(10, 1)]), home([fields(11, 1)]), "invalid_arguments"),
+        (home([section("x" * 2900)] * 80), home([section("x" * 2900)] * 90), "view_too_large"),
+    ],
+)
+async def test_views_publish_takes_a_home_view_within_its_limits(
+    fake_slack: FakeSlack, taken: dict[str, Any], refused: dict[str, Any], error: str
+) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    with pytest.raises(SlackApiError, match=error):
+        await client.views_publish(user_id="U0001", view=refused)
+    assert fake_slack.homes == {}
+    published = await client.views_publish(user_id="U0001", view=taken)
+    assert fake_slack.homes["U0001"]["blocks"] == taken["blocks"]
+    assert published["view"]["type"] == "home"
+    assert fake_slack.published == ["U0001"]
+
+
+async def test_views_publish_needs_a_user_and_the_home_tab_on(fake_slack: FakeSlack) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    with pytest.raises(SlackApiError, match="invalid_arguments"):
+        await client.views_publish(user_id="", view=home([section("x")]))
+    with pytest.raises(SlackApiError, match="invalid_arguments"):
+        await client.api_call("views.publish", json={"user_id": "U0001", "view": "{not json"})
+    fake_slack.home_tab = False  # an app whose manifest has home_tab_enabled: false
+    with pytest.raises(SlackApiError, match="not_enabled"):
+        await client.views_publish(user_id="U0001", view=home([section("x")]))
+    assert fake_slack.homes == {}
+
+
+async def test_views_publish_refuses_a_stale_hash(fake_slack: FakeSlack) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    with pytest.raises(SlackApiError, match="hash_conflict"):  # nothing published yet
+        await client.views_publish(user_id="U0001", view=home([section("a")]), hash="1.1")
+    first = await client.views_publish(user_id="U0001", view=home([section("a")]))
+    second = await client.views_publish(
+        user_id="U0001", view=home([section("b")]), hash=first["view"]["hash"]
+    )
+    with pytest.raises(SlackApiError, match="hash_conflict"):
+        await client.views_publish(
+            user_id="U0001", view=home([section("c")]), hash=first["view"]["hash"]
+        )
+    assert fake_slack.homes["U0001"]["hash"] == second["view"]["hash"]
+    assert fake_slack.homes["U0001"]["blocks"] == [section("b")]
 
 
 def without(scopes: set[str], tmp_path: Path) -> set[str]:
@@ -161,7 +230,15 @@ def test_every_method_the_fake_serves_has_its_scopes() -> None:
         name[1:].replace("_", ".")
         for name in vars(FakeSlack)
         if name.startswith(
-            ("_auth_", "_chat_", "_assistant_", "_conversations_", "_users_", "_files_")
+            (
+                "_auth_",
+                "_chat_",
+                "_assistant_",
+                "_conversations_",
+                "_users_",
+                "_files_",
+                "_views_",
+            )
         )
     }
     scoped_by_type = {"conversations.replies", "conversations.history"}
