@@ -1,8 +1,9 @@
 """Per-channel settings: a YAML file (CHANNELS_FILE) that says, for each channel, whether
 Vouch answers there, whether it follows up in threads without a mention, the dialect it
-writes in, standing instructions for the model, whether the judge reviews, and which group
-"Ask a person" mentions. Unlisted channels use `default` (itself defaulting to the global
-settings); DMs use `dm`.
+writes in, standing instructions for the model, whether the judge reviews, which group
+"Ask a person" mentions, and which folder of the team's docs it searches (its own index,
+app/knowledge/libraries.py). Unlisted channels use `default` (itself defaulting to the
+global settings); DMs use `dm`.
 
 The file is validated at start (an error names the line) and read again when it changes
 (looked at no more often than every RELOAD_EVERY seconds, when a message arrives); a bad
@@ -20,6 +21,7 @@ value.
         dialect: markdown
         judge: false
         escalation_group: S0789IJKL
+        knowledge: /srv/docs/platform
         instructions: |
           We deploy with Argo CD. Say "rollout", not "release".
 """
@@ -34,7 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, DirectoryPath, Field, ValidationError
 
 log = logging.getLogger("vouch.channels")
 
@@ -53,6 +55,7 @@ class ChannelSettings(BaseModel):
     instructions: str = Field("", max_length=4000)
     judge: bool | None = None
     escalation_group: str | None = Field(None, pattern=r"^S[A-Z0-9]{2,}$")
+    knowledge: DirectoryPath | None = None  # the team's docs for this channel
 
 
 class _File(BaseModel):
@@ -138,6 +141,12 @@ class ChannelsFile:
         self._reload_if_changed()
         return self.current.of(channel)
 
+    def folders(self) -> set[Path]:
+        """The knowledge folders the file names (indexed at start)."""
+        current = self.current
+        listed = [current.default, current.dm, *current.channels.values()]
+        return {own.knowledge for own in listed if own is not None and own.knowledge is not None}
+
     def rows(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """What each listed channel (and `dm`, `default`) sets, as (name, value) rows for
         the App Home; a channel's instructions are counted, not shown."""
@@ -181,4 +190,6 @@ def _rows(own: ChannelSettings) -> list[tuple[str, str]]:
         rows.append(("Ask a person mentions", f"<!subteam^{own.escalation_group}>"))
     if own.instructions:
         rows.append(("Standing instructions", f"{len(own.instructions)} characters"))
+    if own.knowledge is not None:
+        rows.append(("Team docs", "a folder of their own"))
     return rows

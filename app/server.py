@@ -107,11 +107,17 @@ async def _serve(
     agent = Deps.from_settings(settings, knowledge=knowledge)
     inflight = InFlight()
     app = create_app(settings, agent, session, telemetry=telemetry, inflight=inflight)
-    app.workers.start()  # messages recorded before a restart are answered now
+    libraries = app.listeners.libraries
     try:
+        if libraries is not None:  # the channels' own docs, indexed before the first event
+            for folder in app.listeners.channels.folders():
+                await asyncio.to_thread(libraries.get, folder)
+        app.workers.start()  # messages recorded before a restart are answered now
         await _run(settings, app, inflight, stop)
     finally:
         await app.workers.queue.close()
+        if libraries is not None:
+            libraries.close()
 
 
 async def _run(settings: Settings, app: VouchApp, inflight: InFlight, stop: asyncio.Event) -> None:

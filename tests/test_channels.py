@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from app.channels import ChannelsError, ChannelsFile, parse
-from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.fakes.anthropic import FakeAnthropic, Reply, search_results
 from tests.fakes.slack import FakeSlack
 from tests.isolation import process_env
+from tests.knowledge.grounding import citing, rollback_id
 from tests.slack.bolt import dispatch, make_app, mention, message, replied, settle
 
 GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
@@ -163,3 +164,33 @@ async def test_the_app_home_shows_each_channels_settings_to_admins(
     assert "Quality judge: *off*" in text and "Answer format: *Markdown*" in text
     assert "Standing instructions: *" in text and "Argo CD" not in text  # counted, not shown
     assert "*DMs*" in text and "*Unlisted channels*" in text
+
+
+async def test_a_channel_searches_its_own_team_docs(
+    make_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    docs: Path,
+    tmp_path: Path,
+) -> None:
+    """#billing has the team's docs (its own index beside KNOWLEDGE_INDEX); other channels,
+    with no KNOWLEDGE_DIR, have none: no search results, no search tool."""
+    path = tmp_path / "channels.yml"
+    path.write_text(f"channels:\n  C0BILLING:\n    knowledge: {docs}\n")
+    fake_anthropic.responder = lambda r: (
+        citing(rollback_id(r)) if search_results(r) else Reply(GOOD)
+    )
+    index = tmp_path / "data" / "knowledge.sqlite3"
+    app = make_app(make_settings(channels_file=path, knowledge_index=index))
+    question = "How do I roll back a billing deploy?"
+    await dispatch(app, mention(question, "703.000001", channel="C0BILLING"))
+    await replied(fake_slack)
+    await dispatch(app, mention(question, "703.000002", channel="C0OTHER"))
+    await replied(fake_slack, count=2)
+    billing, other = fake_anthropic.requests
+    assert any(r["title"].endswith("Rollback") for r in search_results(billing))
+    assert [t["name"] for t in billing["tools"]] == ["search_docs"]
+    assert search_results(other) == [] and "tools" not in other
+    assert [p.name for p in index.parent.glob("knowledge-*.sqlite3")]  # its own index
+    assert app.listeners.libraries is not None
+    app.listeners.libraries.close()

@@ -25,6 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.agent.loop import Deps
 from app.channels import ChannelsFile
 from app.errors import label
+from app.knowledge.libraries import Libraries
 from app.settings import Settings
 from app.slack.deliver import ESCALATE_ACTION, FEEDBACK_ACTION, REASON_ACTION
 from app.slack.drain import InFlight
@@ -219,6 +220,7 @@ def create_app(
         channels,
         file_reader(settings, session),
         home=Home(settings, channels=channels.rows),
+        libraries=Libraries(settings),
     )
     app.workers = listeners.workers
     app.listeners = listeners

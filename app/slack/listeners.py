@@ -20,6 +20,7 @@ from app.agent.loop import Deps, answer
 from app.agent.observer import Observers
 from app.agent.tools import Tool
 from app.channels import ChannelSettings, ChannelsFile
+from app.knowledge.libraries import Libraries
 from app.knowledge.tool import DocsSearch
 from app.logs import traced
 from app.settings import Settings
@@ -104,6 +105,7 @@ class Listeners:
     workers: Workers = field(init=False)
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False)
     home: Home | None = None  # the Home tab (app/slack/home.py)
+    libraries: Libraries | None = None  # channels' own team docs (CHANNELS_FILE)
     _escalated: set[str] = field(default_factory=set, init=False)  # trace ids asked about
 
     def __post_init__(self) -> None:
@@ -392,12 +394,13 @@ class Listeners:
         )
         with self.telemetry.trace(ids) as trace:
             try:
+                deps = await self.deps_for(message.here)
                 outcome = await answer(
                     replace(conversation, instructions=message.here.instructions),
-                    self.deps_for(message.here),
+                    deps,
                     message.reference,
                     observer=Observers(trace, status),
-                    tools=self.tools(conversation, message),
+                    tools=self.tools(conversation, message, deps),
                 )
             except Exception:  # nothing of any attempt goes with the failure message
                 await status.close()
@@ -432,13 +435,13 @@ class Listeners:
                     trace.undelivered()
                     await status.close(clear=True)
 
-    def tools(self, conversation: Conversation, message: _Message) -> list[Tool]:
+    def tools(self, conversation: Conversation, message: _Message, deps: Deps) -> list[Tool]:
         """The read-only tools this message's draft may call: the team's docs (with
         KNOWLEDGE_DIR), the Slack messages the conversation links to, and Slack's search
         (with SLACK_SEARCH, when the event carried a token for it)."""
         tools: list[Tool] = []
-        if self.agent.knowledge is not None:
-            tools.append(DocsSearch(self.agent.knowledge))
+        if deps.knowledge is not None:
+            tools.append(DocsSearch(deps.knowledge))
         if links_in([conversation.message, *(turn.text for turn in conversation.turns)]):
             tools.append(SlackReader(self.client, self.people))
         token = action_token(message.event) if self.settings.slack_search else None
@@ -481,15 +484,20 @@ class Listeners:
             return []
         return [str(response["ts"])]
 
-    def deps_for(self, here: ChannelSettings) -> Deps:
-        """The loop's parts for this channel: the judge turned off, or on, where it says."""
-        config = self.agent.config
+    async def deps_for(self, here: ChannelSettings) -> Deps:
+        """The loop's parts for this channel: its own team docs, and the judge turned off,
+        or on, where CHANNELS_FILE says (a folder first named since start is indexed now,
+        off the event loop)."""
+        deps, config = self.agent, self.agent.config
+        if here.knowledge is not None and self.libraries is not None:
+            knowledge = await asyncio.to_thread(self.libraries.get, here.knowledge)
+            deps = replace(deps, knowledge=knowledge)
         if here.judge is False and config.judge is not None:
-            return replace(self.agent, config=replace(config, judge=None))
-        if here.judge and config.judge is None:
+            deps = replace(deps, config=replace(config, judge=None))
+        elif here.judge and config.judge is None:
             judge = JudgeConfig.from_settings(self.settings)
-            return replace(self.agent, config=replace(config, judge=judge))
-        return self.agent
+            deps = replace(deps, config=replace(config, judge=judge))
+        return deps
 
     def dialect(self, message: _Message) -> Dialect:
         return message.here.dialect or self.settings.response_format
