@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from app.work.record import Job, order
+from app.work.record import Batched, Job, order
 
 T = TypeVar("T")
 _Row = tuple[str, str, float, str, float]
@@ -65,7 +65,7 @@ class Queue:
     def __init__(self, path: Path, ttl: float, clock: Callable[[], float] = time.time) -> None:
         self._ttl = ttl
         self._clock = clock
-        self._pending: list[tuple[_Row, asyncio.Future[bool]]] = []
+        self._puts = Batched[_Row](lambda rows: self._run(lambda: self._insert_all(rows)))
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vouch-queue")
         if str(path) != ":memory:":
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,31 +80,7 @@ class Queue:
         """Record a message; False when it was recorded already (a duplicate). Messages
         arriving together are written in one transaction (a burst of events is one
         round trip to the database thread, not one each)."""
-        row: _Row = (key, thread, order(ts), json.dumps(event), self._clock())
-        written: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._pending.append((row, written))
-        if len(self._pending) == 1:
-            asyncio.get_running_loop().call_soon(self._flush)
-        return await written
-
-    def _flush(self) -> None:
-        batch, self._pending = self._pending, []
-        rows = [row for row, _ in batch]
-        done = asyncio.get_running_loop().run_in_executor(
-            self._executor, lambda: self._insert_all(rows)
-        )
-
-        def settle(outcome: asyncio.Future[list[bool]]) -> None:
-            error = outcome.exception()
-            for n, (_, written) in enumerate(batch):
-                if written.done():
-                    continue
-                if error is not None:
-                    written.set_exception(error)
-                else:
-                    written.set_result(outcome.result()[n])
-
-        done.add_done_callback(settle)
+        return await self._puts.add((key, thread, order(ts), json.dumps(event), self._clock()))
 
     async def take(self, owner: str, lease: float) -> Job | None:
         """The next message a worker may answer, now held by `owner` for `lease` seconds."""

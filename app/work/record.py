@@ -11,8 +11,12 @@ messages are taken one at a time in Slack's order (by ts).
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +66,42 @@ class Record(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+class Batched(Generic[T]):
+    """Puts made in the same event-loop tick are written together — a burst of events is
+    one round trip to the store, not one each — and each caller learns its own result (or
+    the write's error). `write` gets the batch and returns one bool per item."""
+
+    def __init__(self, write: Callable[[list[T]], Awaitable[list[bool]]]) -> None:
+        self._write = write
+        self._pending: list[tuple[T, asyncio.Future[bool]]] = []
+        self._writing: set[asyncio.Future[list[bool]]] = set()
+
+    async def add(self, item: T) -> bool:
+        written: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._pending.append((item, written))
+        if len(self._pending) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+        return await written
+
+    def _flush(self) -> None:
+        batch, self._pending = self._pending, []
+        writing = asyncio.ensure_future(self._write([item for item, _ in batch]))  # noqa: RUF006 (kept in _writing)
+        self._writing.add(writing)
+        writing.add_done_callback(self._writing.discard)
+
+        def settle(outcome: asyncio.Future[list[bool]]) -> None:
+            error = outcome.exception()
+            for n, (_, written) in enumerate(batch):
+                if written.done():
+                    continue  # its caller was cancelled
+                if error is not None:
+                    written.set_exception(error)
+                else:
+                    written.set_result(outcome.result()[n])
+
+        writing.add_done_callback(settle)
 
 
 def message_key(team: str, channel: str, ts: str) -> str:

@@ -22,7 +22,6 @@ when Redis is back.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -34,7 +33,7 @@ from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from app.errors import label
-from app.work.record import Job, RecordUnavailable, order
+from app.work.record import Batched, Job, RecordUnavailable, order
 
 log = logging.getLogger("vouch.work")
 T = TypeVar("T")
@@ -185,8 +184,7 @@ class RedisQueue:
         self._clock = clock
         self._prefix = prefix
         self._down = False
-        self._pending: list[tuple[list[str], asyncio.Future[bool]]] = []
-        self._writes: set[asyncio.Task[list[Any]]] = set()
+        self._puts = Batched[list[str]](self._put_all)
         pool = BlockingConnectionPool.from_url(
             url,
             max_connections=CONNECTIONS,
@@ -218,35 +216,18 @@ class RedisQueue:
     async def put(self, key: str, thread: str, ts: str, event: dict[str, Any]) -> bool:
         rank = order(ts)
         args = [key, thread, "+inf" if rank == float("inf") else repr(rank), json.dumps(event)]
-        written: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._pending.append((args, written))
-        if len(self._pending) == 1:
-            asyncio.get_running_loop().call_soon(self._flush)
-        return await written
+        return await self._puts.add(args)
 
-    def _flush(self) -> None:
-        batch, self._pending = self._pending, []
+    async def _put_all(self, batch: list[list[str]]) -> list[bool]:
+        """One pipeline of put scripts for a batch of messages."""
 
         async def write() -> list[Any]:
             async with self.redis.pipeline(transaction=False) as pipe:
-                for args, _ in batch:
+                for args in batch:
                     await self._scripts["put"](args=self._argv(*args, self._ttl_ms), client=pipe)
                 return list(await pipe.execute())
 
-        def settle(outcome: asyncio.Future[list[Any]]) -> None:
-            error = outcome.exception()
-            for n, (_, written) in enumerate(batch):
-                if written.done():
-                    continue
-                if error is not None:
-                    written.set_exception(self._unavailable(error))
-                else:
-                    written.set_result(outcome.result()[n] == 1)
-
-        writing = asyncio.create_task(self._guarded(write()))
-        self._writes.add(writing)
-        writing.add_done_callback(self._writes.discard)
-        writing.add_done_callback(settle)
+        return [result == 1 for result in await self._guarded(write())]
 
     async def take(self, owner: str, lease: float) -> Job | None:
         found = await self._call("take", owner, repr(lease))
