@@ -217,6 +217,29 @@ async def test_token_usage_is_counted_once(
     assert not any(key.startswith("gen_ai.") for s in fake_langfuse.spans for key in s.attributes)
 
 
+def clicked(
+    action: dict[str, Any],
+    block_id: str,
+    answer_ts: str,
+    *,
+    thread_ts: str | None = None,
+    user: str = "U0001",
+) -> AsyncBoltRequest:
+    """A button click on a message of Vouch's in C0001, as Slack sends the interaction."""
+    body: dict[str, Any] = {
+        "type": "block_actions",
+        "team": {"id": TEAM},
+        "user": {"id": user},
+        "api_app_id": "A0001",
+        "channel": {"id": "C0001"},
+        "container": {"type": "message", "message_ts": answer_ts, "channel_id": "C0001"},
+        "actions": [{**action, "block_id": block_id}],
+    }
+    if thread_ts is not None:
+        body["message"] = {"ts": answer_ts, "thread_ts": thread_ts}
+    return AsyncBoltRequest(body=body, mode="socket_mode")
+
+
 async def test_feedback_click_scores_the_answers_trace(
     telemetry_bot: Bot,
     fake_anthropic: FakeAnthropic,
@@ -231,16 +254,7 @@ async def test_feedback_click_scores_the_answers_trace(
     buttons = next(b for b in posted["blocks"] if b["type"] == "actions")
     for value in ("down", "up"):  # the user changes their mind: one score, the last
         action = next(e for e in buttons["elements"] if e["value"] == value)
-        body = {
-            "type": "block_actions",
-            "team": {"id": TEAM},
-            "user": {"id": "U0001"},
-            "api_app_id": "A0001",
-            "channel": {"id": "C0001"},
-            "container": {"type": "message", "message_ts": answer_ts, "channel_id": "C0001"},
-            "actions": [{**action, "block_id": buttons["block_id"]}],
-        }
-        response = await app.async_dispatch(AsyncBoltRequest(body=body, mode="socket_mode"))
+        response = await app.async_dispatch(clicked(action, buttons["block_id"], answer_ts))
         assert response.status == 200
     assert await telemetry.flush()
     feedback = fake_langfuse.scores_named("user_feedback")
@@ -646,17 +660,7 @@ async def test_a_thumbs_down_asks_why_and_the_reason_is_a_categorical_score(
     down = next(e for e in buttons["elements"] if e["value"] == "down")
 
     def click(action: dict[str, Any], block_id: str) -> AsyncBoltRequest:
-        body = {
-            "type": "block_actions",
-            "team": {"id": TEAM},
-            "user": {"id": "U0001"},
-            "api_app_id": "A0001",
-            "channel": {"id": "C0001"},
-            "container": {"type": "message", "message_ts": answer_ts, "channel_id": "C0001"},
-            "message": {"ts": answer_ts, "thread_ts": "307.000001"},
-            "actions": [{**action, "block_id": block_id}],
-        }
-        return AsyncBoltRequest(body=body, mode="socket_mode")
+        return clicked(action, block_id, answer_ts, thread_ts="307.000001")
 
     assert (await app.async_dispatch(click(down, buttons["block_id"]))).status == 200
     await until(lambda: bool(fake_slack.of("chat.postEphemeral")))
@@ -702,18 +706,10 @@ async def test_ask_a_person_mentions_the_group_once_and_is_scored(
     assert "couldn't verify" in failure["text"]
     actions = next(b for b in failure["blocks"] if b["type"] == "actions")
     person = next(e for e in actions["elements"] if e["action_id"] == "vouch_escalate")
-    body = {
-        "type": "block_actions",
-        "team": {"id": TEAM},
-        "user": {"id": "U0ASKER"},
-        "api_app_id": "A0001",
-        "channel": {"id": "C0001"},
-        "container": {"type": "message", "message_ts": "1.1", "channel_id": "C0001"},
-        "message": {"ts": "1.1", "thread_ts": "308.000001"},
-        "actions": [{**person, "block_id": actions["block_id"]}],
-    }
     for _ in range(2):
-        request = AsyncBoltRequest(body=body, mode="socket_mode")
+        request = clicked(
+            person, actions["block_id"], "1.1", thread_ts="308.000001", user="U0ASKER"
+        )
         assert (await app.async_dispatch(request)).status == 200
     posts = fake_slack.of("chat.postMessage")
     assert len(posts) == 2  # the failure message, then one escalation

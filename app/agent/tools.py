@@ -26,6 +26,7 @@ from app.errors import label
 from app.verify import Source
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_REASON = re.compile(r"[a-z0-9_]{1,64}")
 
 
 class Tool(Protocol):
@@ -43,6 +44,9 @@ class ToolRefused(Exception):
     told the label, which must be a short fixed phrase, never content."""
 
     def __init__(self, reason: str) -> None:
+        # a reason from outside (a Slack error code) goes to the model and to telemetry:
+        # only an identifier-shaped one is kept
+        reason = reason if _REASON.fullmatch(reason) else "refused"
         super().__init__(reason)
         self.reason = reason
 

@@ -165,3 +165,9 @@ async def test_tool_calls_are_bounded_per_attempt(
     assert outcome.verified
     assert len(fake_anthropic.requests) == 3  # two with a call each, then the last word
     assert fake_anthropic.requests[-1]["tool_choice"] == {"type": "none"}
+
+
+def test_a_refusal_carries_only_an_identifier_shaped_reason() -> None:
+    """Reasons reach the model and telemetry: a Slack error code passes, free text not."""
+    assert ToolRefused("not_in_channel").reason == "not_in_channel"
+    assert ToolRefused("SECRET-CANARY the user's words").reason == "refused"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.work.queue import Queue
-from app.work.record import Record
+from app.work.record import Batched, Record
 from app.work.redis_queue import RedisQueue
 from app.work.workers import Workers
 from tests.redis_server import RedisServer
@@ -204,3 +204,17 @@ async def test_a_message_let_go_for_later_blocks_its_thread_until_then(records: 
     again = await queue.take("b", lease=10)
     assert again is not None and (again.key, again.tries) == ("T:C:1.1", 2)
     assert await queue.waiting() == 2
+
+
+async def test_puts_made_together_are_one_write_and_each_gets_its_own_result() -> None:
+    writes: list[list[int]] = []
+
+    async def write(batch: list[int]) -> list[bool]:
+        writes.append(batch)
+        return [n % 2 == 0 for n in batch]
+
+    puts = Batched[int](write)
+    results = await asyncio.gather(*(puts.add(n) for n in range(200)))
+    assert writes == [list(range(200))]  # one round trip for the burst
+    assert results == [n % 2 == 0 for n in range(200)]
+    assert await puts.add(7) is False and len(writes) == 2  # a later put: its own write

@@ -45,7 +45,7 @@ async def test_an_outage_refuses_messages_and_is_said_once(
             await record.close()
 
 
-async def test_a_burst_of_puts_is_one_round_trip_and_each_is_told_its_fate(
+async def test_a_burst_of_puts_tells_each_its_fate_copies_included(
     redis: RedisServer,
 ) -> None:
     record = RedisQueue(redis.url, ttl=60)
