@@ -1,6 +1,7 @@
 """Command line: `python -m app` runs the bot; `python -m app chat` talks to the agent loop
 in a terminal; `python -m app index` rebuilds the knowledge index; `python -m app metrics`
-reports verification rates from Langfuse."""
+reports verification rates from Langfuse; `python -m app eval` runs a dataset through the
+loop; `python -m app collect` makes dataset items from annotation queues or 👎s."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import asyncio
 import signal
 import sqlite3
 import sys
+from pathlib import Path
+from typing import Any
 
 from app import logs
 from app.channels import ChannelsError, ChannelsFile
 from app.chat import chat
 from app.errors import label
+from app.eval import command as evaluation
 from app.knowledge.retrieve import open_index, summary
 from app.metrics import MetricsError
 from app.metrics import run as metrics
@@ -31,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     report = commands.add_parser("metrics", help="verification rates and failure patterns")
     report.add_argument("--since", default="7d", help="window: 90m, 24h, 7d, 2w (default 7d)")
     report.add_argument("--top", type=int, default=10, help="issue codes to list (default 10)")
+    _eval_arguments(commands)
     args = parser.parse_args(argv)
     try:
         settings = load_settings()
@@ -42,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         return _command(args, settings)
     except MetricsError as exc:
         print(f"Cannot report metrics: {exc}.", file=sys.stderr)
+        return 2
+    except (evaluation.EvalError, evaluation.DatasetError) as exc:
+        print(f"Cannot evaluate: {exc}.", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(file=sys.stderr)
@@ -57,7 +65,41 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
         return health(settings)
     if args.command == "metrics":
         return metrics(settings, args.since, sys.stdout, args.top)
+    if args.command == "eval":
+        made = evaluation.plan(
+            settings,
+            args.dataset,
+            args.set,
+            args.prompt,
+            concurrency=args.concurrency,
+            min_verified=args.min_verified,
+            baseline=not args.no_baseline,
+        )
+        return evaluation.run(made, settings)
     return _run(settings)
+
+
+def _eval_arguments(commands: Any) -> None:
+    run = commands.add_parser("eval", help="run a dataset through the loop and report")
+    run.add_argument("dataset", help="a JSONL file, or the name of a Langfuse dataset")
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting changed for a second run, compared side by side (repeatable)",
+    )
+    run.add_argument(
+        "--prompt", type=Path, help="standing instructions for every item, for a second run"
+    )
+    run.add_argument("--no-baseline", action="store_true", help="run only with the changes")
+    run.add_argument("--concurrency", type=int, default=4, help="items at once (default 4)")
+    run.add_argument(
+        "--min-verified",
+        type=float,
+        metavar="PERCENT",
+        help="exit 1 when the (last) run's verified rate is under this",
+    )
 
 
 def _index(settings: Settings) -> int:

@@ -10,7 +10,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from app.agent.capabilities import Client, Want
 from app.agent.conversation import Conversation
@@ -48,9 +48,6 @@ from app.verify import (
 from app.verify.codes import issue
 from app.verify.footer import sources_footer
 
-if TYPE_CHECKING:
-    from app.knowledge.retrieve import Knowledge
-
 JudgeFallback = Literal["busy", "deliver"]
 JUDGE_FILE_CHARS = 4000  # of each shared document's text, shown to the judge
 
@@ -86,17 +83,24 @@ class LoopConfig:
 Model = Callable[[Client, Request], Awaitable[Draft]]
 
 
+class Retriever(Protocol):
+    """Where a message's sources come from: the team's docs (app.knowledge's Knowledge),
+    or the passages an evaluation item gives (app.eval)."""
+
+    def sources(self, conversation: Conversation) -> tuple[Source, ...]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Deps:
     """What every message is answered with, made once per process."""
 
     client: Client
     config: LoopConfig
-    knowledge: Knowledge | None = None  # the team's docs; None: no sources, no citation rules
+    knowledge: Retriever | None = None  # the team's docs; None: no sources, no citation rules
     model: Model = draft  # the model seam: benches and tests may answer without the API
 
     @classmethod
-    def from_settings(cls, settings: Settings, knowledge: Knowledge | None = None) -> Deps:
+    def from_settings(cls, settings: Settings, knowledge: Retriever | None = None) -> Deps:
         config = LoopConfig.from_settings(settings)
         return cls(make_client(settings), config, knowledge=knowledge)
 

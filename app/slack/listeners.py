@@ -21,6 +21,7 @@ from app.agent.observer import Observers
 from app.agent.tools import Tool
 from app.channels import ChannelSettings, ChannelsFile
 from app.knowledge.libraries import Libraries
+from app.knowledge.retrieve import Knowledge
 from app.knowledge.tool import DocsSearch
 from app.logs import traced
 from app.settings import Settings
@@ -440,7 +441,7 @@ class Listeners:
         KNOWLEDGE_DIR), the Slack messages the conversation links to, and Slack's search
         (with SLACK_SEARCH, when the event carried a token for it)."""
         tools: list[Tool] = []
-        if deps.knowledge is not None:
+        if isinstance(deps.knowledge, Knowledge):  # the team's docs, searchable again
             tools.append(DocsSearch(deps.knowledge))
         if links_in([conversation.message, *(turn.text for turn in conversation.turns)]):
             tools.append(SlackReader(self.client, self.people))

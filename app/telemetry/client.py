@@ -26,6 +26,7 @@ from app.telemetry.trace import Trace
 log = logging.getLogger("vouch.telemetry")
 
 TRACE_NAME = "vouch.answer"
+EXPERIMENTS = "sdk-experiment"  # the environment Langfuse's experiment runs are recorded in
 
 
 class Telemetry:
@@ -58,37 +59,37 @@ class Telemetry:
         environment = settings.langfuse_environment
         mode = "socket" if settings.slack_app_token is not None else "http"
         tags = (f"format:{settings.response_format}", f"mode:{mode}", f"env:{environment}")
-        public, secret = settings.langfuse_public_key, settings.langfuse_secret_key
-        if public is None or secret is None:
+        made = _langfuse(settings, environment, mask=True)
+        if made is None:
             log.info("telemetry off: set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to enable")
             return cls(None, tags=tags)
-        # A provider of our own: other OpenTelemetry spans in the process (the Anthropic SDK's,
-        # which carry the same token usage as our generations) never reach Langfuse.
-        provider = TracerProvider(
-            resource=Resource.create(
-                {"service.name": "vouch", "langfuse.environment": environment}
-            ),
-            shutdown_on_exit=False,  # close() shuts down, within LANGFUSE_FLUSH_TIMEOUT
-        )
-        client = Langfuse(
-            public_key=public,
-            secret_key=secret.get_secret_value(),
-            base_url=settings.langfuse_base_url,
-            timeout=settings.langfuse_timeout,
-            environment=environment,
-            tracer_provider=provider,
-            should_export_span=is_langfuse_span,
-            mask_otel_spans=allow_listed,
-        )
-        salt_setting = settings.telemetry_salt
-        salt = (
-            salt_setting.get_secret_value().encode()
-            if salt_setting is not None
-            else ids.derived_salt(secret.get_secret_value())
-        )
+        client, provider, salt = made
         log.info("telemetry on: traces and scores go to Langfuse (environment %s)", environment)
         flush_timeout = settings.langfuse_flush_timeout
         return cls(client, salt=salt, tags=tags, flush_timeout=flush_timeout, provider=provider)
+
+    @classmethod
+    def for_experiments(cls, settings: Settings) -> Telemetry:
+        """Telemetry for `python -m app eval` on a Langfuse dataset: the same traces and
+        scores, in Langfuse's experiment environment (never the bot's, so its rates stay
+        the bot's), and without the export mask: an experiment's items and outputs, which
+        the team put in Langfuse, are shown with its runs. Off without the keys."""
+        made = _langfuse(settings, EXPERIMENTS, mask=False)
+        if made is None:
+            return cls(None)
+        client, provider, salt = made
+        return cls(
+            client,
+            salt=salt,
+            tags=("eval",),
+            flush_timeout=settings.langfuse_flush_timeout,
+            provider=provider,
+        )
+
+    @property
+    def langfuse(self) -> Langfuse | None:
+        """The SDK's client (None when off): for what only the SDK does, such as datasets."""
+        return None if self._closed else self._client
 
     @property
     def enabled(self) -> bool:
@@ -229,3 +230,36 @@ class Telemetry:
 
         if not await asyncio.to_thread(bounded, shutdown, self._flush_timeout):
             log.warning("telemetry: shutdown gave up after %ss", self._flush_timeout)
+
+
+def _langfuse(
+    settings: Settings, environment: str, *, mask: bool
+) -> tuple[Langfuse, TracerProvider, bytes] | None:
+    """The SDK's client with a tracer provider of its own (other OpenTelemetry spans in the
+    process, such as the Anthropic SDK's, which carry the same token usage as our
+    generations, never reach Langfuse), and the hashing key; None without the keys.
+    `mask`: every exported attribute outside the allowlist is dropped (the bot's)."""
+    public, secret = settings.langfuse_public_key, settings.langfuse_secret_key
+    if public is None or secret is None:
+        return None
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": "vouch", "langfuse.environment": environment}),
+        shutdown_on_exit=False,  # close() shuts down, within LANGFUSE_FLUSH_TIMEOUT
+    )
+    client = Langfuse(
+        public_key=public,
+        secret_key=secret.get_secret_value(),
+        base_url=settings.langfuse_base_url,
+        timeout=settings.langfuse_timeout,
+        environment=environment,
+        tracer_provider=provider,
+        should_export_span=is_langfuse_span,
+        mask_otel_spans=allow_listed if mask else None,
+    )
+    salt_setting = settings.telemetry_salt
+    salt = (
+        salt_setting.get_secret_value().encode()
+        if salt_setting is not None
+        else ids.derived_salt(secret.get_secret_value())
+    )
+    return client, provider, salt

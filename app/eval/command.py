@@ -1,0 +1,180 @@
+"""`python -m app eval DATASET`: run a dataset through the real loop and report; with
+`--set KEY=VALUE` or `--prompt FILE`, run it again with the changes and print both side by
+side. Exit 0, 1 when the last run's verified rate is under `--min-verified`, 2 when it
+cannot run (bad settings, dataset or arguments)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from app.eval.dataset import DatasetError, Item, read_jsonl
+from app.eval.experiment import Experiments
+from app.eval.progress import Bar
+from app.eval.report import Setup, Summary, compare, render, summarize
+from app.eval.run import Result, Runner, run_all
+from app.settings import Settings, SettingsError, load_settings
+from app.telemetry.client import Telemetry
+from app.verify import language
+
+
+class EvalError(Exception):
+    """The evaluation cannot run: one sentence for the terminal."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to run: the dataset, and the settings of each run (one, or two to compare)."""
+
+    dataset: str
+    runs: tuple[tuple[Setup, Settings, str], ...]  # (setup, settings, standing instructions)
+    concurrency: int
+    min_verified: float | None  # percent
+
+
+def plan(
+    settings: Settings,
+    dataset: str,
+    changes: Sequence[str],
+    prompt: Path | None,
+    *,
+    concurrency: int = 4,
+    min_verified: float | None = None,
+    baseline: bool = True,
+) -> Plan:
+    """The runs: the configured settings, then (with changes) the settings changed."""
+    if not 1 <= concurrency <= 32:
+        raise EvalError("--concurrency takes 1 to 32")
+    if min_verified is not None and not 0 <= min_verified <= 100:
+        raise EvalError("--min-verified takes a percentage, 0 to 100")
+    updates = _changes(changes)
+    instructions = ""
+    if prompt is not None:
+        try:
+            instructions = prompt.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise EvalError(f"cannot read --prompt {prompt}: {type(exc).__name__}") from None
+        if not instructions:
+            raise EvalError(f"--prompt {prompt} is empty")
+    runs = [(_setup("configured", settings), settings, "")]
+    if updates or instructions:
+        try:
+            changed = load_settings(**{**dict(settings), **updates})  # validated again
+        except SettingsError as exc:
+            raise EvalError(f"--set: {exc}") from None
+        label = " ".join(f"{k}={v}" for k, v in zip(_names(changes), updates.values(), strict=True))
+        if prompt is not None:
+            label = " ".join(filter(None, (label, f"prompt {prompt.name}")))
+        runs.append((_setup(label, changed), changed, instructions))
+        if not baseline:
+            runs = runs[1:]
+    elif not baseline:
+        raise EvalError("--no-baseline needs --set or --prompt: there is nothing else to run")
+    return Plan(dataset, tuple(runs), concurrency, min_verified)
+
+
+def _names(changes: Sequence[str]) -> list[str]:
+    return [change.partition("=")[0].strip().upper() for change in changes]
+
+
+def _changes(changes: Sequence[str]) -> dict[str, str]:
+    """--set KEY=VALUE pairs as settings' field names; KEY must be a setting."""
+    fields = set(Settings.model_fields)
+    updates: dict[str, str] = {}
+    for change in changes:
+        key, equals, value = change.partition("=")
+        name = key.strip().lower()
+        if not equals or name not in fields:
+            raise EvalError(
+                f"--set takes KEY=VALUE where KEY is a setting (see .env.example), not {key!r}"
+            )
+        updates[name] = value
+    return updates
+
+
+def _setup(label: str, settings: Settings) -> Setup:
+    judge = settings.judge_model if settings.judge_enabled else None
+    return Setup(label, settings.anthropic_model, judge, settings.max_attempts)
+
+
+def run(plan: Plan, settings: Settings, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Run the plan and print the report; the exit status."""
+    if any(_no_key(s) for _, s, _ in plan.runs):
+        raise EvalError("ANTHROPIC_API_KEY is not set: the evaluation asks the real model")
+    telemetry = Telemetry.off()
+    experiments = None
+    local = Path(plan.dataset)
+    if local.suffix == ".jsonl" or local.is_file():
+        items, title = read_jsonl(local), str(local)
+    else:
+        telemetry = Telemetry.for_experiments(settings)
+        if telemetry.langfuse is None:
+            raise EvalError(
+                f"{plan.dataset} is not a file, and without LANGFUSE_PUBLIC_KEY and "
+                "LANGFUSE_SECRET_KEY it cannot be a Langfuse dataset"
+            )
+        experiments = Experiments(telemetry)
+        items = experiments.items(plan.dataset, Path.cwd())
+        title = f"Langfuse dataset {plan.dataset}"
+    try:
+        summaries = _runs(plan, _ready(items, err), experiments, err)
+    finally:
+        asyncio.run(telemetry.close())
+    if len(summaries) == 1:
+        print(render(summaries[0], title), file=out)
+    else:
+        print(compare(summaries[0], summaries[1], title), file=out)
+    if experiments is not None:
+        print("\nRecorded in Langfuse as experiment runs of the dataset.", file=out)
+    return _status(summaries[-1], plan.min_verified, out)
+
+
+def _ready(items: Sequence[Item], err: TextIO) -> list[Item]:
+    """The items with a question (stubs from `collect` wait for a person)."""
+    ready = [item for item in items if item.filled]
+    if len(ready) < len(items):
+        print(f"{len(items) - len(ready)} items have no question yet and are left out.", file=err)
+    if not ready:
+        raise EvalError("no item has a question to ask")
+    return ready
+
+
+def _runs(
+    plan: Plan, items: Sequence[Item], experiments: Experiments | None, err: TextIO
+) -> list[Summary]:
+    language.warm()
+    summaries = []
+    for setup, settings, instructions in plan.runs:
+        runner = Runner(settings, instructions)
+        bar = Bar(len(items), setup.label, err)
+        try:
+            if experiments is None:
+                results = asyncio.run(run_all(items, runner.run, plan.concurrency, bar))
+            else:
+                results = experiments.run(items, runner, setup, plan.concurrency, bar)
+        finally:
+            runner.close()
+        summaries.append(summarize(setup, results))
+    return summaries
+
+
+def _status(last: Summary, threshold: float | None, out: TextIO) -> int:
+    if threshold is None:
+        return 0
+    rate = last.verified_rate * 100
+    if rate < threshold:
+        print(f"\nVerified {rate:.1f}% is under --min-verified {threshold:g}%.", file=out)
+        return 1
+    print(f"\nVerified {rate:.1f}% meets --min-verified {threshold:g}%.", file=out)
+    return 0
+
+
+def _no_key(settings: Settings) -> bool:
+    return settings.anthropic_provider == "anthropic" and settings.anthropic_api_key is None
+
+
+__all__ = ["DatasetError", "EvalError", "Item", "Plan", "Result", "plan", "run"]

@@ -1,0 +1,273 @@
+"""The report of an evaluation run, and of two side by side: rates, attempts, expected
+behaviour, outcomes, issue codes and their fates, latency, tokens and cost, and per item
+what happened. Ids, codes, counts and timings only: never a question or an answer."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from app.agent.model import Usage
+from app.eval.dataset import EXPECTS
+from app.eval.prices import cost
+from app.eval.run import Result
+from app.telemetry.scores import issues_found
+
+FATES = ("repaired", "retried", "failed", "accepted")
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What a run ran with, as its report heads it."""
+
+    label: str  # "configured", or the changes ("ANTHROPIC_MODEL=claude-haiku-5-5")
+    model: str
+    judge: str | None  # None: no judge
+    attempts: int
+
+
+@dataclass(frozen=True)
+class Summary:
+    setup: Setup
+    results: tuple[Result, ...]
+    items: int
+    verified: int
+    first_pass: int
+    attempts_to_verify: float | None
+    expected: dict[str, tuple[int, int]]  # per expected behaviour: (met, judged)
+    outcomes: Counter[str]
+    issues: dict[str, Counter[str]]  # code -> fate -> count
+    p50: float | None
+    p95: float | None
+    draft_usage: Usage
+    judge_usage: Usage
+    grade_usage: Usage
+    cost: float | None  # drafts and judge; None when a model has no list price
+    grade_cost: float | None
+    unpriced: tuple[str, ...] = field(default=())
+
+    @property
+    def verified_rate(self) -> float:
+        return self.verified / self.items if self.items else 0.0
+
+    @property
+    def first_pass_rate(self) -> float:
+        return self.first_pass / self.items if self.items else 0.0
+
+    @property
+    def met(self) -> tuple[int, int]:
+        pairs = self.expected.values()
+        return sum(m for m, _ in pairs), sum(j for _, j in pairs)
+
+
+def summarize(setup: Setup, results: Sequence[Result]) -> Summary:
+    outcomes = [r.outcome for r in results if r.outcome is not None]
+    verified = [o for o in outcomes if o.verified]
+    expected: dict[str, tuple[int, int]] = {}
+    for kind in EXPECTS:
+        judged = [r for r in results if r.expect == kind and r.met is not None]
+        if judged or any(r.expect == kind for r in results):
+            expected[kind] = (sum(1 for r in judged if r.met), len(judged))
+    issues: dict[str, Counter[str]] = {}
+    for outcome in outcomes:
+        for _, code, fate in issues_found(outcome):
+            issues.setdefault(code, Counter())[fate] += 1
+    draft, judge, grade = Usage(), Usage(), Usage()
+    for result in results:
+        grade += result.grade_usage
+        for attempt in result.outcome.attempts if result.outcome else ():
+            draft += attempt.usage
+            judge += attempt.judge_usage
+    priced = [(setup.model, draft), (setup.judge or setup.model, judge)]
+    costs = [cost(model, usage) for model, usage in priced if usage != Usage()]
+    grade_cost = cost(setup.judge or setup.model, grade) if grade != Usage() else 0.0
+    unpriced = tuple(sorted({m for m, u in priced if u != Usage() and cost(m, u) is None}))
+    seconds = sorted(r.seconds for r in results)
+    return Summary(
+        setup=setup,
+        results=tuple(results),
+        items=len(results),
+        verified=len(verified),
+        first_pass=sum(1 for o in verified if len(o.attempts) == 1),
+        attempts_to_verify=(
+            sum(len(o.attempts) for o in verified) / len(verified) if verified else None
+        ),
+        expected=expected,
+        outcomes=Counter(r.reason for r in results),
+        issues=issues,
+        p50=percentile(seconds, 50),
+        p95=percentile(seconds, 95),
+        draft_usage=draft,
+        judge_usage=judge,
+        grade_usage=grade,
+        cost=None if unpriced else sum(c for c in costs if c is not None),
+        grade_cost=grade_cost,
+        unpriced=unpriced,
+    )
+
+
+def percentile(ordered: Sequence[float], p: float) -> float | None:
+    """The nearest-rank percentile of sorted values (None for none)."""
+    if not ordered:
+        return None
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def render(summary: Summary, title: str) -> str:
+    """One run's report."""
+    lines = [_head(title, summary.setup, summary.items), ""]
+    lines += [f"  {name:<20} {value}" for name, value in _figures(summary)]
+    lines += ["", *_issue_table(summary), "", "Items", *_item_rows(summary)]
+    return "\n".join(lines)
+
+
+def compare(before: Summary, after: Summary, title: str) -> str:
+    """Two runs side by side, the change for each figure, and the items that changed."""
+    a, b = _figures(before), _figures(after)
+    width = max(len(value) for _, value in a) + 3
+    lines = [
+        f"Vouch eval: {title} · {before.items} items, two runs",
+        f"  A: {_setup(before.setup)}",
+        f"  B: {_setup(after.setup)}",
+        "",
+        f"  {'':<20} {'A':<{width}} {'B':<{width}} change",
+    ]
+    changes = _changes(before, after)
+    for (name, left), (_, right) in zip(a, b, strict=True):
+        lines.append(f"  {name:<20} {left:<{width}} {right:<{width}} {changes.get(name, '')}")
+    lines += ["", *_issue_table(before, after), "", "Items that changed (A → B)"]
+    moved = _moved(before, after)
+    lines += moved or ["  none: every item ended the same way"]
+    lines += ["", "Items (B)", *_item_rows(after)]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _head(title: str, setup: Setup, items: int) -> str:
+    return f"Vouch eval: {title} · {items} items · {_setup(setup)}"
+
+
+def _setup(setup: Setup) -> str:
+    judge = f"judge {setup.judge}" if setup.judge else "no judge"
+    return f"{setup.label}: drafts {setup.model}, {judge}, at most {setup.attempts} attempts"
+
+
+def _figures(s: Summary) -> list[tuple[str, str]]:
+    met, judged = s.met
+    per_kind = " · ".join(f"{kind} {m}/{j}" for kind, (m, j) in s.expected.items())
+    attempts = "—" if s.attempts_to_verify is None else f"{s.attempts_to_verify:.2f}"
+    usage = s.draft_usage + s.judge_usage
+    return [
+        ("verified", f"{s.verified}/{s.items}  {_pct(s.verified_rate)}"),
+        ("first pass", f"{s.first_pass}/{s.items}  {_pct(s.first_pass_rate)}"),
+        ("attempts to verify", attempts),
+        (
+            "as expected",
+            f"{met}/{judged}  {_pct(met / judged) if judged else '—'}"
+            + (f"  ({per_kind})" if per_kind else ""),
+        ),
+        ("outcomes", " · ".join(f"{k} {v}" for k, v in s.outcomes.most_common())),
+        ("latency", f"p50 {_secs(s.p50)} · p95 {_secs(s.p95)}"),
+        (
+            "tokens",
+            f"in {usage.input:,} · out {usage.output:,} · cache read {usage.cache_read:,}"
+            f" · cache write {usage.cache_write:,}",
+        ),
+        ("cost", _cost(s)),
+    ]
+
+
+def _cost(s: Summary) -> str:
+    if s.cost is None:
+        return f"— (no list price for {', '.join(s.unpriced)})"
+    extra = ""
+    if s.grade_usage != Usage():
+        graded = "—" if s.grade_cost is None else f"${s.grade_cost:.4f}"
+        extra = f" + {graded} grading refusals"
+    return f"${s.cost:.4f} at list prices{extra}"
+
+
+def _changes(a: Summary, b: Summary) -> dict[str, str]:
+    changes = {
+        "verified": _points(b.verified_rate - a.verified_rate),
+        "first pass": _points(b.first_pass_rate - a.first_pass_rate),
+    }
+    if a.attempts_to_verify is not None and b.attempts_to_verify is not None:
+        changes["attempts to verify"] = f"{b.attempts_to_verify - a.attempts_to_verify:+.2f}"
+    (am, aj), (bm, bj) = a.met, b.met
+    if aj and bj:
+        changes["as expected"] = _points(bm / bj - am / aj)
+    if a.p50 is not None and b.p50 is not None and a.p95 is not None and b.p95 is not None:
+        changes["latency"] = f"p50 {b.p50 - a.p50:+.1f} s · p95 {b.p95 - a.p95:+.1f} s"
+    if a.cost and b.cost is not None:
+        changes["cost"] = f"{(b.cost - a.cost) / a.cost:+.0%}"
+    return changes
+
+
+def _issue_table(*summaries: Summary) -> list[str]:
+    codes = sorted(
+        {code for s in summaries for code in s.issues},
+        key=lambda code: -sum(sum(s.issues.get(code, Counter()).values()) for s in summaries),
+    )
+    if not codes:
+        return ["Issue codes: none found"]
+    runs = " | ".join(f"{'found':>5} " + " ".join(f"{f:>8}" for f in FATES) for _ in summaries)
+    lines = [f"{'Issue codes':<32} {runs}"]
+    for code in codes:
+        cells = []
+        for s in summaries:
+            fates = s.issues.get(code, Counter())
+            cells.append(f"{sum(fates.values()):>5} " + " ".join(f"{fates[f]:>8}" for f in FATES))
+        lines.append(f"  {code:<30} {' | '.join(cells)}")
+    return lines
+
+
+def _item_rows(s: Summary) -> list[str]:
+    width = max((len(r.item) for r in s.results), default=4)
+    return [f"  {r.item:<{width}}  {_item(r)}" for r in s.results]
+
+
+def _item(r: Result) -> str:
+    mark = {True: "✓", False: "✗", None: "·"}[r.met]
+    expect = r.expect or "—"
+    if r.outcome is None:
+        return f"{mark} expect {expect:<6}  error ({r.error})"
+    trail = " → ".join(
+        "pass" if a.passed else (a.error or ",".join(a.codes) or "fail") for a in r.outcome.attempts
+    )
+    cited = f" · cites {len(r.outcome.cited)}" if r.outcome.cited else ""
+    return (
+        f"{mark} expect {expect:<6}  {r.reason:<11} {len(r.outcome.attempts)} att."
+        f"  {r.seconds:5.1f} s  {trail}{cited}"
+    )
+
+
+def _moved(a: Summary, b: Summary) -> list[str]:
+    before = {r.item: r for r in a.results}
+    width = max((len(r.item) for r in b.results), default=4)
+    moved = []
+    for after in b.results:
+        was = before.get(after.item)
+        if was is None or (was.reason, was.met) == (after.reason, after.met):
+            continue
+        moved.append(f"  {after.item:<{width}}  {_brief(was)}  →  {_brief(after)}")
+    return moved
+
+
+def _brief(r: Result) -> str:
+    mark = {True: "✓", False: "✗", None: "·"}[r.met]
+    return f"{r.reason} {mark}"
+
+
+def _pct(rate: float) -> str:
+    return f"{rate:.1%}"
+
+
+def _points(delta: float) -> str:
+    return f"{delta * 100:+.1f} pts"
+
+
+def _secs(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f} s"
