@@ -10,6 +10,7 @@ import asyncio
 import signal
 import sqlite3
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,10 @@ from app import logs
 from app.channels import ChannelsError, ChannelsFile
 from app.chat import chat
 from app.errors import label
+from app.eval import collect
 from app.eval import command as evaluation
 from app.knowledge.retrieve import open_index, summary
-from app.metrics import MetricsError
+from app.metrics import MetricsError, parse_window
 from app.metrics import run as metrics
 from app.server import SETUP_HINT, credential_problems, health, serve
 from app.settings import Settings, SettingsError, load_settings
@@ -36,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("--since", default="7d", help="window: 90m, 24h, 7d, 2w (default 7d)")
     report.add_argument("--top", type=int, default=10, help="issue codes to list (default 10)")
     _eval_arguments(commands)
+    _collect_arguments(commands)
     args = parser.parse_args(argv)
     try:
         settings = load_settings()
@@ -57,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _command(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command in ("eval", "collect"):
+        return _evaluation(args, settings)
     if args.command == "chat":
         return asyncio.run(chat(settings))
     if args.command == "index":
@@ -65,18 +70,36 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
         return health(settings)
     if args.command == "metrics":
         return metrics(settings, args.since, sys.stdout, args.top)
-    if args.command == "eval":
-        made = evaluation.plan(
-            settings,
-            args.dataset,
-            args.set,
-            args.prompt,
-            concurrency=args.concurrency,
-            min_verified=args.min_verified,
-            baseline=not args.no_baseline,
-        )
-        return evaluation.run(made, settings)
     return _run(settings)
+
+
+def _evaluation(args: argparse.Namespace, settings: Settings) -> int:
+    """`eval` and `collect` (app.eval)."""
+    if args.command == "collect":
+        try:
+            since = parse_window(args.since)
+        except MetricsError as exc:
+            raise evaluation.EvalError(str(exc)) from None
+        return collect.run(
+            settings,
+            feedback=args.feedback,
+            queue=args.queue,
+            since=since,
+            dataset=args.dataset,
+            path=args.out,
+            out=sys.stdout,
+            now=datetime.now(UTC),
+        )
+    made = evaluation.plan(
+        settings,
+        args.dataset,
+        args.set,
+        args.prompt,
+        concurrency=args.concurrency,
+        min_verified=args.min_verified,
+        baseline=not args.no_baseline,
+    )
+    return evaluation.run(made, settings)
 
 
 def _eval_arguments(commands: Any) -> None:
@@ -100,6 +123,19 @@ def _eval_arguments(commands: Any) -> None:
         metavar="PERCENT",
         help="exit 1 when the (last) run's verified rate is under this",
     )
+
+
+def _collect_arguments(commands: Any) -> None:
+    made = commands.add_parser(
+        "collect", help="dataset items to fill in, from 👎 feedback or an annotation queue"
+    )
+    where = made.add_mutually_exclusive_group(required=True)
+    where.add_argument("--feedback", action="store_true", help="answers given a 👎")
+    where.add_argument("--queue", metavar="QUEUE_ID", help="a Langfuse annotation queue")
+    made.add_argument("--since", default="7d", help="with --feedback: 90m, 24h, 7d (default 7d)")
+    to = made.add_mutually_exclusive_group()
+    to.add_argument("--dataset", metavar="NAME", help="add them to this Langfuse dataset")
+    to.add_argument("--out", type=Path, metavar="FILE", help="append them to this JSONL file")
 
 
 def _index(settings: Settings) -> int:

@@ -1,0 +1,265 @@
+"""`python -m app collect`: dataset items for a person to fill in, from what people flagged
+in production: the answers given a 👎 (with the reason picked, if any) or the traces in a
+Langfuse annotation queue. Vouch stores no message content, so an item holds no question:
+it holds when the message was sent (a score's time is its Slack message's), the reason,
+and the trace, from which a person finds the message in Slack and writes the question and
+the expected behaviour. Until then `eval` leaves the item out.
+
+Items go to a Langfuse dataset (created if missing; linked to their trace) or to a JSONL
+file; an item already there is never written over (a person may have filled it in)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx
+from langfuse.api import LangfuseAPI
+from langfuse.api.core import ApiError
+
+from app.errors import label
+from app.eval.command import EvalError
+from app.metrics_api import PAGE, client
+from app.settings import Settings
+
+MAX_PAGES = 100  # of any list read here: 10,000 rows
+
+
+@dataclass(frozen=True, slots=True)
+class Stub:
+    """A dataset item to fill in: ids, a fixed reason, a time; never content."""
+
+    id: str
+    note: str
+    metadata: dict[str, str]
+    trace_id: str | None = None
+
+    def line(self) -> str:
+        """The item as a line of a local dataset: question and expect left to a person."""
+        return json.dumps(
+            {"id": self.id, "question": "", "expect": "", "note": self.note},
+            ensure_ascii=False,
+        )
+
+
+@dataclass(frozen=True)
+class Source:
+    """Langfuse's APIs, as the SDK and plain HTTP speak them."""
+
+    api: LangfuseAPI
+    http: httpx.Client
+    base_url: str
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Source:
+        public, secret = settings.langfuse_public_key, settings.langfuse_secret_key
+        if public is None or secret is None:
+            raise EvalError("set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to collect items")
+        timeout = float(settings.langfuse_timeout * 6)
+        api = LangfuseAPI(
+            base_url=settings.langfuse_base_url,
+            username=public,
+            password=secret.get_secret_value(),
+            x_langfuse_public_key=public,
+            timeout=timeout,
+        )
+        http = client(settings.langfuse_base_url, public, secret.get_secret_value(), timeout)
+        return cls(api, http, settings.langfuse_base_url.rstrip("/"))
+
+
+def thumbs_down(source: Source, environment: str, start: datetime, end: datetime) -> list[Stub]:
+    """One stub per answer given a 👎 in the window, newest first, with the reason picked."""
+    window = {"environment": environment, "fromTimestamp": _iso(start), "toTimestamp": _iso(end)}
+    reasons = {
+        score["traceId"]: str(score.get("stringValue") or "")
+        for score in _scores(source, {"name": "user_feedback_reason", **window})
+    }
+    stubs: dict[str, Stub] = {}
+    link = _trace_links(source)
+    for score in _scores(source, {"name": "user_feedback", "dataType": "BOOLEAN", **window}):
+        trace = score.get("traceId")
+        if not trace or float(score["value"]) != 0.0 or trace in stubs:
+            continue
+        reason = reasons.get(trace) or "no reason picked"
+        at = _when(score["timestamp"])
+        stubs[trace] = Stub(
+            id=f"thumbs-down-{trace[:16]}",
+            note=(
+                f"👎 ({reason}) on the answer to a message sent {at}: find it in Slack, then "
+                f"write its question and expected behaviour. {link(trace)}"
+            ),
+            metadata={"from": "thumbs_down", "reason": reason, "sent": at, "trace": trace},
+            trace_id=trace,
+        )
+    return list(stubs.values())
+
+
+def queued(source: Source, queue: str) -> list[Stub]:
+    """One stub per item of the annotation queue (a trace, an observation or a session)."""
+    stubs = []
+    link = _trace_links(source)
+    items = _pages(
+        lambda page: source.api.annotation_queues.list_queue_items(queue, page=page, limit=PAGE)
+    )
+    for item in items:
+        kind, object_id = str(item.object_type), item.object_id
+        trace = object_id if kind == "TRACE" else None
+        where = link(trace) if trace else f"{kind.lower()} {object_id}"
+        stubs.append(
+            Stub(
+                id=f"queue-{object_id[:16]}",
+                note=(
+                    f"From annotation queue {queue} ({str(item.status).lower()}): find the "
+                    f"message in Slack, then write its question and expected behaviour. {where}"
+                ),
+                metadata={"from": "annotation_queue", "queue": queue, kind.lower(): object_id},
+                trace_id=trace,
+            )
+        )
+    return stubs
+
+
+def to_dataset(source: Source, name: str, stubs: Sequence[Stub]) -> tuple[int, int]:
+    """Add the stubs to the Langfuse dataset `name` (made if missing), linked to their
+    traces; (added, already there)."""
+    api = source.api
+    try:
+        api.datasets.get(name)
+    except ApiError as exc:
+        if exc.status_code != 404:
+            raise
+        api.datasets.create(
+            name=name, description="Vouch: questions to evaluate (python -m app eval)"
+        )
+    there = {
+        item.id
+        for item in _pages(
+            lambda page: api.dataset_items.list(dataset_name=name, page=page, limit=PAGE)
+        )
+    }
+    added = 0
+    for stub in stubs:
+        if stub.id in there:
+            continue
+        api.dataset_items.create(
+            dataset_name=name,
+            id=stub.id,
+            input={"question": ""},
+            expected_output={"expect": ""},
+            metadata={**stub.metadata, "note": stub.note},
+            source_trace_id=stub.trace_id,
+        )
+        added += 1
+    return added, len(stubs) - added
+
+
+def to_file(path: Path, stubs: Sequence[Stub]) -> tuple[int, int]:
+    """Append the stubs to a local dataset, leaving out ids it already has."""
+    there: set[str] = set()
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                there.add(str(json.loads(line).get("id")))
+            except (ValueError, AttributeError):
+                continue
+    new = [stub for stub in stubs if stub.id not in there]
+    with path.open("a", encoding="utf-8") as out:
+        out.writelines(stub.line() + "\n" for stub in new)
+    return len(new), len(stubs) - len(new)
+
+
+def run(
+    settings: Settings,
+    *,
+    feedback: bool,
+    queue: str | None,
+    since: timedelta,
+    dataset: str | None,
+    path: Path | None,
+    out: TextIO,
+    now: datetime,
+) -> int:
+    """The command: read, write, and one line of what it did."""
+    source = Source.from_settings(settings)
+    try:
+        if feedback:
+            stubs = thumbs_down(source, settings.langfuse_environment, now - since, now)
+            what = f"👎 in the last {since}"
+        else:
+            assert queue is not None
+            stubs = queued(source, queue)
+            what = f"annotation queue {queue}"
+        if dataset is not None:
+            added, kept = to_dataset(source, dataset, stubs)
+            where = f"Langfuse dataset {dataset}"
+        elif path is not None:
+            added, kept = to_file(path, stubs)
+            where = str(path)
+        else:
+            out.writelines(stub.line() + "\n" for stub in stubs)
+            return 0
+    except ApiError as exc:
+        if exc.status_code == 404 and queue is not None:
+            raise EvalError(f"Langfuse has no annotation queue {queue}") from None
+        raise EvalError(f"Langfuse answered {exc.status_code}") from None
+    except httpx.HTTPError as exc:
+        raise EvalError(f"Langfuse is unreachable ({label(exc)})") from None
+    finally:
+        source.http.close()
+    print(
+        f"{len(stubs)} items from {what}: {added} added to {where}, {kept} already there. "
+        "Write each one's question and expected behaviour, then run python -m app eval.",
+        file=out,
+    )
+    return 0
+
+
+def _scores(source: Source, params: dict[str, str]) -> Iterator[dict[str, Any]]:
+    """Every score the v2 scores API lists for `params`, page by page (bounded)."""
+
+    def page(number: int) -> Any:
+        response = source.http.get(
+            "/api/public/v2/scores", params={**params, "page": str(number), "limit": str(PAGE)}
+        )
+        if not response.is_success:
+            raise ApiError(status_code=response.status_code, body=None)
+        return response.json()
+
+    yield from _pages(page)
+
+
+def _pages(fetch: Callable[[int], Any]) -> Iterator[Any]:
+    """The rows of each page (a dict from plain HTTP or the SDK's paginated model) until
+    the last page, at most MAX_PAGES."""
+    for number in range(1, MAX_PAGES + 1):
+        answer = fetch(number)
+        data = answer["data"] if isinstance(answer, dict) else answer.data
+        meta = answer["meta"] if isinstance(answer, dict) else answer.meta
+        yield from data
+        pages = meta["totalPages"] if isinstance(meta, dict) else meta.total_pages
+        if number >= int(pages):
+            return
+
+
+def _trace_links(source: Source) -> Callable[[str], str]:
+    """Where a trace is in Langfuse's UI (the project's id asked once), or its id."""
+    try:
+        projects = source.api.projects.get().data
+    except (ApiError, httpx.HTTPError):
+        projects = []
+    if not projects:
+        return lambda trace: f"trace {trace}"
+    base = f"{source.base_url}/project/{projects[0].id}/traces/"
+    return lambda trace: base + trace
+
+
+def _when(stamp: str) -> str:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
