@@ -188,7 +188,7 @@ def run(
     try:
         if feedback:
             stubs = thumbs_down(source, settings.langfuse_environment, now - since, now)
-            what = f"👎 in the last {since}"
+            what = f"👎 in the last {_span(since)}"
         else:
             assert queue is not None
             stubs = queued(source, queue)
@@ -255,6 +255,11 @@ def _trace_links(source: Source) -> Callable[[str], str]:
         return lambda trace: f"trace {trace}"
     base = f"{source.base_url}/project/{projects[0].id}/traces/"
     return lambda trace: base + trace
+
+
+def _span(window: timedelta) -> str:
+    hours = window.total_seconds() / 3600
+    return f"{hours / 24:g} days" if hours >= 48 else f"{hours:g} hours"
 
 
 def _when(stamp: str) -> str:
