@@ -1,16 +1,23 @@
-"""A loopback Langfuse: OTLP/HTTP trace export (protobuf, gzip or not), score ingestion (202,
-or 207 with the refused scores counted), the Metrics API and the scores list, as the langfuse
-SDK and Vouch speak them. `version` picks the server: "v4" (and Cloud) offers the Metrics
-API v2 and v1, "v3" (self-hosted) answers the v2 one with Next.js's 404 page, "scores-only"
-has neither. Records every byte it receives, decoded, for "nothing of the message leaves"
-assertions; can answer 500s or hang."""
+"""A loopback Langfuse, as the langfuse SDK (5.x) and Vouch speak to it:
+
+- OTLP/HTTP trace export (protobuf, gzip or not) and score ingestion (202, or 207 with the
+  refused scores counted); `experiments()` reads the experiment runs the spans record;
+- the Metrics API and the scores list. `version` picks the server: "v4" (and Cloud) offers
+  the Metrics API v2 and v1, "v3" (self-hosted) answers the v2 one with Next.js's 404 page,
+  "scores-only" has neither;
+- the project (GET /api/public/projects), datasets and their items (create, get, page, as
+  of a version) and annotation queues with their items (tests seed them with `add_dataset`
+  and `add_queue`): tests/fakes/langfuse_datasets.py.
+
+Every request needs HTTP Basic API keys (else a 401). Records every byte it receives,
+decoded, for "nothing of the message leaves" assertions; can answer 500s or hang."""
 
 from __future__ import annotations
 
 import asyncio
 import gzip
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -20,6 +27,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from tests.fakes import langfuse_api
+from tests.fakes.langfuse_datasets import Project, Refused
+from tests.fakes.langfuse_experiments import Experiment, experiments
 from tests.fakes.server import LoopbackServer
 
 _METADATA = "langfuse.observation.metadata."
@@ -58,6 +67,8 @@ class ExportedSpan:
 
 
 Metrics = Callable[[dict[str, Any]], list[dict[str, Any]]]
+Json = dict[str, Any]
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @dataclass(eq=False)
@@ -76,6 +87,7 @@ class FakeLangfuse(LoopbackServer):
     delay: float = 0.0  # seconds to wait before answering (a slow or hanging Langfuse)
     drop: bool = False  # close ingestion connections without answering (a reset)
     version: str = "v4"  # which Langfuse server: "v4", "v3" or "scores-only" (see above)
+    project: Project = field(default_factory=Project)  # its datasets and annotation queues
 
     def reset(self) -> None:
         self.spans.clear()
@@ -86,6 +98,21 @@ class FakeLangfuse(LoopbackServer):
         self.keys.clear()
         self.metrics = None
         self.status, self.delay, self.drop, self.version, self.posts = 0, 0.0, False, "v4", 0
+        self.project.clear()
+
+    def add_dataset(self, name: str, items: Iterable[Mapping[str, Any]] = ()) -> str:
+        """A dataset with items ({input, expected_output, metadata, status, id}, each
+        optional); returns its id."""
+        return self.project.add_dataset(name, items)
+
+    def add_queue(self, name: str, items: Iterable[tuple[str, str, str]] = ()) -> str:
+        """An annotation queue with (object id, TRACE|OBSERVATION|SESSION,
+        PENDING|COMPLETED) items; returns its id."""
+        return self.project.add_queue(name, items)
+
+    def experiments(self) -> dict[str, Experiment]:
+        """The experiment runs recorded by the spans and scores received so far, by id."""
+        return experiments(self.spans, self.scores)
 
     def named(self, name: str) -> list[ExportedSpan]:
         return [span for span in self.spans if span.name == name]
@@ -94,11 +121,32 @@ class FakeLangfuse(LoopbackServer):
         return [score for score in self.scores if score.get("name") == name]
 
     def routes(self, app: web.Application) -> None:
+        app.middlewares.append(_authorized)
         app.router.add_post("/api/public/otel/v1/traces", self._traces)
         app.router.add_post("/api/public/scores", self._scores)
         app.router.add_get("/api/public/v2/metrics", self._metrics)
         app.router.add_get("/api/public/metrics", self._metrics)
         app.router.add_get("/api/public/v2/scores", self._list)
+        project, read, write = self.project, self._reading, self._writing
+        app.router.add_get("/api/public/projects", read(lambda _: project.listing()))
+        app.router.add_get(
+            "/api/public/v2/datasets", read(lambda r: project.datasets_page(r.query))
+        )
+        app.router.add_post("/api/public/v2/datasets", write(project.create_dataset))
+        app.router.add_get(
+            "/api/public/v2/datasets/{name}", read(lambda r: project.dataset(r.match_info["name"]))
+        )
+        app.router.add_get("/api/public/dataset-items", read(lambda r: project.items_page(r.query)))
+        app.router.add_post("/api/public/dataset-items", write(project.upsert_item))
+        queues = "/api/public/annotation-queues"
+        app.router.add_get(queues, read(lambda r: project.queues_page(r.query)))
+        app.router.add_get(
+            f"{queues}/{{queue}}", read(lambda r: project.queue(r.match_info["queue"]))
+        )
+        app.router.add_get(
+            f"{queues}/{{queue}}/items",
+            read(lambda r: project.queue_items_page(r.match_info["queue"], r.query)),
+        )
 
     async def _body(self, request: web.Request) -> bytes | None:
         """The request's body, recorded; None for a project this test does not watch (a
@@ -206,6 +254,35 @@ class FakeLangfuse(LoopbackServer):
             return web.json_response({"message": refusal}, status=400)
         return web.json_response(langfuse_api.listed(self.scores, params))
 
+    def _reading(self, answer: Callable[[web.Request], Json]) -> Handler:
+        """A GET of the project's datasets or queues (tests/fakes/langfuse_datasets.py)."""
+
+        async def read(request: web.Request) -> web.Response:
+            self.asked.append(request.path)
+            try:
+                return web.json_response(answer(request))
+            except Refused as refused:
+                return web.json_response(refused.body, status=refused.status)
+
+        return read
+
+    def _writing(self, answer: Callable[[Any], Json]) -> Handler:
+        """A POST to the project's datasets (tests/fakes/langfuse_datasets.py)."""
+
+        async def write(request: web.Request) -> web.Response:
+            body = await request.read()
+            self.received.append(body)
+            try:
+                payload = json.loads(body)
+            except ValueError:
+                return web.json_response({"message": "Invalid JSON body"}, status=400)
+            try:
+                return web.json_response(answer(payload))
+            except Refused as refused:
+                return web.json_response(refused.body, status=refused.status)
+
+        return write
+
     def _offers(self, version: str) -> bool:
         return version in _METRICS_APIS[self.version]
 
@@ -213,6 +290,15 @@ class FakeLangfuse(LoopbackServer):
         """What the Metrics API v2 answers for a query over the scores received."""
         types = langfuse_api.VIEWS["v2"][query["view"]]
         return langfuse_api.aggregate(self.scores, query, types)
+
+
+@web.middleware
+async def _authorized(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Langfuse checks the API keys before anything else: a 401 without them."""
+    refusal = langfuse_api.auth_refusal(request.headers.get("Authorization"))
+    if refusal is not None:
+        return web.json_response({"message": refusal}, status=401)
+    return await handler(request)
 
 
 _METRICS_APIS = {"v4": {"v2", "v1"}, "v3": {"v1"}, "scores-only": set()}  # per server version

@@ -1,10 +1,13 @@
 """What a Langfuse server accepts and answers on the endpoints Vouch uses, as pure functions
 over the scores it stored: the Metrics API (v2 on Cloud and v4 servers, v1 on v3 servers),
 the scores list (GET /api/public/v2/scores) and score ingestion (POST /api/public/scores,
-202 or 207 per item). Each `*_refusal` returns Langfuse's reason for a 400, or None."""
+202 or 207 per item), and the API keys every endpoint asks for. Each `*_refusal` returns
+Langfuse's reason for a 400 (a 401 for `auth_refusal`), or None."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterator, Mapping
 from datetime import datetime
@@ -47,6 +50,23 @@ _QUERY_KEYS = {
 _DATA_TYPES = {"NUMERIC", "BOOLEAN", "CATEGORICAL", "TEXT", "CORRECTION"}
 _ENVIRONMENT = re.compile(r"[a-z0-9_-]{1,40}")
 _SCORE_FIELDS = {"score", "trace"}
+
+
+def auth_refusal(header: str | None) -> str | None:
+    """Why Langfuse answers 401 for the request's Authorization header, or None. The fake
+    takes any keys, but only as HTTP Basic public:secret, as the SDK and Vouch send them
+    (Langfuse takes a Bearer public key alone on a few score routes; nobody here sends one)."""
+    if not header:
+        return "No authorization header"
+    scheme, _, credentials = header.partition(" ")
+    try:
+        decoded = base64.b64decode(credentials, validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        decoded = ""
+    public, _, secret = decoded.partition(":")
+    if scheme != "Basic" or not public or not secret:
+        return "Invalid authorization header. Confirm that you've configured the correct host."
+    return None
 
 
 def query_refusal(query: Any, version: str) -> str | None:
