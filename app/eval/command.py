@@ -105,25 +105,25 @@ def run(plan: Plan, settings: Settings, out: TextIO = sys.stdout, err: TextIO = 
     """Run the plan and print the report; the exit status."""
     if any(_no_key(s) for _, s, _ in plan.runs):
         raise EvalError("ANTHROPIC_API_KEY is not set: the evaluation asks the real model")
-    telemetry = Telemetry.off()
-    experiments = None
     local = Path(plan.dataset)
-    if local.suffix == ".jsonl" or local.is_file():
-        items, title = read_jsonl(local), str(local)
-    else:
-        telemetry = Telemetry.for_experiments(settings)
-        if telemetry.langfuse is None:
+    is_file = local.suffix == ".jsonl" or local.is_file()
+    telemetry = Telemetry.off() if is_file else Telemetry.for_experiments(settings)
+    experiments = None
+    try:
+        if is_file:
+            items, title = read_jsonl(local), str(local)
+        elif telemetry.langfuse is None:
             raise EvalError(
                 f"{plan.dataset} is not a file, and without LANGFUSE_PUBLIC_KEY and "
                 "LANGFUSE_SECRET_KEY it cannot be a Langfuse dataset"
             )
-        experiments = Experiments(telemetry)
-        items = experiments.items(plan.dataset, Path.cwd())
-        title = f"Langfuse dataset {plan.dataset}"
-    try:
+        else:
+            experiments = Experiments(telemetry)
+            items = experiments.items(plan.dataset, Path.cwd())
+            title = f"Langfuse dataset {plan.dataset}"
         summaries = _runs(plan, _ready(items, err), experiments, err)
     finally:
-        asyncio.run(telemetry.close())
+        asyncio.run(telemetry.close())  # bounded; a no-op when off
     if len(summaries) == 1:
         print(render(summaries[0], title), file=out)
     else:

@@ -127,7 +127,7 @@ def render(summary: Summary, title: str) -> str:
 def compare(before: Summary, after: Summary, title: str) -> str:
     """Two runs side by side, the change for each figure, and the items that changed."""
     a, b = _figures(before), _figures(after)
-    width = max(len(value) for _, value in a) + 3
+    width = max(len(value) for _, value in a) + 2
     lines = [
         f"Vouch eval: {title} · {before.items} items, two runs",
         f"  A: {_setup(before.setup)}",
@@ -156,18 +156,17 @@ def _setup(setup: Setup) -> str:
 
 def _figures(s: Summary) -> list[tuple[str, str]]:
     met, judged = s.met
-    per_kind = " · ".join(f"{kind} {m}/{j}" for kind, (m, j) in s.expected.items())
     attempts = "—" if s.attempts_to_verify is None else f"{s.attempts_to_verify:.2f}"
     usage = s.draft_usage + s.judge_usage
-    return [
+    figures = [
         ("verified", f"{s.verified}/{s.items}  {_pct(s.verified_rate)}"),
         ("first pass", f"{s.first_pass}/{s.items}  {_pct(s.first_pass_rate)}"),
         ("attempts to verify", attempts),
-        (
-            "as expected",
-            f"{met}/{judged}  {_pct(met / judged) if judged else '—'}"
-            + (f"  ({per_kind})" if per_kind else ""),
-        ),
+        ("as expected", f"{met}/{judged}  {_pct(met / judged) if judged else '—'}"),
+    ]
+    figures += [(f"  {kind}", f"{m}/{j}") for kind, (m, j) in s.expected.items()]
+    return [
+        *figures,
         ("outcomes", " · ".join(f"{k} {v}" for k, v in s.outcomes.most_common())),
         ("latency", f"p50 {_secs(s.p50)} · p95 {_secs(s.p95)}"),
         (
@@ -185,8 +184,8 @@ def _cost(s: Summary) -> str:
     extra = ""
     if s.grade_usage != Usage():
         graded = "—" if s.grade_cost is None else f"${s.grade_cost:.4f}"
-        extra = f" + {graded} grading refusals"
-    return f"${s.cost:.4f} at list prices{extra}"
+        extra = f" (+ {graded} grading)"
+    return f"${s.cost:.4f}{extra}"
 
 
 def _changes(a: Summary, b: Summary) -> dict[str, str]:

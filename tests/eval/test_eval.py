@@ -113,9 +113,8 @@ def test_a_local_dataset_is_run_and_reported(
     assert "4 items" in out
     assert "verified             3/4  75.0%" in out
     assert "first pass           3/4  75.0%" in out
-    assert (
-        "as expected          4/4  100.0%  (answer 1/1 · cite 1/1 · refuse 1/1 · fail 1/1)" in out
-    )
+    assert "as expected          4/4  100.0%" in out
+    assert [row(out, kind) for kind in ("answer", "cite", "refuse", "fail")] == [["1/1"]] * 4
     assert "outcomes             verified 3 · exhausted 1" in out
     assert "UNCLOSED_CODE_FENCE" in out  # found on each of the three attempts, failed
     assert row(out, "UNCLOSED_CODE_FENCE") == ["3", "0", "0", "3", "0"]  # found 3, all failed
@@ -126,7 +125,7 @@ def test_a_local_dataset_is_run_and_reported(
     assert "latency              p50" in out and "cost                 $" in out
     # the report holds ids, codes and counts: no question, no answer
     for secret in ("zebra", "walrus", "Maria", GOOD, DECLINE, "deploy rollback"):
-        assert secret not in out
+        assert secret not in out and secret not in err
     assert "4/4 · verified 3" in err  # the progress bar's last state
     graded = [r for r in scripted.judge_requests if "declines" in str(r.get("system"))]
     assert len(graded) == 1  # only the refuse item is graded
@@ -139,7 +138,7 @@ def test_a_cite_item_that_is_not_cited_is_not_as_expected(
     item = {"id": "uncited", "question": "How do I roll back?", "expect": "cite"}
     status, out, _ = evaluate(make_settings(), dataset(tmp_path, [item]))
     assert status == 0
-    assert "as expected          0/1  0.0%  (cite 0/1)" in out
+    assert "as expected          0/1  0.0%" in out and row(out, "cite") == ["0/1"]
     assert row(out, "uncited")[:4] == ["✗", "expect", "cite", "verified"]
 
 

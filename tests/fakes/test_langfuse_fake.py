@@ -27,6 +27,7 @@ from langfuse.api import (
 from langfuse.api.core import ApiError
 from langfuse.api.scores.types.create_score_batch_results import CreateScoreBatchResults
 from langfuse.experiment import Evaluation, ExperimentItem, ExperimentItemResult
+from opentelemetry.sdk.trace import TracerProvider
 
 from tests.fakes.langfuse import FakeLangfuse
 
@@ -190,18 +191,26 @@ SDK = Callable[[], Langfuse]
 def sdk(fake_langfuse: FakeLangfuse) -> Iterator[SDK]:
     """Makes langfuse SDK clients on the fake, each under a fresh public key (the SDK keeps
     one client per key; the fake records only these keys' spans); shuts them down after."""
-    made: list[Langfuse] = []
+    made: list[tuple[Langfuse, TracerProvider]] = []
 
     def make() -> Langfuse:
         public_key = f"pk-lf-{uuid.uuid4().hex}"
         fake_langfuse.keys.add(public_key)
-        client = Langfuse(public_key=public_key, secret_key="sk-lf", base_url=fake_langfuse.url)
-        made.append(client)
+        # a provider of its own: the global one would export other tests' spans here
+        provider = TracerProvider(shutdown_on_exit=False)
+        client = Langfuse(
+            public_key=public_key,
+            secret_key="sk-lf",
+            base_url=fake_langfuse.url,
+            tracer_provider=provider,
+        )
+        made.append((client, provider))
         return client
 
     yield make
-    for client in made:
+    for client, provider in made:
         client.shutdown()
+        provider.shutdown()
 
 
 ITEMS = [

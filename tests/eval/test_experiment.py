@@ -1,0 +1,158 @@
+"""`python -m app eval NAME` on a Langfuse dataset: each run an experiment of the dataset,
+with the loop's observations and Vouch's scores on each item's trace and run-level rates;
+`collect` into a Langfuse dataset. Against the fake Langfuse and the fake Anthropic API."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from app.eval import collect
+from app.eval import command as evaluation
+from app.eval.dataset import DatasetError
+from tests.eval.test_eval import ITEMS, answers, grading
+from tests.fakes.anthropic import FakeAnthropic
+from tests.fakes.langfuse import FakeLangfuse
+
+
+def seed(fake: FakeLangfuse, name: str = "vouch-questions") -> None:
+    items: list[dict[str, Any]] = [
+        {
+            "id": item["id"],
+            "input": {k: v for k, v in item.items() if k not in ("id", "expect")},
+            "expected_output": {"expect": item["expect"]},
+        }
+        for item in ITEMS[:3]
+    ]
+    items.append({"id": "old", "input": {"question": "Gone (owl)"}, "status": "ARCHIVED"})
+    items.append({"id": "stub", "input": {"question": ""}, "expected_output": {"expect": ""}})
+    fake.add_dataset(name, items)
+
+
+def items_of(fake: FakeLangfuse, dataset: str) -> list[dict[str, Any]]:
+    """The dataset's items as stored now (each item's last version)."""
+    latest = [versions[-1] for versions in fake.project.items.values()]
+    return [item for item in latest if item["datasetName"] == dataset]
+
+
+def evaluate(settings: Any, name: str, *changes: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = evaluation.run(
+        evaluation.plan(settings, name, list(changes), None), settings, out, err
+    )
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def scripted(fake_anthropic: FakeAnthropic) -> FakeAnthropic:
+    fake_anthropic.responder = answers(haiku_fails=True)
+    fake_anthropic.judge_responder = grading
+    return fake_anthropic
+
+
+def test_a_langfuse_dataset_run_is_an_experiment_with_vouchs_scores(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse, scripted: FakeAnthropic
+) -> None:
+    seed(fake_langfuse)
+    status, out, err = evaluate(langfuse_settings(), "vouch-questions")
+    assert status == 0, out
+    assert "Langfuse dataset vouch-questions · 3 items" in out
+    assert "verified             2/3  66.7%" in out
+    assert "Recorded in Langfuse as experiment runs of the dataset." in out
+    assert "1 items have no question yet and are left out." in err  # the stub; archived: gone
+    (run,) = fake_langfuse.experiments().values()
+    assert run.name.startswith("vouch · configured · ")
+    assert set(run.items) == {"cited", "plain", "broken"}
+    cited = run.items["cited"]
+    assert cited.input["question"] == ITEMS[0]["question"]  # the item's own content, shown
+    assert cited.output["outcome"] == "verified" and cited.output["as_expected"] is True
+    assert "couldn't verify an answer" in run.items["broken"].output["reply"]  # canned
+    assert "Run this" not in str(run.items["broken"].output)  # nothing of a failed draft
+    for item in run.items.values():
+        names = {score["name"] for score in item.scores}
+        assert {"verified", "pass_on_first_attempt", "outcome", "expected_behaviour"} <= names
+        drafts = [s for s in fake_langfuse.named("claude.draft") if s.trace_id == item.trace_id]
+        assert drafts and all(s.usage for s in drafts)  # the loop's calls, in the item's trace
+    failed = {s["value"] for s in run.items["broken"].scores if s["name"] == "issue_outcome"}
+    assert failed == {"UNCLOSED_CODE_FENCE/failed"}
+    rates = {score["name"]: score["value"] for score in run.scores}
+    assert rates["verified_rate"] == pytest.approx(2 / 3)
+    assert rates["expected_behaviour_rate"] == 1.0
+    # recorded apart from the bot's figures
+    assert {s.get("environment") for s in fake_langfuse.scores} == {"sdk-experiment"}
+
+
+def test_two_runs_on_a_langfuse_dataset_are_two_experiments(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse, scripted: FakeAnthropic
+) -> None:
+    seed(fake_langfuse)
+    status, out, _ = evaluate(
+        langfuse_settings(), "vouch-questions", "ANTHROPIC_MODEL=claude-haiku-5-5"
+    )
+    assert status == 0
+    runs = sorted(fake_langfuse.experiments().values(), key=lambda run: run.name)
+    assert [run.name.split(" · ")[1] for run in runs] == [
+        "ANTHROPIC_MODEL=claude-haiku-5-5",
+        "configured",
+    ]
+    rates = [{s["name"]: s["value"] for s in run.scores}["verified_rate"] for run in runs]
+    assert rates == [0.0, pytest.approx(2 / 3)]
+    assert "-66.7 pts" in out
+
+
+def test_an_unknown_dataset_is_one_sentence(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse
+) -> None:
+    with pytest.raises(DatasetError, match="Langfuse has no dataset named 'nope'"):
+        evaluate(langfuse_settings(), "nope")
+
+
+def test_an_annotation_queue_becomes_a_dataset_to_fill_in(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse
+) -> None:
+    trace = "e" * 32
+    queue = fake_langfuse.add_queue(
+        "wrong answers", [(trace, "TRACE", "COMPLETED"), ("f" * 16, "OBSERVATION", "PENDING")]
+    )
+    settings = langfuse_settings()
+    out = io.StringIO()
+    options: dict[str, Any] = {
+        "feedback": False,
+        "queue": queue,
+        "since": timedelta(days=7),
+        "dataset": "from-queue",
+        "path": None,
+        "out": out,
+        "now": datetime.now(UTC),
+    }
+    assert collect.run(settings, **options) == 0
+    assert "2 items from annotation queue" in out.getvalue() and "2 added" in out.getvalue()
+    items = items_of(fake_langfuse, "from-queue")
+    assert {item["id"] for item in items} == {"queue-" + "e" * 16, "queue-" + "f" * 16}
+    linked = next(item for item in items if item["id"] == "queue-" + "e" * 16)
+    assert linked["sourceTraceId"] == trace
+    assert linked["input"] == {"question": ""}
+    assert f"/project/proj-vouch/traces/{trace}" in linked["metadata"]["note"]
+    assert collect.run(settings, **{**options, "out": io.StringIO()}) == 0
+    assert len(items_of(fake_langfuse, "from-queue")) == 2  # nothing twice
+    with pytest.raises(evaluation.EvalError, match="no item has a question"):
+        evaluate(settings, "from-queue")
+
+
+def test_an_unknown_queue_is_one_sentence(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse
+) -> None:
+    with pytest.raises(evaluation.EvalError, match="no annotation queue nope"):
+        collect.run(
+            langfuse_settings(),
+            feedback=False,
+            queue="nope",
+            since=timedelta(days=7),
+            dataset=None,
+            path=None,
+            out=io.StringIO(),
+            now=datetime.now(UTC),
+        )
