@@ -10,12 +10,14 @@ file; an item already there is never written over (a person may have filled it i
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 import httpx
 from langfuse.api import LangfuseAPI
@@ -25,8 +27,11 @@ from app.errors import label
 from app.eval.command import EvalError
 from app.metrics_api import PAGE, client
 from app.settings import Settings
+from app.telemetry.scores import REASONS
 
 MAX_PAGES = 100  # of any list read here: 10,000 rows
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")  # what a local dataset's id may not hold
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +79,10 @@ class Source:
 def thumbs_down(source: Source, environment: str, start: datetime, end: datetime) -> list[Stub]:
     """One stub per answer given a 👎 in the window, newest first, with the reason picked."""
     window = {"environment": environment, "fromTimestamp": _iso(start), "toTimestamp": _iso(end)}
-    reasons = {
-        score["traceId"]: str(score.get("stringValue") or "")
+    reasons = {  # only the fixed choices: a hand-made score cannot bring text in
+        score["traceId"]: str(score.get("stringValue"))
         for score in _scores(source, {"name": "user_feedback_reason", **window})
+        if score.get("stringValue") in REASONS
     }
     stubs: dict[str, Stub] = {}
     link = _trace_links(source)
@@ -111,7 +117,7 @@ def queued(source: Source, queue: str) -> list[Stub]:
         where = link(trace) if trace else f"{kind.lower()} {object_id}"
         stubs.append(
             Stub(
-                id=f"queue-{object_id[:16]}",
+                id=f"queue-{_ID_UNSAFE.sub('-', object_id)[:40]}",
                 note=(
                     f"From annotation queue {queue} ({str(item.status).lower()}): find the "
                     f"message in Slack, then write its question and expected behaviour. {where}"
@@ -141,13 +147,17 @@ def to_dataset(source: Source, name: str, stubs: Sequence[Stub]) -> tuple[int, i
             lambda page: api.dataset_items.list(dataset_name=name, page=page, limit=PAGE)
         )
     }
+    # Langfuse's item ids are unique in the project, not the dataset: the dataset's name
+    # goes in, so a trace collected into two datasets is an item of each
+    scope = hashlib.sha256(name.encode()).hexdigest()[:8]
     added = 0
     for stub in stubs:
-        if stub.id in there:
+        item_id = f"{stub.id}-{scope}"
+        if item_id in there:
             continue
         api.dataset_items.create(
             dataset_name=name,
-            id=stub.id,
+            id=item_id,
             input={"question": ""},
             expected_output={"expect": ""},
             metadata={**stub.metadata, "note": stub.note},
@@ -160,15 +170,18 @@ def to_dataset(source: Source, name: str, stubs: Sequence[Stub]) -> tuple[int, i
 def to_file(path: Path, stubs: Sequence[Stub]) -> tuple[int, int]:
     """Append the stubs to a local dataset, leaving out ids it already has."""
     there: set[str] = set()
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                there.add(str(json.loads(line).get("id")))
-            except (ValueError, AttributeError):
-                continue
-    new = [stub for stub in stubs if stub.id not in there]
-    with path.open("a", encoding="utf-8") as out:
-        out.writelines(stub.line() + "\n" for stub in new)
+    try:
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    there.add(str(json.loads(line).get("id")))
+                except (ValueError, AttributeError):
+                    continue
+        new = [stub for stub in stubs if stub.id not in there]
+        with path.open("a", encoding="utf-8") as out:
+            out.writelines(stub.line() + "\n" for stub in new)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EvalError(f"cannot write {path}: {type(exc).__name__}") from None
     return len(new), len(stubs) - len(new)
 
 
@@ -187,14 +200,16 @@ def run(
     source = Source.from_settings(settings)
     try:
         if feedback:
-            stubs = thumbs_down(source, settings.langfuse_environment, now - since, now)
             what = f"👎 in the last {_span(since)}"
+            stubs = _asked(
+                lambda: thumbs_down(source, settings.langfuse_environment, now - since, now)
+            )
         else:
             assert queue is not None
-            stubs = queued(source, queue)
             what = f"annotation queue {queue}"
+            stubs = _asked(lambda: queued(source, queue), missing=f"no annotation queue {queue}")
         if dataset is not None:
-            added, kept = to_dataset(source, dataset, stubs)
+            added, kept = _asked(lambda: to_dataset(source, dataset, stubs))
             where = f"Langfuse dataset {dataset}"
         elif path is not None:
             added, kept = to_file(path, stubs)
@@ -202,12 +217,6 @@ def run(
         else:
             out.writelines(stub.line() + "\n" for stub in stubs)
             return 0
-    except ApiError as exc:
-        if exc.status_code == 404 and queue is not None:
-            raise EvalError(f"Langfuse has no annotation queue {queue}") from None
-        raise EvalError(f"Langfuse answered {exc.status_code}") from None
-    except httpx.HTTPError as exc:
-        raise EvalError(f"Langfuse is unreachable ({label(exc)})") from None
     finally:
         source.http.close()
     print(
@@ -216,6 +225,18 @@ def run(
         file=out,
     )
     return 0
+
+
+def _asked(call: Callable[[], T], missing: str = "") -> T:
+    """What Langfuse answered, or EvalError in one line (`missing`: what a 404 means)."""
+    try:
+        return call()
+    except ApiError as exc:
+        if exc.status_code == 404 and missing:
+            raise EvalError(f"Langfuse has {missing}") from None
+        raise EvalError(f"Langfuse answered {exc.status_code}") from None
+    except httpx.HTTPError as exc:
+        raise EvalError(f"Langfuse is unreachable ({label(exc)})") from None
 
 
 def _scores(source: Source, params: dict[str, str]) -> Iterator[dict[str, Any]]:

@@ -6,17 +6,20 @@ cannot run (bad settings, dataset or arguments)."""
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from pydantic import SecretStr
+
 from app.eval.dataset import DatasetError, Item, read_jsonl
 from app.eval.experiment import Experiments
 from app.eval.progress import Bar
 from app.eval.report import Setup, Summary, compare, render, summarize
-from app.eval.run import Result, Runner, run_all
+from app.eval.run import NOT_ASKED, Result, Runner, run_all
 from app.settings import Settings, SettingsError, load_settings
 from app.telemetry.client import Telemetry
 from app.verify import language
@@ -60,16 +63,17 @@ def plan(
             raise EvalError(f"cannot read --prompt {prompt}: {type(exc).__name__}") from None
         if not instructions:
             raise EvalError(f"--prompt {prompt} is empty")
-    runs = [(_setup("configured", settings), settings, "")]
+    grader = settings.judge_model  # one ruler for both runs: the configured judge's model
+    runs = [(_setup("configured", settings, grader), settings, "")]
     if updates or instructions:
         try:
             changed = load_settings(**{**dict(settings), **updates})  # validated again
         except SettingsError as exc:
             raise EvalError(f"--set: {exc}") from None
-        label = " ".join(f"{k}={v}" for k, v in zip(_names(changes), updates.values(), strict=True))
+        label = " ".join(_shown(name, value) for name, value in updates.items())
         if prompt is not None:
             label = " ".join(filter(None, (label, f"prompt {prompt.name}")))
-        runs.append((_setup(label, changed), changed, instructions))
+        runs.append((_setup(label, changed, grader), changed, instructions))
         if not baseline:
             runs = runs[1:]
     elif not baseline:
@@ -77,28 +81,46 @@ def plan(
     return Plan(dataset, tuple(runs), concurrency, min_verified)
 
 
-def _names(changes: Sequence[str]) -> list[str]:
-    return [change.partition("=")[0].strip().upper() for change in changes]
+# What --set may change: the settings a message is answered with. The others (Slack,
+# Langfuse, the record, the server) play no part in an evaluation.
+ANSWERING = re.compile(
+    r"(anthropic_.*|cloud_ml_region|response_format|max_attempts|message_deadline|tool_.*"
+    r"|judge_.*|knowledge_.*)"
+)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}")
 
 
 def _changes(changes: Sequence[str]) -> dict[str, str]:
-    """--set KEY=VALUE pairs as settings' field names; KEY must be a setting."""
+    """--set KEY=VALUE pairs as settings' field names: each a setting a message is answered
+    with, once."""
     fields = set(Settings.model_fields)
     updates: dict[str, str] = {}
     for change in changes:
         key, equals, value = change.partition("=")
         name = key.strip().lower()
+        shown = repr(key.strip().upper()) if _NAME.fullmatch(key.strip()) else "that"
         if not equals or name not in fields:
             raise EvalError(
-                f"--set takes KEY=VALUE where KEY is a setting (see .env.example), not {key!r}"
+                f"--set takes KEY=VALUE where KEY is a setting (see .env.example), not {shown}"
             )
+        if not ANSWERING.fullmatch(name):
+            raise EvalError(f"--set {shown}: it plays no part in answering, so eval ignores it")
+        if name in updates:
+            raise EvalError(f"--set {shown} is given twice")
         updates[name] = value
     return updates
 
 
-def _setup(label: str, settings: Settings) -> Setup:
+def _shown(name: str, value: str) -> str:
+    """A change as the report, the progress bar and Langfuse show it: a secret's value
+    never (its field is a SecretStr)."""
+    secret = Settings.model_fields[name].annotation in (SecretStr, SecretStr | None)
+    return f"{name.upper()}={'***' if secret else value}"
+
+
+def _setup(label: str, settings: Settings, grader: str) -> Setup:
     judge = settings.judge_model if settings.judge_enabled else None
-    return Setup(label, settings.anthropic_model, judge, settings.max_attempts)
+    return Setup(label, settings.anthropic_model, judge, settings.max_attempts, grader)
 
 
 def run(plan: Plan, settings: Settings, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -129,8 +151,12 @@ def run(plan: Plan, settings: Settings, out: TextIO = sys.stdout, err: TextIO = 
     else:
         print(compare(summaries[0], summaries[1], title), file=out)
     if experiments is not None:
-        print("\nRecorded in Langfuse as experiment runs of the dataset.", file=out)
-    return _status(summaries[-1], plan.min_verified, out)
+        print(
+            "\nSent to Langfuse as experiment runs of the dataset: see Datasets → "
+            f"{plan.dataset} → Experiments.",
+            file=out,
+        )
+    return _status(summaries, plan.min_verified, out)
 
 
 def _ready(items: Sequence[Item], err: TextIO) -> list[Item]:
@@ -149,11 +175,12 @@ def _runs(
     language.warm()
     summaries = []
     for setup, settings, instructions in plan.runs:
-        runner = Runner(settings, instructions)
+        runner = Runner(settings, instructions, setup.grader)
+        runner.prepare(items)  # docs indexed before any item is timed
         bar = Bar(len(items), setup.label, err)
         try:
             if experiments is None:
-                results = asyncio.run(run_all(items, runner.run, plan.concurrency, bar))
+                results = asyncio.run(_local(runner, items, plan.concurrency, bar))
             else:
                 results = experiments.run(items, runner, setup, plan.concurrency, bar)
         finally:
@@ -162,10 +189,29 @@ def _runs(
     return summaries
 
 
-def _status(last: Summary, threshold: float | None, out: TextIO) -> int:
+async def _local(runner: Runner, items: Sequence[Item], concurrency: int, bar: Bar) -> list[Result]:
+    try:
+        return await run_all(items, runner.run, concurrency, bar)
+    finally:
+        await runner.aclose()
+
+
+def _status(summaries: Sequence[Summary], threshold: float | None, out: TextIO) -> int:
+    """2 when a run measured nothing (most items never reached the model); else the
+    threshold on the last run's verified rate."""
+    for summary in summaries:
+        asked = sum(n for reason, n in summary.outcomes.items() if reason in NOT_ASKED)
+        if asked * 2 >= summary.items:
+            print(
+                f"\n{summary.setup.label}: {asked} of {summary.items} items never got an answer "
+                "from the model (unavailable or rejected): check the key, the model names and "
+                "the service; these rates measure nothing.",
+                file=out,
+            )
+            return 2
     if threshold is None:
         return 0
-    rate = last.verified_rate * 100
+    rate = summaries[-1].verified_rate * 100
     if rate < threshold:
         print(f"\nVerified {rate:.1f}% is under --min-verified {threshold:g}%.", file=out)
         return 1

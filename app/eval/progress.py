@@ -20,7 +20,7 @@ class Bar:
         self.done = 0
         self.verified = 0
         self.tty = self.out.isatty()
-        self._lock = threading.Lock()  # a Langfuse experiment reports from its own thread
+        self._lock = threading.Lock()  # whole lines, whichever thread a run reports from
         self._shown = -1
 
     def __call__(self, result: Result) -> None:

@@ -26,6 +26,7 @@ class Setup:
     model: str
     judge: str | None  # None: no judge
     attempts: int
+    grader: str  # the model that reads whether an answer declines (the same in both runs)
 
 
 @dataclass(frozen=True)
@@ -82,9 +83,9 @@ def summarize(setup: Setup, results: Sequence[Result]) -> Summary:
             judge += attempt.judge_usage
     priced = [(setup.model, draft), (setup.judge or setup.model, judge)]
     costs = [cost(model, usage) for model, usage in priced if usage != Usage()]
-    grade_cost = cost(setup.judge or setup.model, grade) if grade != Usage() else 0.0
+    grade_cost = cost(setup.grader, grade) if grade != Usage() else 0.0
     unpriced = tuple(sorted({m for m, u in priced if u != Usage() and cost(m, u) is None}))
-    seconds = sorted(r.seconds for r in results)
+    seconds = sorted(r.seconds for r in results if r.outcome is not None)  # not broken ones
     return Summary(
         setup=setup,
         results=tuple(results),
@@ -127,7 +128,7 @@ def render(summary: Summary, title: str) -> str:
 def compare(before: Summary, after: Summary, title: str) -> str:
     """Two runs side by side, the change for each figure, and the items that changed."""
     a, b = _figures(before), _figures(after)
-    width = max(len(value) for _, value in a) + 2
+    width = max(len(value) for _, value in (*a, *b)) + 2
     lines = [
         f"Vouch eval: {title} · {before.items} items, two runs",
         f"  A: {_setup(before.setup)}",
@@ -136,8 +137,12 @@ def compare(before: Summary, after: Summary, title: str) -> str:
         f"  {'':<20} {'A':<{width}} {'B':<{width}} change",
     ]
     changes = _changes(before, after)
-    for (name, left), (_, right) in zip(a, b, strict=True):
-        lines.append(f"  {name:<20} {left:<{width}} {right:<{width}} {changes.get(name, '')}")
+    right = dict(b)
+    names = [name for name, _ in a] + [name for name, _ in b if name not in dict(a)]
+    left = dict(a)
+    for name in names:
+        cells = f"{left.get(name, '—'):<{width}} {right.get(name, '—'):<{width}}"
+        lines.append(f"  {name:<20} {cells} {changes.get(name, '')}")
     lines += ["", *_issue_table(before, after), "", "Items that changed (A → B)"]
     moved = _moved(before, after)
     lines += moved or ["  none: every item ended the same way"]

@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from app.agent.conversation import Conversation
 from app.agent.loop import Deps, answer
@@ -23,7 +24,6 @@ from app.errors import label
 from app.eval.dataset import Expect, Item
 from app.eval.grade import GradeFailed, declined
 from app.knowledge.libraries import Libraries
-from app.knowledge.retrieve import Knowledge
 from app.knowledge.tool import DocsSearch
 from app.settings import Settings
 from app.verify import Source
@@ -64,22 +64,43 @@ class Given:
         return self._sources
 
 
+class KnowledgeUnavailable(Exception):
+    """An item's docs folder could not be indexed (Knowledge.open logged why)."""
+
+
+# Outcomes that say the model could not be asked (an outage, or a request it refused: a bad
+# key or model id): they measure the setup, not the behaviour.
+NOT_ASKED = frozenset({"unavailable", "rejected"})
+
+
 class Runner:
     """Runs items with one set of settings (and standing instructions from a prompt file).
-    The model client belongs to the event loop it is first used in (a Langfuse experiment
-    runs in a loop of its own), so one is made per loop."""
+    `grader`: the model that reads whether a verified answer declines (the same for every
+    run compared, so the ruler does not change with the settings). The model client's
+    connections belong to the event loop they were made in, and each run is an
+    asyncio.run of its own (here for a local dataset, in the SDK's run_experiment for a
+    Langfuse one), so a client is made per loop; a local run closes its own (aclose), an
+    experiment's is left to the process's end."""
 
-    def __init__(self, settings: Settings, instructions: str = "") -> None:
+    def __init__(self, settings: Settings, instructions: str = "", grader: str = "") -> None:
         self.settings = settings
         self.instructions = instructions
+        self.grader = grader or settings.judge_model
         self.libraries = Libraries(settings)
-        self._deps: dict[int, Deps] = {}
+        self._deps: dict[asyncio.AbstractEventLoop, Deps] = {}
 
     def deps(self) -> Deps:
-        loop = id(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
         if loop not in self._deps:
             self._deps[loop] = Deps.from_settings(self.settings)
         return self._deps[loop]
+
+    def prepare(self, items: Sequence[Item]) -> None:
+        """Index every item's docs folder now (blocking), so no item's time includes it."""
+        folders = {self._folder(item) for item in items} - {None}
+        for folder in folders:
+            assert folder is not None
+            self.libraries.get(folder)
 
     async def run(self, item: Item, observer: Observer = UNWATCHED) -> Result:
         """One item through the loop; never raises for the item's sake (its Result says)."""
@@ -90,49 +111,65 @@ class Runner:
             outcome = await answer(
                 conversation, deps, uuid.uuid4().hex[:12], observer=observer, tools=tools
             )
-        except Exception as exc:  # a broken item is reported, the others go on
-            log.error("eval item failed: %s", label(exc))
             seconds = time.perf_counter() - started
-            return Result(item.id, item.expect, None, seconds, error=label(exc))
-        seconds = time.perf_counter() - started
-        met, usage = await self._met(item, outcome, deps)
+            met, usage = await self._met(item, outcome, deps)
+        except Exception as exc:  # a broken item is reported, the others go on
+            reason = (
+                "knowledge_unavailable" if isinstance(exc, KnowledgeUnavailable) else label(exc)
+            )
+            log.error("eval item failed: %s", reason)
+            seconds = time.perf_counter() - started
+            return Result(item.id, item.expect, None, seconds, error=reason)
         return Result(item.id, item.expect, outcome, seconds, met, usage)
+
+    def _folder(self, item: Item) -> Path | None:
+        if item.sources:
+            return None
+        return item.knowledge or self.settings.knowledge_dir
 
     async def _parts(self, item: Item) -> tuple[Deps, list[Tool]]:
         """The loop's parts for the item: its docs (a folder of its own, its passages, or
         KNOWLEDGE_DIR) and, with a docs folder, the search_docs tool as the bot offers it."""
         deps = self.deps()
-        folder = item.knowledge or (None if item.sources else self.settings.knowledge_dir)
         if item.sources:
             return replace(deps, knowledge=Given(item.sources)), []
+        folder = self._folder(item)
         if folder is None:
             return replace(deps, knowledge=None), []
         knowledge = await asyncio.to_thread(self.libraries.get, folder)
-        tools: list[Tool] = [DocsSearch(knowledge)] if isinstance(knowledge, Knowledge) else []
-        return replace(deps, knowledge=knowledge), tools
+        if knowledge is None:
+            raise KnowledgeUnavailable()
+        return replace(deps, knowledge=knowledge), [DocsSearch(knowledge)]
 
     async def _met(self, item: Item, outcome: Outcome, deps: Deps) -> tuple[bool | None, Usage]:
-        """Whether the outcome is what the item expects: an answer (verified), a cited
-        answer, a refusal (the model's, or a verified answer that declines, as the judge's
-        model reads it), or a graceful failure (no verified answer, not for an outage)."""
+        """Whether the outcome is what the item expects (None: it cannot be told).
+        - answer: a verified answer that does not decline;
+        - cite: a verified answer that cites a source and does not decline;
+        - refuse: the model's refusal, or a verified answer that declines;
+        - fail: no verified answer (the graceful failure).
+        Whether a verified answer declines, the grader reads. An outcome in NOT_ASKED
+        measures the setup, not the behaviour: None."""
         expect = item.expect
-        if expect is None or outcome.reason == "unavailable":
-            return None, Usage()  # an outage says nothing of the behaviour
-        if expect != "refuse" or outcome.reason == "refused" or not outcome.verified:
-            met = {
-                "answer": outcome.verified,
-                "cite": outcome.verified and bool(outcome.cited),
-                "fail": not outcome.verified,
-                "refuse": outcome.reason == "refused",
-            }[expect]
-            return met, Usage()
-        try:
-            return await declined(
-                deps.client, self.settings.judge_model, item.question, outcome.text
-            )
-        except GradeFailed as exc:
-            log.warning("eval: refusal not graded (%s)", exc)
+        if expect is None or outcome.reason in NOT_ASKED:
             return None, Usage()
+        if expect == "fail" or not outcome.verified:
+            return (not outcome.verified) if expect == "fail" else (
+                expect == "refuse" and outcome.reason == "refused"
+            ), Usage()
+        if expect == "cite" and not outcome.cited:
+            return False, Usage()
+        try:
+            said, usage = await declined(deps.client, self.grader, item.question, outcome.text)
+        except GradeFailed as exc:
+            log.warning("eval: answer not graded (%s)", exc)
+            return None, Usage()
+        return said == (expect == "refuse"), usage
+
+    async def aclose(self) -> None:
+        """Close this event loop's model client (its connections belong to the loop)."""
+        deps = self._deps.pop(asyncio.get_running_loop(), None)
+        if deps is not None:
+            await deps.client.close()
 
     def close(self) -> None:
         self.libraries.close()

@@ -38,7 +38,7 @@ class Knowledge:
             return None
         try:
             index = _up_to_date(settings)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:  # OSError: e.g. its folder cannot be made
             log.error("knowledge: index unusable (%s); answering without sources", label(exc))
             return None
         return cls(index, settings.knowledge_top_k, settings.knowledge_min_relevance)

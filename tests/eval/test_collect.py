@@ -9,7 +9,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from app.eval import collect
+from app.eval.command import EvalError
 from app.eval.dataset import read_jsonl
 from tests.fakes.langfuse import FakeLangfuse
 
@@ -74,3 +77,24 @@ def test_without_a_destination_the_items_are_printed(
     flagged(fake_langfuse)
     lines = collected(langfuse_settings(), since=timedelta(hours=6)).splitlines()
     assert [json.loads(line)["id"] for line in lines] == ["thumbs-down-" + "a" * 16]
+
+
+def test_a_file_that_cannot_be_written_is_one_sentence(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse, tmp_path: Path
+) -> None:
+    flagged(fake_langfuse)
+    with pytest.raises(EvalError, match="cannot write"):
+        collected(langfuse_settings(), path=tmp_path)  # a folder
+
+
+def test_only_the_fixed_reasons_reach_an_item(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse
+) -> None:
+    fake_langfuse.scores += [
+        score("a" * 32, "user_feedback", 0, "BOOLEAN", 1),
+        score(
+            "a" * 32, "user_feedback_reason", "the rollback docs are from 2019", "CATEGORICAL", 1
+        ),
+    ]
+    (line,) = collected(langfuse_settings()).splitlines()
+    assert "2019" not in line and "(no reason picked)" in line

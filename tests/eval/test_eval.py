@@ -4,6 +4,7 @@ input. The fake answers each request by the item it is about (items run concurre
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import subprocess
@@ -14,8 +15,9 @@ from typing import Any
 import pytest
 
 from app.eval import command as evaluation
-from app.eval.dataset import DatasetError, read_jsonl
+from app.eval.dataset import DatasetError, Item, read_jsonl
 from app.eval.report import percentile
+from app.eval.run import Result, run_all
 from app.settings import Settings
 from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, cited, judgement
 from tests.isolation import process_env
@@ -45,8 +47,9 @@ def dataset(tmp_path: Path, items: list[dict[str, Any]] = ITEMS) -> Path:
 
 
 def row(out: str, item: str) -> list[str]:
-    """An item's row of the report, split into words (after its id)."""
-    return next(line.split()[1:] for line in out.splitlines() if line.split()[:1] == [item])
+    """An item's last row of the report (a comparison's: run B's), split into words (after
+    its id)."""
+    return [line.split()[1:] for line in out.splitlines() if line.split()[:1] == [item]][-1]
 
 
 def said(body: dict[str, Any]) -> str:
@@ -126,9 +129,11 @@ def test_a_local_dataset_is_run_and_reported(
     # the report holds ids, codes and counts: no question, no answer
     for secret in ("zebra", "walrus", "Maria", GOOD, DECLINE, "deploy rollback"):
         assert secret not in out and secret not in err
+    assert "attempts to verify   1.00" in out
     assert "4/4 · verified 3" in err  # the progress bar's last state
     graded = [r for r in scripted.judge_requests if "declines" in str(r.get("system"))]
-    assert len(graded) == 1  # only the refuse item is graded
+    assert len(graded) == 3  # each verified answer is read: does it decline?
+    assert {r["model"] for r in graded} == {"claude-haiku-5-5"}  # the judge's model
 
 
 def test_a_cite_item_that_is_not_cited_is_not_as_expected(
@@ -140,6 +145,21 @@ def test_a_cite_item_that_is_not_cited_is_not_as_expected(
     assert status == 0
     assert "as expected          0/1  0.0%" in out and row(out, "cite") == ["0/1"]
     assert row(out, "uncited")[:4] == ["✗", "expect", "cite", "verified"]
+
+
+def test_an_answer_that_declines_and_a_refusal_that_answers_are_not_as_expected(
+    make_settings: Any, scripted: FakeAnthropic, tmp_path: Path
+) -> None:
+    """A model that says "I can't" to everything keeps a high verified rate: the grader
+    tells, so `answer` items are not met; a `refuse` item answered is not met either."""
+    scripted.responder = lambda body: Reply(DECLINE if "yak" in said(body) else GOOD)
+    items = [ITEMS[1], ITEMS[3]]  # plain (answer) and private (refuse)
+    status, out, _ = evaluate(make_settings(), dataset(tmp_path, items))
+    assert status == 0
+    assert "verified             2/2  100.0%" in out
+    assert "as expected          0/2  0.0%" in out
+    assert row(out, "plain")[:4] == ["✗", "expect", "answer", "verified"]
+    assert row(out, "private")[:4] == ["✗", "expect", "refuse", "verified"]
 
 
 def test_changed_settings_are_compared_side_by_side(
@@ -258,6 +278,9 @@ def test_a_bad_dataset_names_the_line_and_field_not_the_value(
         (["--concurrency", "0"], "--concurrency takes 1 to 32"),
         (["--no-baseline"], "--no-baseline needs --set or --prompt"),
         (["--min-verified", "120"], "--min-verified takes a percentage"),
+        (["--set", "ANTHROPIC_MODEL=a", "--set", "anthropic_model=b"], "is given twice"),
+        (["--set", "SLACK_BOT_TOKEN=xoxb-1"], "plays no part in answering"),
+        (["--set", "sk-ant-secret"], "not that"),
     ],
 )
 def test_bad_arguments_are_one_sentence_and_exit_2(
@@ -276,6 +299,7 @@ def test_bad_arguments_are_one_sentence_and_exit_2(
     assert done.returncode == 2
     assert said_ in done.stderr and "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0
+    assert "secret" not in done.stderr and "xoxb-1" not in done.stderr
 
 
 def test_without_a_key_or_a_dataset_it_says_so(tmp_path: Path) -> None:
@@ -301,3 +325,67 @@ def test_percentiles_are_nearest_rank() -> None:
     assert percentile(values, 95) == 19.0
     assert percentile([3.0], 95) == 3.0
     assert percentile([], 50) is None
+
+
+def test_a_secret_changed_is_never_shown(
+    make_settings: Any, scripted: FakeAnthropic, tmp_path: Path
+) -> None:
+    status, out, err = evaluate(
+        make_settings(), dataset(tmp_path, ITEMS[1:2]), "ANTHROPIC_API_KEY=sk-ant-hidden"
+    )
+    assert status == 0
+    assert "B: ANTHROPIC_API_KEY=***: drafts" in out
+    assert "sk-ant-hidden" not in out + err
+
+
+def test_a_model_that_cannot_be_asked_measures_nothing(
+    make_settings: Any, scripted: FakeAnthropic, tmp_path: Path
+) -> None:
+    """A mistyped model name is refused by the API: exit 2 and why, not "B is worse"."""
+    status, out, _ = evaluate(
+        make_settings(),
+        dataset(tmp_path, ITEMS[:3]),
+        "ANTHROPIC_MODEL=claude-haiku-5-6",
+        min_verified=95,
+    )
+    assert status == 2
+    assert "items never got an answer from the model" in out
+    assert "outcomes             verified 2 · exhausted 1" in out  # A measured
+    assert "rejected 3" in out  # B did not
+    assert row(out, "broken")[:4] == ["·", "expect", "fail", "rejected"]  # not a "fail" met
+
+
+def test_a_docs_folder_that_cannot_be_indexed_is_an_item_error(
+    make_settings: Any, fake_anthropic: FakeAnthropic, tmp_path: Path, docs: Path
+) -> None:
+    fake_anthropic.default = Reply(GOOD)
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the index folder should be")
+    settings = make_settings(knowledge_index=blocked / "k.sqlite3")
+    item = {"id": "docs", "question": "How do I deploy?", "knowledge": "docs", "expect": "cite"}
+    status, out, _ = evaluate(settings, dataset(tmp_path, [item]))
+    assert row(out, "docs") == ["·", "expect", "cite", "error", "(knowledge_unavailable)"]
+    assert not fake_anthropic.requests  # never answered without its docs
+    assert status == 0
+
+
+async def test_items_run_at_most_concurrency_at_once() -> None:
+    """run_all's bound, watched from inside: never more than N items in flight."""
+    in_flight, most = 0, 0
+    gate = asyncio.Event()
+
+    async def run(item: Item) -> Result:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        if most == 3:
+            gate.set()
+        await asyncio.wait_for(gate.wait(), 5)
+        in_flight -= 1
+        return Result(item.id, None, None, 0.0)
+
+    items = [Item(str(n), "q") for n in range(10)]
+    done: list[Result] = []
+    results = await run_all(items, run, 3, done.append)
+    assert most == 3 and len(done) == 10
+    assert [r.item for r in results] == [str(n) for n in range(10)]  # the dataset's order

@@ -5,7 +5,11 @@ with the loop's observations and Vouch's scores on each item's trace and run-lev
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +20,7 @@ from app.eval.dataset import DatasetError
 from tests.eval.test_eval import ITEMS, answers, grading
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.langfuse import FakeLangfuse
+from tests.isolation import process_env
 
 
 def seed(fake: FakeLangfuse, name: str = "vouch-questions") -> None:
@@ -61,7 +66,7 @@ def test_a_langfuse_dataset_run_is_an_experiment_with_vouchs_scores(
     assert status == 0, out
     assert "Langfuse dataset vouch-questions · 3 items" in out
     assert "verified             2/3  66.7%" in out
-    assert "Recorded in Langfuse as experiment runs of the dataset." in out
+    assert "Sent to Langfuse as experiment runs of the dataset" in out
     assert "1 items have no question yet and are left out." in err  # the stub; archived: gone
     (run,) = fake_langfuse.experiments().values()
     assert run.name.startswith("vouch · configured · ")
@@ -74,8 +79,11 @@ def test_a_langfuse_dataset_run_is_an_experiment_with_vouchs_scores(
     for item in run.items.values():
         names = {score["name"] for score in item.scores}
         assert {"verified", "pass_on_first_attempt", "outcome", "expected_behaviour"} <= names
+        (root,) = [s for s in fake_langfuse.named("vouch.answer") if s.trace_id == item.trace_id]
+        assert root.parent_span_id == item.observation_id  # under the SDK's item span
         drafts = [s for s in fake_langfuse.named("claude.draft") if s.trace_id == item.trace_id]
         assert drafts and all(s.usage for s in drafts)  # the loop's calls, in the item's trace
+        assert all(s.parent_span_id == root.span_id for s in drafts)
     failed = {s["value"] for s in run.items["broken"].scores if s["name"] == "issue_outcome"}
     assert failed == {"UNCLOSED_CODE_FENCE/failed"}
     rates = {score["name"]: score["value"] for score in run.scores}
@@ -131,8 +139,11 @@ def test_an_annotation_queue_becomes_a_dataset_to_fill_in(
     assert collect.run(settings, **options) == 0
     assert "2 items from annotation queue" in out.getvalue() and "2 added" in out.getvalue()
     items = items_of(fake_langfuse, "from-queue")
-    assert {item["id"] for item in items} == {"queue-" + "e" * 16, "queue-" + "f" * 16}
-    linked = next(item for item in items if item["id"] == "queue-" + "e" * 16)
+    assert {item["id"].rsplit("-", 1)[0] for item in items} == {
+        "queue-" + "e" * 32,
+        "queue-" + "f" * 16,
+    }
+    linked = next(item for item in items if item["id"].startswith("queue-e"))
     assert linked["sourceTraceId"] == trace
     assert linked["input"] == {"question": ""}
     assert f"/project/proj-vouch/traces/{trace}" in linked["metadata"]["note"]
@@ -156,3 +167,66 @@ def test_an_unknown_queue_is_one_sentence(
             out=io.StringIO(),
             now=datetime.now(UTC),
         )
+
+
+def test_the_one_command_on_a_langfuse_dataset_as_a_process(
+    tmp_path: Path, fake_langfuse: FakeLangfuse, scripted: FakeAnthropic
+) -> None:
+    """The answer in the terminal (exit 1: under 95%) and in Langfuse (two experiments,
+    flushed before the process exits)."""
+    seed(fake_langfuse)
+    public_key = f"pk-lf-{uuid.uuid4().hex}"
+    fake_langfuse.keys.add(public_key)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "eval",
+            "vouch-questions",
+            "--set",
+            "ANTHROPIC_MODEL=claude-haiku-5-5",
+            "--min-verified",
+            "95",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=process_env(
+            ANTHROPIC_API_KEY="test-key",
+            ANTHROPIC_BASE_URL=scripted.url,
+            LANGFUSE_PUBLIC_KEY=public_key,
+            LANGFUSE_SECRET_KEY="sk-lf-test",
+            LANGFUSE_BASE_URL=fake_langfuse.url,
+        ),
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Verified 0.0% is under --min-verified 95%." in done.stdout
+    assert "Sent to Langfuse" in done.stdout and "Traceback" not in done.stderr
+    runs = fake_langfuse.experiments().values()
+    assert sorted(len(run.items) for run in runs) == [3, 3]
+    assert all({s["name"] for s in run.scores} >= {"verified_rate"} for run in runs)
+
+
+def test_a_trace_collected_into_two_datasets_is_an_item_of_each(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse
+) -> None:
+    """Langfuse's item ids are unique in the project: the dataset is part of the id."""
+    queue = fake_langfuse.add_queue("flagged", [("a" * 32, "TRACE", "PENDING")])
+    settings = langfuse_settings()
+    for dataset in ("first", "second"):
+        out = io.StringIO()
+        collect.run(
+            settings,
+            feedback=False,
+            queue=queue,
+            since=timedelta(days=7),
+            dataset=dataset,
+            path=None,
+            out=out,
+            now=datetime.now(UTC),
+        )
+        assert "1 added" in out.getvalue()
+    assert len(items_of(fake_langfuse, "first")) == len(items_of(fake_langfuse, "second")) == 1

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.knowledge.index import Index
+from app.knowledge.retrieve import Knowledge
 
 BASE = "https://docs.example.com/"
 
@@ -249,3 +251,15 @@ def test_a_rebuild_that_fails_keeps_the_old_index(
         index.rebuild(docs, BASE)
     assert index.count() == count
     assert titles(index, "rollback")[0] == "Deploying billing › Rollback"
+
+
+def test_an_index_whose_folder_cannot_be_made_means_no_sources(
+    knowledge_settings: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Knowledge.open never raises: a file where the index's folder should be is logged,
+    and the answers go on without sources (it raised FileExistsError before)."""
+    blocked = tmp_path / "blocked"
+    blocked.write_text("not a folder")
+    settings = knowledge_settings(knowledge_index=blocked / "knowledge.sqlite3")
+    assert Knowledge.open(settings) is None
+    assert "knowledge: index unusable (FileExistsError)" in caplog.text
