@@ -146,11 +146,19 @@ def run(plan: Plan, settings: Settings, out: TextIO = sys.stdout, err: TextIO = 
         summaries = _runs(plan, _ready(items, err), experiments, err)
     finally:
         asyncio.run(telemetry.close())  # bounded; a no-op when off
+        if experiments is not None:
+            experiments.close()
     if len(summaries) == 1:
         print(render(summaries[0], title), file=out)
     else:
         print(compare(summaries[0], summaries[1], title), file=out)
-    if experiments is not None:
+    if experiments is not None and experiments.failures.count:
+        print(
+            f"\nLangfuse did not take all of the runs ({experiments.failures.count} sends "
+            "failed, logged on stderr): what it shows of them is incomplete.",
+            file=out,
+        )
+    elif experiments is not None:
         print(
             "\nSent to Langfuse as experiment runs of the dataset: see Datasets → "
             f"{plan.dataset} → Experiments.",

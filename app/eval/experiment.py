@@ -25,6 +25,20 @@ from app.telemetry.scores import ScoreRow
 from app.telemetry.trace import Trace
 
 log = logging.getLogger("vouch.eval")
+SENDERS = ("langfuse", "opentelemetry")  # the loggers of what sends to Langfuse
+
+
+class Failures(logging.Handler):
+    """Counts what the SDKs could not send: they log it (the span exporter and the score
+    thread retry, then drop) and raise nothing, so this is how a run knows Langfuse did
+    not get all of it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
 
 
 class Experiments:
@@ -36,6 +50,13 @@ class Experiments:
             raise DatasetError("set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to use a dataset")
         self.telemetry = telemetry
         self.langfuse = langfuse
+        self.failures = Failures()
+        for name in SENDERS:
+            logging.getLogger(name).addHandler(self.failures)
+
+    def close(self) -> None:
+        for name in SENDERS:
+            logging.getLogger(name).removeHandler(self.failures)
 
     def items(self, name: str, base: Path) -> list[Item]:
         """The dataset's active items (archived ones are left out, as Langfuse's runs do)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -230,3 +231,21 @@ def test_a_trace_collected_into_two_datasets_is_an_item_of_each(
         )
         assert "1 added" in out.getvalue()
     assert len(items_of(fake_langfuse, "first")) == len(items_of(fake_langfuse, "second")) == 1
+
+
+def test_a_langfuse_that_stops_answering_mid_run_is_said_and_bounded(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse, scripted: FakeAnthropic
+) -> None:
+    """The dataset is read, but what is sent hangs (the fake delays ingestion: traces and
+    scores): the SDKs retry within their timeouts and drop what they cannot send; the run
+    ends with its report, and says Langfuse has only part of it instead of claiming it
+    was recorded."""
+    seed(fake_langfuse)
+    settings = langfuse_settings(langfuse_timeout=1, langfuse_flush_timeout=1)
+    fake_langfuse.delay = 600.0  # ingestion never answers (reset() lets it go)
+    started = time.monotonic()
+    status, out, _ = evaluate(settings, "vouch-questions")
+    assert status == 0
+    assert "verified             2/3  66.7%" in out
+    assert "Langfuse did not take all of the runs" in out and "Sent to Langfuse" not in out
+    assert time.monotonic() - started < 120
