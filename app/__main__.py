@@ -85,6 +85,7 @@ def _evaluation(args: argparse.Namespace, settings: Settings) -> int:
             feedback=args.feedback,
             queue=args.queue,
             since=since,
+            jsonl=args.jsonl,
             dataset=args.dataset,
             path=args.out,
             out=sys.stdout,
@@ -127,11 +128,15 @@ def _eval_arguments(commands: Any) -> None:
 
 def _collect_arguments(commands: Any) -> None:
     made = commands.add_parser(
-        "collect", help="dataset items to fill in, from 👎 feedback or an annotation queue"
+        "collect",
+        help="Langfuse dataset items: to fill in, from 👎 or a queue; or a local dataset's",
     )
     where = made.add_mutually_exclusive_group(required=True)
     where.add_argument("--feedback", action="store_true", help="answers given a 👎")
     where.add_argument("--queue", metavar="QUEUE_ID", help="a Langfuse annotation queue")
+    where.add_argument(
+        "--from", dest="jsonl", type=Path, metavar="FILE", help="a local dataset, copied whole"
+    )
     made.add_argument("--since", default="7d", help="with --feedback: 90m, 24h, 7d (default 7d)")
     to = made.add_mutually_exclusive_group()
     to.add_argument("--dataset", metavar="NAME", help="add them to this Langfuse dataset")

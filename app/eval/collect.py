@@ -25,6 +25,7 @@ from langfuse.api.core import ApiError
 
 from app.errors import label
 from app.eval.command import EvalError
+from app.eval.dataset import langfuse_input, read_jsonl
 from app.metrics_api import PAGE, client
 from app.settings import Settings
 from app.telemetry.scores import REASONS
@@ -36,12 +37,15 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Stub:
-    """A dataset item to fill in: ids, a fixed reason, a time; never content."""
+    """A dataset item to fill in (ids, a fixed reason, a time; never content), or, from a
+    local dataset, an item whole (`input`, `expect`)."""
 
     id: str
     note: str
     metadata: dict[str, str]
     trace_id: str | None = None
+    input: dict[str, Any] | None = None  # None: a question for a person to write
+    expect: str = ""
 
     def line(self) -> str:
         """The item as a line of a local dataset: question and expect left to a person."""
@@ -129,6 +133,21 @@ def queued(source: Source, queue: str) -> list[Stub]:
     return stubs
 
 
+def from_file(path: Path) -> list[Stub]:
+    """A local dataset's items, whole, to copy into a Langfuse dataset (a docs folder as a
+    path relative to the directory `eval` will run in: this one)."""
+    return [
+        Stub(
+            id=item.id,
+            note="",
+            metadata={"from": path.name},
+            input=langfuse_input(item, Path.cwd()),
+            expect=item.expect or "",
+        )
+        for item in read_jsonl(path)
+    ]
+
+
 def to_dataset(source: Source, name: str, stubs: Sequence[Stub]) -> tuple[int, int]:
     """Add the stubs to the Langfuse dataset `name` (made if missing), linked to their
     traces; (added, already there)."""
@@ -158,9 +177,9 @@ def to_dataset(source: Source, name: str, stubs: Sequence[Stub]) -> tuple[int, i
         api.dataset_items.create(
             dataset_name=name,
             id=item_id,
-            input={"question": ""},
-            expected_output={"expect": ""},
-            metadata={**stub.metadata, "note": stub.note},
+            input=stub.input or {"question": ""},
+            expected_output={"expect": stub.expect},
+            metadata={**stub.metadata, **({"note": stub.note} if stub.note else {})},
             source_trace_id=stub.trace_id,
         )
         added += 1
@@ -191,15 +210,21 @@ def run(
     feedback: bool,
     queue: str | None,
     since: timedelta,
+    jsonl: Path | None = None,
     dataset: str | None,
     path: Path | None,
     out: TextIO,
     now: datetime,
 ) -> int:
     """The command: read, write, and one line of what it did."""
+    if jsonl is not None and dataset is None:
+        raise EvalError("--from copies a local dataset into Langfuse: give --dataset NAME")
     source = Source.from_settings(settings)
     try:
-        if feedback:
+        if jsonl is not None:
+            what = str(jsonl)
+            stubs = from_file(jsonl)
+        elif feedback:
             what = f"👎 in the last {_span(since)}"
             stubs = _asked(
                 lambda: thumbs_down(source, settings.langfuse_environment, now - since, now)
@@ -219,9 +244,14 @@ def run(
             return 0
     finally:
         source.http.close()
+    todo = sum(1 for stub in stubs if stub.input is None)
+    then = (
+        "Write each new one's question and expected behaviour, then run python -m app eval."
+        if todo
+        else f"Run python -m app eval {dataset or path} to evaluate them."
+    )
     print(
-        f"{len(stubs)} items from {what}: {added} added to {where}, {kept} already there. "
-        "Write each one's question and expected behaviour, then run python -m app eval.",
+        f"{len(stubs)} items from {what}: {added} added to {where}, {kept} already there. " + then,
         file=out,
     )
     return 0

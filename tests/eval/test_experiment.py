@@ -5,6 +5,7 @@ with the loop's observations and Vouch's scores on each item's trace and run-lev
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ from app.eval import collect
 from app.eval import command as evaluation
 from app.eval.dataset import DatasetError
 from tests.eval.test_eval import ITEMS, answers, grading
+from tests.eval.test_eval import dataset as dataset_file
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.langfuse import FakeLangfuse
 from tests.isolation import process_env
@@ -249,3 +251,55 @@ def test_a_langfuse_that_stops_answering_mid_run_is_said_and_bounded(
     assert "verified             2/3  66.7%" in out
     assert "Langfuse did not take all of the runs" in out and "Sent to Langfuse" not in out
     assert time.monotonic() - started < 120
+
+
+def test_a_local_dataset_copied_into_langfuse_runs_the_same(
+    langfuse_settings: Any,
+    fake_langfuse: FakeLangfuse,
+    scripted: FakeAnthropic,
+    tmp_path: Path,
+    docs: Path,
+) -> None:
+    """`collect --from FILE --dataset NAME` copies the items whole (thread, passages, docs
+    folder, expectation); eval on the copy gives what eval on the file gives."""
+    folder_item = {"id": "folder", "question": "Deploy to staging? (heron)", "knowledge": "docs"}
+    path = dataset_file(tmp_path, [*ITEMS[:3], folder_item])
+    settings = langfuse_settings(knowledge_index=tmp_path / "index" / "k.sqlite3")
+    out = io.StringIO()
+    options: dict[str, Any] = {
+        "feedback": False,
+        "queue": None,
+        "since": timedelta(days=7),
+        "path": None,
+        "now": datetime.now(UTC),
+    }
+    collect.run(settings, jsonl=path, dataset="copied", out=out, **options)
+    assert "4 items from" in out.getvalue() and "4 added" in out.getvalue()
+    collect.run(settings, jsonl=path, dataset="copied", out=io.StringIO(), **options)
+    assert len(items_of(fake_langfuse, "copied")) == 4  # nothing twice
+    local = evaluate(settings, str(path))[1]
+    copied = evaluate(settings, "copied")[1]
+    for figure in ("verified ", "first pass", "as expected"):
+        assert line_of(local, figure) == line_of(copied, figure)
+    folder_requests = [r for r in scripted.requests if "heron" in json.dumps(r["messages"])]
+    assert len(folder_requests) == 2  # once from the file, once from the copy
+    assert all('"search_result"' in json.dumps(r["messages"]) for r in folder_requests)
+
+
+def test_copying_a_local_dataset_needs_a_langfuse_dataset(langfuse_settings: Any) -> None:
+    with pytest.raises(evaluation.EvalError, match="give --dataset NAME"):
+        collect.run(
+            langfuse_settings(),
+            feedback=False,
+            queue=None,
+            since=timedelta(days=7),
+            jsonl=Path("x.jsonl"),
+            dataset=None,
+            path=None,
+            out=io.StringIO(),
+            now=datetime.now(UTC),
+        )
+
+
+def line_of(report: str, figure: str) -> str:
+    return next(line for line in report.splitlines() if line.strip().startswith(figure.strip()))
