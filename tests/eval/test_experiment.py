@@ -277,13 +277,21 @@ def test_a_local_dataset_copied_into_langfuse_runs_the_same(
     assert "4 items from" in out.getvalue() and "4 added" in out.getvalue()
     collect.run(settings, jsonl=path, dataset="copied", out=io.StringIO(), **options)
     assert len(items_of(fake_langfuse, "copied")) == 4  # nothing twice
+
+    def asked_with_docs() -> list[bool]:
+        return [
+            '"search_result"' in json.dumps(r["messages"])
+            for r in scripted.requests
+            if "heron" in json.dumps(r["messages"])
+        ]
+
     local = evaluate(settings, str(path))[1]
+    from_file = asked_with_docs()
     copied = evaluate(settings, "copied")[1]
     for figure in ("verified ", "first pass", "as expected"):
         assert line_of(local, figure) == line_of(copied, figure)
-    folder_requests = [r for r in scripted.requests if "heron" in json.dumps(r["messages"])]
-    assert len(folder_requests) == 2  # once from the file, once from the copy
-    assert all('"search_result"' in json.dumps(r["messages"]) for r in folder_requests)
+    assert from_file and all(from_file)  # the folder's passages reached the model
+    assert asked_with_docs() == from_file * 2  # and did again from the copy
 
 
 def test_copying_a_local_dataset_needs_a_langfuse_dataset(langfuse_settings: Any) -> None:
