@@ -19,9 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, TextIO, get_args
 
-from langfuse.api import LangfuseAPI
-
-from app.metrics_api import Ask, MetricsError, Reader, Rows, client
+from app.metrics_api import Ask, MetricsError, Reader, Rows, apis
 from app.settings import Settings
 from app.telemetry import Fate
 
@@ -241,15 +239,8 @@ def fetch(settings: Settings, window: timedelta) -> Report:
     if public is None or secret is None:
         raise MetricsError("set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to read metrics")
     timeout = float(settings.langfuse_timeout * 6)  # the Metrics API aggregates on the server
-    api = LangfuseAPI(
-        base_url=settings.langfuse_base_url,
-        username=public,
-        password=secret.get_secret_value(),
-        x_langfuse_public_key=public,
-        timeout=timeout,
-    )
-    base = settings.langfuse_base_url
-    with client(base, public, secret.get_secret_value(), timeout) as http:
+    api, plain = apis(settings.langfuse_base_url, public, secret.get_secret_value(), timeout)
+    with plain as http:
         reader = Reader(api, http)
         made = report(reader.ask, window, settings.langfuse_environment)
     return replace(made, source=reader.describe())

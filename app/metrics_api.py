@@ -196,6 +196,21 @@ class Reader:
         return response.json()
 
 
+def apis(
+    base_url: str, public: str, secret: str, timeout: float
+) -> tuple[LangfuseAPI, httpx.Client]:
+    """The SDK's REST client and a plain HTTP one (for what the SDK does not speak), both
+    authenticated with the project's keys."""
+    api = LangfuseAPI(
+        base_url=base_url,
+        username=public,
+        password=secret,
+        x_langfuse_public_key=public,
+        timeout=timeout,
+    )
+    return api, client(base_url, public, secret, timeout)
+
+
 def client(base_url: str, public: str, secret: str, timeout: float) -> httpx.Client:
     """An HTTP client for the APIs the SDK does not speak, authenticated as the SDK is."""
     return httpx.Client(

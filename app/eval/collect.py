@@ -26,7 +26,7 @@ from langfuse.api.core import ApiError
 from app.errors import label
 from app.eval.command import EvalError
 from app.eval.dataset import langfuse_input, read_jsonl
-from app.metrics_api import PAGE, client
+from app.metrics_api import PAGE, apis
 from app.settings import Settings
 from app.telemetry.scores import REASONS
 
@@ -69,15 +69,9 @@ class Source:
         if public is None or secret is None:
             raise EvalError("set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to collect items")
         timeout = float(settings.langfuse_timeout * 6)
-        api = LangfuseAPI(
-            base_url=settings.langfuse_base_url,
-            username=public,
-            password=secret.get_secret_value(),
-            x_langfuse_public_key=public,
-            timeout=timeout,
-        )
-        http = client(settings.langfuse_base_url, public, secret.get_secret_value(), timeout)
-        return cls(api, http, settings.langfuse_base_url.rstrip("/"))
+        base = settings.langfuse_base_url
+        api, http = apis(base, public, secret.get_secret_value(), timeout)
+        return cls(api, http, base.rstrip("/"))
 
 
 def thumbs_down(source: Source, environment: str, start: datetime, end: datetime) -> list[Stub]:

@@ -218,29 +218,33 @@ def test_an_item_with_a_docs_folder_is_answered_from_it(
     assert '"search_result"' in json.dumps(first["messages"])
 
 
+HAIKU_95 = ("--set", "ANTHROPIC_MODEL=claude-haiku-5-5", "--min-verified", "95")
+
+
+def eval_process(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`python -m app eval ARGS` as a process in `cwd` (no .env there), with `env` only."""
+    return subprocess.run(
+        [sys.executable, "-m", "app", "eval", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=process_env(**env),
+        timeout=180,
+        check=False,
+    )
+
+
 def test_the_one_command_as_a_process(tmp_path: Path, fake_anthropic: FakeAnthropic) -> None:
     """Would Haiku keep the verified rate above 95%? One command, exit status 1: no."""
     fake_anthropic.responder = answers(haiku_fails=True)
     fake_anthropic.judge_responder = grading
     path = dataset(tmp_path, ITEMS[:2])
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app",
-            "eval",
-            str(path),
-            "--set",
-            "ANTHROPIC_MODEL=claude-haiku-5-5",
-            "--min-verified",
-            "95",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=process_env(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_anthropic.url),
-        timeout=120,
-        check=False,
+    done = eval_process(
+        tmp_path,
+        str(path),
+        *HAIKU_95,
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_BASE_URL=fake_anthropic.url,
     )
     assert done.returncode == 1, done.stderr
     assert "Verified 0.0% is under --min-verified 95%." in done.stdout
@@ -287,14 +291,12 @@ def test_bad_arguments_are_one_sentence_and_exit_2(
     tmp_path: Path, args: list[str], said_: str
 ) -> None:
     path = dataset(tmp_path, ITEMS[:1])
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "eval", str(path), *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=process_env(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL="http://127.0.0.1:9"),
-        timeout=60,
-        check=False,
+    done = eval_process(
+        tmp_path,
+        str(path),
+        *args,
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_BASE_URL="http://127.0.0.1:9",
     )
     assert done.returncode == 2
     assert said_ in done.stderr and "Traceback" not in done.stderr
@@ -307,15 +309,7 @@ def test_without_a_key_or_a_dataset_it_says_so(tmp_path: Path) -> None:
         ({}, "ANTHROPIC_API_KEY is not set"),
         ({"ANTHROPIC_API_KEY": "k"}, "is not a file, and without LANGFUSE_PUBLIC_KEY"),
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "app", "eval", "no-such-dataset"],
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=process_env(**env),
-            timeout=60,
-            check=False,
-        )
+        done = eval_process(tmp_path, "no-such-dataset", **env)
         assert done.returncode == 2 and said_ in done.stderr, done.stderr
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
@@ -19,11 +17,10 @@ import pytest
 from app.eval import collect
 from app.eval import command as evaluation
 from app.eval.dataset import DatasetError
-from tests.eval.test_eval import ITEMS, answers, grading
+from tests.eval.test_eval import HAIKU_95, ITEMS, answers, eval_process, grading
 from tests.eval.test_eval import dataset as dataset_file
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.langfuse import FakeLangfuse
-from tests.isolation import process_env
 
 
 def seed(fake: FakeLangfuse, name: str = "vouch-questions") -> None:
@@ -180,30 +177,15 @@ def test_the_one_command_on_a_langfuse_dataset_as_a_process(
     seed(fake_langfuse)
     public_key = f"pk-lf-{uuid.uuid4().hex}"
     fake_langfuse.keys.add(public_key)
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app",
-            "eval",
-            "vouch-questions",
-            "--set",
-            "ANTHROPIC_MODEL=claude-haiku-5-5",
-            "--min-verified",
-            "95",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=process_env(
-            ANTHROPIC_API_KEY="test-key",
-            ANTHROPIC_BASE_URL=scripted.url,
-            LANGFUSE_PUBLIC_KEY=public_key,
-            LANGFUSE_SECRET_KEY="sk-lf-test",
-            LANGFUSE_BASE_URL=fake_langfuse.url,
-        ),
-        timeout=180,
-        check=False,
+    done = eval_process(
+        tmp_path,
+        "vouch-questions",
+        *HAIKU_95,
+        ANTHROPIC_API_KEY="test-key",
+        ANTHROPIC_BASE_URL=scripted.url,
+        LANGFUSE_PUBLIC_KEY=public_key,
+        LANGFUSE_SECRET_KEY="sk-lf-test",
+        LANGFUSE_BASE_URL=fake_langfuse.url,
     )
     assert done.returncode == 1, done.stderr
     assert "Verified 0.0% is under --min-verified 95%." in done.stdout
