@@ -184,9 +184,9 @@ def _runs(
     summaries = []
     for setup, settings, instructions in plan.runs:
         runner = Runner(settings, instructions, setup.grader)
-        runner.prepare(items)  # docs indexed before any item is timed
         bar = Bar(len(items), setup.label, err)
         try:
+            runner.prepare(items)  # docs indexed before any item is timed
             if experiments is None:
                 results = asyncio.run(_local(runner, items, plan.concurrency, bar))
             else:
@@ -208,12 +208,12 @@ def _status(summaries: Sequence[Summary], threshold: float | None, out: TextIO) 
     """2 when a run measured nothing (most items never reached the model); else the
     threshold on the last run's verified rate."""
     for summary in summaries:
-        asked = sum(n for reason, n in summary.outcomes.items() if reason in NOT_ASKED)
-        if asked * 2 >= summary.items:
+        unanswered = sum(n for reason, n in summary.outcomes.items() if reason in NOT_ASKED)
+        if unanswered * 2 >= summary.items:
             print(
-                f"\n{summary.setup.label}: {asked} of {summary.items} items never got an answer "
-                "from the model (unavailable or rejected): check the key, the model names and "
-                "the service; these rates measure nothing.",
+                f"\n{summary.setup.label}: {unanswered} of {summary.items} items never got an "
+                "answer from the model (unavailable or rejected): check the key, the model "
+                "names and the service; these rates measure nothing.",
                 file=out,
             )
             return 2
