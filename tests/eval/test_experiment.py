@@ -75,7 +75,9 @@ def test_a_langfuse_dataset_run_is_an_experiment_with_vouchs_scores(
     assert cited.input["question"] == ITEMS[0]["question"]  # the item's own content, shown
     assert cited.output["outcome"] == "verified" and cited.output["as_expected"] is True
     assert "couldn't verify an answer" in run.items["broken"].output["reply"]  # canned
-    assert "Run this" not in str(run.items["broken"].output)  # nothing of a failed draft
+    # nothing of a failed draft, in any byte Langfuse received
+    assert fake_langfuse.received
+    assert not any(b"Run this" in body for body in fake_langfuse.received)
     for item in run.items.values():
         names = {score["name"] for score in item.scores}
         assert {"verified", "pass_on_first_attempt", "outcome", "expected_behaviour"} <= names
@@ -293,3 +295,13 @@ def test_copying_a_local_dataset_needs_a_langfuse_dataset(langfuse_settings: Any
 
 def line_of(report: str, figure: str) -> str:
     return next(line for line in report.splitlines() if line.strip().startswith(figure.strip()))
+
+
+def test_a_local_dataset_sends_nothing_to_langfuse(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse, scripted: FakeAnthropic, tmp_path: Path
+) -> None:
+    """Content goes to Langfuse only for a Langfuse dataset: with the keys set, a local
+    file's run sends no byte."""
+    status, _, _ = evaluate(langfuse_settings(), str(dataset_file(tmp_path, ITEMS[:2])))
+    assert status == 0
+    assert not fake_langfuse.received and not fake_langfuse.spans
