@@ -12,19 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import anthropic
-import pydantic
-from anthropic import omit, transform_schema
-from anthropic.types import JSONOutputFormatParam, OutputConfigParam
 from pydantic import BaseModel, Field
 
-from app.agent.capabilities import Client, Unsupported, thinking_for
+from app.agent.capabilities import Client
 from app.agent.conversation import Conversation
-from app.agent.deadline import RetryPastDeadline
-from app.agent.model import CallFailed, Usage, usage_of
+from app.agent.model import CallFailed, Usage
 from app.agent.prompts import CACHE
+from app.agent.structured import ask, output_format
 from app.agent.transcript import recent_turns
-from app.errors import label
 from app.settings import Settings
 from app.verify import Issue, Source
 
@@ -93,8 +88,7 @@ class Judgement(BaseModel):
     required_fixes: list[str]
 
 
-# The structured output's schema, built once (messages.parse would rebuild it every call).
-FORMAT: JSONOutputFormatParam = {"type": "json_schema", "schema": transform_schema(Judgement)}
+FORMAT = output_format(Judgement)
 
 
 class JudgeUnavailable(CallFailed):
@@ -158,38 +152,23 @@ async def judge(
     answer: str,
     sources: Sequence[Source] = (),
 ) -> Judged:
-    """One structured-output call; raises JudgeUnavailable rather than guess.
-
-    Thinking tokens count toward max_tokens, and current models think unless told
-    otherwise: the judge asks for the least thinking its model accepts (adaptive at low
-    effort skips thinking on easy cases) and has a budget that holds a judgement after some
-    thinking."""
+    """One structured-output call (app.agent.structured); raises JudgeUnavailable rather
+    than guess. JUDGE_MAX_TOKENS holds a judgement after some thinking."""
     messages = judge_messages(conversation, answer, sources, config.thread_tokens)
     try:
-        thinking = await thinking_for(client, config.model, structured=True)
-        output: OutputConfigParam = {"format": FORMAT}
-        if thinking.effort is not None:
-            output["effort"] = thinking.effort
-        message = await client.messages.create(
-            model=config.model,
-            max_tokens=config.max_tokens,
-            system=SYSTEM,
-            messages=messages,  # type: ignore[arg-type]
-            thinking=thinking.config if thinking.config is not None else omit,
-            output_config=output,
+        judgement, usage = await ask(
+            client,
+            config.model,
+            config.max_tokens,
+            SYSTEM,
+            messages,
+            shape=Judgement,
+            schema=FORMAT,
+            invalid="invalid_judgement",
         )
-    except (Unsupported, RetryPastDeadline) as exc:
-        raise JudgeUnavailable(str(exc)) from None
-    except anthropic.AnthropicError as exc:  # API errors, and the SDK's own
-        raise JudgeUnavailable(label(exc)) from None
-    if message.stop_reason == "max_tokens":  # thinking and JSON did not fit the budget
-        raise JudgeUnavailable("truncated")
-    text = "".join(block.text for block in message.content if block.type == "text")
-    try:
-        judgement = Judgement.model_validate_json(text)
-    except pydantic.ValidationError:
-        raise JudgeUnavailable("invalid_judgement") from None
-    return Judged(judgement, usage_of(message.usage))
+    except CallFailed as exc:
+        raise JudgeUnavailable(exc.reason) from None
+    return Judged(judgement, usage)
 
 
 def _json(value: object) -> str:
