@@ -81,8 +81,8 @@ class Ask:
                 _any_of("environment", [self.environment]),
                 *kinds,
             ],
-            "fromTimestamp": _iso(self.start),
-            "toTimestamp": _iso(self.end),
+            "fromTimestamp": iso(self.start),
+            "toTimestamp": iso(self.end),
             "config": {"row_limit": 1000},
         }
 
@@ -160,40 +160,75 @@ class Reader:
         return [_row(question, name, value, values) for (name, value), values in groups.items()]
 
     def _listed(self, name: str, question: Ask) -> Rows:
-        """Every score named `name` in the window, page by page, within the bounds."""
+        """Every score named `name` in the window, within the bounds of the report."""
         if self._deadline is None:
             self._deadline = self._clock() + SCORES_SECONDS
-        params = {
-            "name": name,
-            "environment": question.environment,
-            "fromTimestamp": _iso(question.start),
-            "toTimestamp": _iso(question.end),
-            "fields": "score",
-            "limit": str(PAGE),
-        }
-        scores: Rows = []
-        for page in range(1, self._max_pages + 1):
-            if self._clock() > self._deadline:
+        deadline = self._deadline
+
+        def in_time() -> None:
+            if self._clock() > deadline:
                 raise MetricsError(
                     f"reading scores took over {SCORES_SECONDS:.0f} s: try a shorter --since"
                 )
-            answer = self._get("/api/public/v2/scores", {**params, "page": str(page)})
-            scores += answer["data"]
-            self.scores_read += len(answer["data"])
-            if page >= int(answer["meta"]["totalPages"]):
-                return scores
-        raise MetricsError(
-            f"more than {self._max_pages * PAGE:,} {name} scores in this window for the "
-            "scores API: try a shorter --since"
+
+        scores = listed_scores(
+            self._http,
+            name,
+            question.environment,
+            question.start,
+            question.end,
+            max_pages=self._max_pages,
+            in_time=in_time,
         )
+        self.scores_read += len(scores)
+        return scores
 
     def _get(self, path: str, params: dict[str, str]) -> Any:
-        response = self._http.get(path, params=params)
-        if response.status_code == 404:
-            raise NotOffered(path)
-        if not response.is_success:
-            raise ApiError(status_code=response.status_code, body=None)
-        return response.json()
+        return _get(self._http, path, params)
+
+
+def listed_scores(
+    http: httpx.Client,
+    name: str,
+    environment: str,
+    start: datetime,
+    end: datetime,
+    *,
+    max_pages: int = MAX_PAGES,
+    in_time: Callable[[], None] = lambda: None,
+) -> Rows:
+    """Every score named `name` in `environment` from `start` to `end` (the scores API,
+    GET /api/public/v2/scores), page by page; `in_time()` is called before each page (it
+    may raise). MetricsError past `max_pages`; NotOffered when the server has no such API;
+    ApiError for another refusal."""
+    params = {
+        "name": name,
+        "environment": environment,
+        "fromTimestamp": iso(start),
+        "toTimestamp": iso(end),
+        "fields": "score",
+        "limit": str(PAGE),
+    }
+    scores: Rows = []
+    for page in range(1, max_pages + 1):
+        in_time()
+        answer = _get(http, "/api/public/v2/scores", {**params, "page": str(page)})
+        scores += answer["data"]
+        if page >= int(answer["meta"]["totalPages"]):
+            return scores
+    raise MetricsError(
+        f"more than {max_pages * PAGE:,} {name} scores in this window for the scores API: "
+        "try a shorter --since"
+    )
+
+
+def _get(http: httpx.Client, path: str, params: dict[str, str]) -> Any:
+    response = http.get(path, params=params)
+    if response.status_code == 404:
+        raise NotOffered(path)
+    if not response.is_success:
+        raise ApiError(status_code=response.status_code, body=None)
+    return response.json()
 
 
 def apis(
@@ -251,5 +286,5 @@ def _any_of(column: str, values: list[str]) -> dict[str, Any]:
     return {"column": column, "operator": "any of", "value": values, "type": "stringOptions"}
 
 
-def _iso(moment: datetime) -> str:
+def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -26,7 +26,7 @@ from langfuse.api.core import ApiError
 from app.errors import label
 from app.eval.command import EvalError
 from app.eval.dataset import langfuse_input, read_jsonl
-from app.metrics_api import PAGE, apis
+from app.metrics_api import PAGE, MetricsError, NotOffered, apis, listed_scores
 from app.settings import Settings
 from app.telemetry.scores import REASONS
 
@@ -76,15 +76,18 @@ class Source:
 
 def thumbs_down(source: Source, environment: str, start: datetime, end: datetime) -> list[Stub]:
     """One stub per answer given a 👎 in the window, newest first, with the reason picked."""
-    window = {"environment": environment, "fromTimestamp": _iso(start), "toTimestamp": _iso(end)}
+
+    def listed(name: str) -> list[dict[str, Any]]:
+        return listed_scores(source.http, name, environment, start, end)
+
     reasons = {  # only the fixed choices: a hand-made score cannot bring text in
         score["traceId"]: str(score.get("stringValue"))
-        for score in _scores(source, {"name": "user_feedback_reason", **window})
+        for score in listed("user_feedback_reason")
         if score.get("stringValue") in REASONS
     }
     stubs: dict[str, Stub] = {}
     link = _trace_links(source)
-    for score in _scores(source, {"name": "user_feedback", "dataType": "BOOLEAN", **window}):
+    for score in listed("user_feedback"):
         trace = score.get("traceId")
         if not trace or float(score["value"]) != 0.0 or trace in stubs:
             continue
@@ -255,6 +258,10 @@ def _asked(call: Callable[[], T], missing: str = "") -> T:
     """What Langfuse answered, or EvalError in one line (`missing`: what a 404 means)."""
     try:
         return call()
+    except MetricsError as exc:
+        raise EvalError(str(exc)) from None
+    except NotOffered:
+        raise EvalError("this Langfuse server has no scores API (it answered 404)") from None
     except ApiError as exc:
         if exc.status_code == 404 and missing:
             raise EvalError(f"Langfuse has {missing}") from None
@@ -263,31 +270,15 @@ def _asked(call: Callable[[], T], missing: str = "") -> T:
         raise EvalError(f"Langfuse is unreachable ({label(exc)})") from None
 
 
-def _scores(source: Source, params: dict[str, str]) -> Iterator[dict[str, Any]]:
-    """Every score the v2 scores API lists for `params`, page by page (bounded)."""
-
-    def page(number: int) -> Any:
-        response = source.http.get(
-            "/api/public/v2/scores", params={**params, "page": str(number), "limit": str(PAGE)}
-        )
-        if not response.is_success:
-            raise ApiError(status_code=response.status_code, body=None)
-        return response.json()
-
-    yield from _pages(page)
-
-
 def _pages(fetch: Callable[[int], Any]) -> Iterator[Any]:
-    """The rows of each page (a dict from plain HTTP or the SDK's paginated model) until
-    the last page, at most MAX_PAGES."""
+    """The rows of each page of one of the SDK's paginated lists, to the last page (more
+    than MAX_PAGES: EvalError, rather than a part taken for the whole)."""
     for number in range(1, MAX_PAGES + 1):
         answer = fetch(number)
-        data = answer["data"] if isinstance(answer, dict) else answer.data
-        meta = answer["meta"] if isinstance(answer, dict) else answer.meta
-        yield from data
-        pages = meta["totalPages"] if isinstance(meta, dict) else meta.total_pages
-        if number >= int(pages):
+        yield from answer.data
+        if number >= answer.meta.total_pages:
             return
+    raise EvalError(f"Langfuse lists more than {MAX_PAGES * PAGE:,} items there")
 
 
 def _trace_links(source: Source) -> Callable[[str], str]:
@@ -309,7 +300,3 @@ def _span(window: timedelta) -> str:
 
 def _when(stamp: str) -> str:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def _iso(moment: datetime) -> str:
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -305,3 +305,23 @@ def test_a_local_dataset_sends_nothing_to_langfuse(
     status, _, _ = evaluate(langfuse_settings(), str(dataset_file(tmp_path, ITEMS[:2])))
     assert status == 0
     assert not fake_langfuse.received and not fake_langfuse.spans
+
+
+def test_a_list_longer_than_the_bound_is_refused_not_cut(
+    langfuse_settings: Any, fake_langfuse: FakeLangfuse, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An annotation queue of more pages than collect reads is one sentence, not a part
+    taken for the whole (the dataset items listed to skip are read the same way)."""
+    queue = fake_langfuse.add_queue("long", [(f"{n:032x}", "TRACE", "PENDING") for n in range(101)])
+    monkeypatch.setattr(collect, "MAX_PAGES", 1)  # one page of 100
+    with pytest.raises(evaluation.EvalError, match="more than 100 items"):
+        collect.run(
+            langfuse_settings(),
+            feedback=False,
+            queue=queue,
+            since=timedelta(days=7),
+            dataset=None,
+            path=None,
+            out=io.StringIO(),
+            now=datetime.now(UTC),
+        )
