@@ -20,6 +20,7 @@ from app.chat import chat
 from app.errors import label
 from app.eval import collect
 from app.eval import command as evaluation
+from app.eval.dataset import DatasetError
 from app.knowledge.retrieve import open_index, summary
 from app.metrics import MetricsError, parse_window
 from app.metrics import run as metrics
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     except MetricsError as exc:
         print(f"Cannot report metrics: {exc}.", file=sys.stderr)
         return 2
-    except (evaluation.EvalError, evaluation.DatasetError) as exc:
+    except (evaluation.EvalError, DatasetError) as exc:
         print(f"Cannot evaluate: {exc}.", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

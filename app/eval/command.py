@@ -15,7 +15,7 @@ from typing import TextIO
 
 from pydantic import SecretStr
 
-from app.eval.dataset import DatasetError, Item, read_jsonl
+from app.eval.dataset import Item, read_jsonl
 from app.eval.experiment import Experiments
 from app.eval.progress import Bar
 from app.eval.report import Setup, Summary, compare, render, summarize
@@ -229,6 +229,3 @@ def _status(summaries: Sequence[Summary], threshold: float | None, out: TextIO) 
 
 def _no_key(settings: Settings) -> bool:
     return settings.anthropic_provider == "anthropic" and settings.anthropic_api_key is None
-
-
-__all__ = ["DatasetError", "EvalError", "Item", "Plan", "Result", "plan", "run"]

@@ -9,7 +9,7 @@ dataset holds the team's questions."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -214,12 +214,3 @@ def _relative(folder: Path, base: Path) -> str:
         return str(folder.relative_to(base.resolve()))
     except ValueError:
         return str(folder)
-
-
-def count_by(items: Sequence[Item]) -> dict[str, int]:
-    """How many items expect each behaviour ("—": none said)."""
-    counts: dict[str, int] = {}
-    for item in items:
-        key = item.expect or "—"
-        counts[key] = counts.get(key, 0) + 1
-    return counts

@@ -81,10 +81,13 @@ def summarize(setup: Setup, results: Sequence[Result]) -> Summary:
         for attempt in result.outcome.attempts if result.outcome else ():
             draft += attempt.usage
             judge += attempt.judge_usage
-    priced = [(setup.model, draft), (setup.judge or setup.model, judge)]
-    costs = [cost(model, usage) for model, usage in priced if usage != Usage()]
+    spent: dict[str, Usage] = {}  # per model: drafts and judge may be one model
+    for model, usage in ((setup.model, draft), (setup.judge, judge)):
+        if model and usage != Usage():
+            spent[model] = spent.get(model, Usage()) + usage
+    costs = {model: cost(model, usage) for model, usage in spent.items()}
     grade_cost = cost(setup.grader, grade) if grade != Usage() else 0.0
-    unpriced = tuple(sorted({m for m, u in priced if u != Usage() and cost(m, u) is None}))
+    unpriced = tuple(sorted(model for model, dollars in costs.items() if dollars is None))
     seconds = sorted(r.seconds for r in results if r.outcome is not None)  # not broken ones
     return Summary(
         setup=setup,
@@ -103,7 +106,7 @@ def summarize(setup: Setup, results: Sequence[Result]) -> Summary:
         draft_usage=draft,
         judge_usage=judge,
         grade_usage=grade,
-        cost=None if unpriced else sum(c for c in costs if c is not None),
+        cost=None if unpriced else sum(c for c in costs.values() if c is not None),
         grade_cost=grade_cost,
         unpriced=unpriced,
     )

@@ -87,3 +87,10 @@ def test_the_comparison_lists_what_changed_and_the_deltas() -> None:
     assert verified.split()[-2:] == ["-10.0", "pts"]  # 60% -> 50%
     assert "b  verified ✓  →  exhausted ✗" in text
     assert "a  verified" not in text.split("Items (B)")[0].split("changed")[1]  # unchanged
+
+
+def test_one_model_drafting_and_judging_is_priced_once_for_both() -> None:
+    haiku = "claude-haiku-5-5"
+    made = summarize(Setup("B", haiku, haiku, 3, haiku), RESULTS)
+    both = made.draft_usage + made.judge_usage
+    assert made.cost == pytest.approx(cost(haiku, both))
