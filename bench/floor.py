@@ -13,7 +13,6 @@ import gc
 import statistics
 import subprocess
 import sys
-import time
 
 from aiohttp import web
 
@@ -27,24 +26,17 @@ BURST = 200
 
 async def burst(url: str, r: int) -> list[float]:
     """Acknowledgement times (ms) of BURST events sent at once, as bench.load sends them."""
-    acks: list[float] = []
-    connections: list[wire.Posted] = []
+    sender = wire.Sender()
 
     async def post(i: int) -> None:
         body = body_for(i, r)
-        data = wire.request(f"{url}/slack/events", body, signed(body))
-        started = time.monotonic()
-        posted = await wire.post(url, data)
-        acks.append((time.monotonic() - started) * 1000)
-        connections.append(posted)
-        assert posted.status == 200, posted.status
+        await sender.send(url, body, signed(body))
 
     try:
         await asyncio.gather(*(post(i) for i in range(BURST)))
     finally:
-        for posted in connections:
-            posted.close()
-    return acks
+        sender.close()
+    return sender.acks
 
 
 async def measure(rounds: int) -> None:

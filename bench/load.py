@@ -61,32 +61,22 @@ async def _send(
     urls: list[str], n: int, r: int, ramp: float
 ) -> tuple[list[float], dict[str, float]]:
     sent: dict[str, float] = {}
-    acks: list[float] = []
-    connections: list[wire.Posted] = []
-
-    async def post(url: str, body: bytes) -> None:
-        data = wire.request(f"{url}/slack/events", body, signed(body))
-        started = time.monotonic()
-        posted = await wire.post(url, data)
-        acks.append((time.monotonic() - started) * 1000)
-        connections.append(posted)
-        assert posted.status == 200, posted.status
+    sender = wire.Sender()
 
     async def send(i: int) -> None:
         await asyncio.sleep(ramp * i / n)
         body = body_for(i, r)
         sent[json.loads(body)["event"]["ts"]] = time.monotonic()
         order = urls[i % len(urls) :] + urls[: i % len(urls)]  # round robin, then copies
-        await asyncio.gather(*(post(url, body) for url in order))
+        await asyncio.gather(*(sender.send(url, body, signed(body)) for url in order))
 
     gc.collect()
     gc.freeze()
     try:
         await asyncio.gather(*(send(i) for i in range(n)))
     finally:
-        for posted in connections:
-            posted.close()
-    return acks, sent
+        sender.close()
+    return sender.acks, sent
 
 
 async def one_round(

@@ -11,6 +11,7 @@ burst in p99 ~26-33 ms on two cores (`python -m bench.floor`).
 from __future__ import annotations
 
 import asyncio
+import time
 import urllib.parse
 from dataclasses import dataclass
 
@@ -32,6 +33,27 @@ class Posted:
 
     def close(self) -> None:
         self.transport.close()
+
+
+class Sender:
+    """Posts events to a bot's `/slack/events` and times each acknowledgement (ms, in
+    `acks`); the connections stay open until `close()`, as Slack's would."""
+
+    def __init__(self) -> None:
+        self.acks: list[float] = []
+        self._open: list[Posted] = []
+
+    async def send(self, url: str, body: bytes, headers: dict[str, str]) -> None:
+        data = request(f"{url}/slack/events", body, headers)
+        started = time.monotonic()
+        posted = await post(url, data)
+        self.acks.append((time.monotonic() - started) * 1000)
+        self._open.append(posted)
+        assert posted.status == 200, posted.status
+
+    def close(self) -> None:
+        for posted in self._open:
+            posted.close()
 
 
 def request(url: str, body: bytes, headers: dict[str, str]) -> bytes:
