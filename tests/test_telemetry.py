@@ -240,6 +240,13 @@ def clicked(
     return AsyncBoltRequest(body=body, mode="socket_mode")
 
 
+def feedback_buttons(slack: FakeSlack, root: str) -> tuple[str, dict[str, Any]]:
+    """The ts of the one answer posted in `root`'s thread, and its buttons block."""
+    [posted] = slack.of("chat.postMessage")
+    answer_ts = slack.threads[("C0001", root)][-1]["ts"]
+    return answer_ts, next(b for b in posted["blocks"] if b["type"] == "actions")
+
+
 async def test_feedback_click_scores_the_answers_trace(
     telemetry_bot: Bot,
     fake_anthropic: FakeAnthropic,
@@ -249,9 +256,7 @@ async def test_feedback_click_scores_the_answers_trace(
     fake_anthropic.push(Reply(GOOD))
     app, telemetry = telemetry_bot()
     trace_id = telemetry.trace_id(await answered(app, fake_slack, "305.000001"))
-    [posted] = fake_slack.of("chat.postMessage")
-    answer_ts = fake_slack.threads[("C0001", "305.000001")][-1]["ts"]
-    buttons = next(b for b in posted["blocks"] if b["type"] == "actions")
+    answer_ts, buttons = feedback_buttons(fake_slack, "305.000001")
     for value in ("down", "up"):  # the user changes their mind: one score, the last
         action = next(e for e in buttons["elements"] if e["value"] == value)
         response = await app.async_dispatch(clicked(action, buttons["block_id"], answer_ts))
@@ -654,9 +659,7 @@ async def test_a_thumbs_down_asks_why_and_the_reason_is_a_categorical_score(
     fake_anthropic.push(Reply(GOOD))
     app, telemetry = telemetry_bot()
     trace_id = telemetry.trace_id(await answered(app, fake_slack, "307.000001"))
-    [posted] = fake_slack.of("chat.postMessage")
-    answer_ts = fake_slack.threads[("C0001", "307.000001")][-1]["ts"]
-    buttons = next(b for b in posted["blocks"] if b["type"] == "actions")
+    answer_ts, buttons = feedback_buttons(fake_slack, "307.000001")
     down = next(e for e in buttons["elements"] if e["value"] == "down")
 
     def click(action: dict[str, Any], block_id: str) -> AsyncBoltRequest:
