@@ -3,7 +3,12 @@ telemetry and error text. Never its message, which may quote data."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.logs import TOKEN
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class Labelled(Exception):
@@ -26,3 +31,13 @@ def label(exc: BaseException) -> str:
         getter = getattr(getattr(exc, "response", None), "get", None)
         reason = getter("error") if callable(getter) else None
     return reason if isinstance(reason, str) and TOKEN.fullmatch(reason) else named
+
+
+def invalid_fields(exc: ValidationError) -> list[tuple[str, str]]:
+    """Each problem of a pydantic validation: the field's dotted path ("" for the whole)
+    and pydantic's message, never the value given (a setting may be a secret, a dataset
+    line a question)."""
+    return [
+        (".".join(str(part) for part in error["loc"]), error["msg"])
+        for error in exc.errors(include_input=False, include_url=False)
+    ]

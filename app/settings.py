@@ -20,6 +20,8 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from app.errors import invalid_fields
+
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 FileKind = Literal["image", "pdf", "text"]
 _USER_ID = re.compile(r"[UW][A-Z0-9]{2,}")
@@ -200,8 +202,7 @@ def load_settings(**overrides: Any) -> Settings:
 
 
 def _describe(exc: ValidationError) -> str:
-    problems = []
-    for error in exc.errors(include_input=False, include_url=False):
-        name = ".".join(str(part) for part in error["loc"]).upper()
-        problems.append(f"{name}: {error['msg']}" if name else error["msg"])
+    problems = [
+        f"{name.upper()}: {message}" if name else message for name, message in invalid_fields(exc)
+    ]
     return "Invalid settings: " + "; ".join(problems)

@@ -17,6 +17,7 @@ from typing import Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.agent.conversation import Conversation, Turn
+from app.errors import invalid_fields
 from app.verify import Dialect, Source
 
 Expect = Literal["answer", "cite", "refuse", "fail"]
@@ -195,11 +196,7 @@ def _item(
 
 def _fields(exc: ValidationError) -> str:
     """Which fields are wrong and how, from pydantic's errors without their input."""
-    problems = []
-    for error in exc.errors(include_input=False, include_url=False)[:3]:
-        name = ".".join(str(part) for part in error["loc"]) or "item"
-        problems.append(f"{name}: {error['msg']}")
-    return "; ".join(problems)
+    return "; ".join(f"{name or 'item'}: {message}" for name, message in invalid_fields(exc)[:3])
 
 
 def _turn(turn: Turn) -> dict[str, str]:
