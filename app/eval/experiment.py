@@ -17,7 +17,7 @@ from typing import Any
 from langfuse import Evaluation
 
 from app.eval.dataset import DatasetError, Item, from_langfuse
-from app.eval.report import Setup
+from app.eval.report import Setup, summarize
 from app.eval.run import Progress, Result, Runner
 from app.telemetry.client import Telemetry
 from app.telemetry.guard import guarded
@@ -101,7 +101,7 @@ class Experiments:
             description="python -m app eval",
             data=sources,
             task=task,
-            run_evaluators=[_run_scores(done)],
+            run_evaluators=[_run_scores(setup, done)],
             max_concurrency=concurrency,
             metadata={
                 "model": setup.model,
@@ -157,29 +157,23 @@ def _output(result: Result) -> dict[str, Any]:
     }
 
 
-def _run_scores(done: dict[str, Result]) -> Callable[..., list[Evaluation]]:
-    """The run-level scores, from the results (not from what the SDK passes)."""
+def _run_scores(setup: Setup, done: dict[str, Result]) -> Callable[..., list[Evaluation]]:
+    """The run-level scores: the report's figures (app.eval.report.summarize) of the
+    results, not of what the SDK passes."""
 
     def vouch_rates(**_: Any) -> list[Evaluation]:
-        results = list(done.values())
-        if not results:
+        if not done:
             return []
-        verified = [r for r in results if r.verified]
-        judged = [r for r in results if r.met is not None]
+        made = summarize(setup, list(done.values()))
         rates = [
-            Evaluation(name="verified_rate", value=len(verified) / len(results)),
-            Evaluation(
-                name="pass_on_first_attempt_rate",
-                value=sum(1 for r in verified if r.outcome and len(r.outcome.attempts) == 1)
-                / len(results),
-            ),
+            Evaluation(name="verified_rate", value=made.verified_rate),
+            Evaluation(name="pass_on_first_attempt_rate", value=made.first_pass_rate),
         ]
-        if verified:
-            attempts = sum(len(r.outcome.attempts) for r in verified if r.outcome)
-            rates.append(Evaluation(name="avg_attempts_to_verify", value=attempts / len(verified)))
+        if made.attempts_to_verify is not None:
+            rates.append(Evaluation(name="avg_attempts_to_verify", value=made.attempts_to_verify))
+        met, judged = made.met
         if judged:
-            met = sum(1 for r in judged if r.met)
-            rates.append(Evaluation(name="expected_behaviour_rate", value=met / len(judged)))
+            rates.append(Evaluation(name="expected_behaviour_rate", value=met / judged))
         return rates
 
     return vouch_rates

@@ -91,6 +91,8 @@ def test_a_langfuse_dataset_run_is_an_experiment_with_vouchs_scores(
     rates = {score["name"]: score["value"] for score in run.scores}
     assert rates["verified_rate"] == pytest.approx(2 / 3)
     assert rates["expected_behaviour_rate"] == 1.0
+    assert rates["pass_on_first_attempt_rate"] == pytest.approx(2 / 3)
+    assert rates["avg_attempts_to_verify"] == 1.0
     # recorded apart from the bot's figures
     assert {s.get("environment") for s in fake_langfuse.scores} == {"sdk-experiment"}
 
