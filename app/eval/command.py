@@ -20,6 +20,7 @@ from app.eval.experiment import Experiments
 from app.eval.progress import Bar
 from app.eval.report import Setup, Summary, compare, render, summarize
 from app.eval.run import NOT_ASKED, Result, Runner, run_all
+from app.knowledge.libraries import Libraries
 from app.settings import Settings, SettingsError, load_settings
 from app.telemetry.client import Telemetry
 from app.verify import language
@@ -180,21 +181,31 @@ def _ready(items: Sequence[Item], err: TextIO) -> list[Item]:
 def _runs(
     plan: Plan, items: Sequence[Item], experiments: Experiments | None, err: TextIO
 ) -> list[Summary]:
+    """Each run of the plan; runs with the same docs settings share their indexes (a
+    folder is synced once, not once a run)."""
     language.warm()
     summaries = []
-    for setup, settings, instructions in plan.runs:
-        runner = Runner(settings, instructions, setup.grader)
-        bar = Bar(len(items), setup.label, err)
-        try:
+    libraries: dict[tuple[object, ...], Libraries] = {}
+    try:
+        for setup, settings, instructions in plan.runs:
+            docs = tuple(getattr(settings, name) for name in KNOWLEDGE_SETTINGS)
+            shared = libraries.setdefault(docs, Libraries(settings))
+            runner = Runner(settings, shared, instructions, setup.grader)
             runner.prepare(items)  # docs indexed before any item is timed
+            bar = Bar(len(items), setup.label, err)
             if experiments is None:
                 results = asyncio.run(_local(runner, items, plan.concurrency, bar))
             else:
                 results = experiments.run(items, runner, setup, plan.concurrency, bar)
-        finally:
-            runner.close()
-        summaries.append(summarize(setup, results))
+            summaries.append(summarize(setup, results))
+    finally:
+        for opened in libraries.values():
+            opened.close()
     return summaries
+
+
+# What a run's docs depend on: two runs that agree on these search the same indexes.
+KNOWLEDGE_SETTINGS = tuple(name for name in Settings.model_fields if name.startswith("knowledge_"))
 
 
 async def _local(runner: Runner, items: Sequence[Item], concurrency: int, bar: Bar) -> list[Result]:

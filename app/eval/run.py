@@ -82,11 +82,17 @@ class Runner:
     Langfuse one), so a client is made per loop; a local run closes its own (aclose), an
     experiment's is left to the process's end."""
 
-    def __init__(self, settings: Settings, instructions: str = "", grader: str = "") -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        libraries: Libraries,
+        instructions: str = "",
+        grader: str = "",
+    ) -> None:
         self.settings = settings
+        self.libraries = libraries  # the caller's: runs with the same docs settings share it
         self.instructions = instructions
         self.grader = grader or settings.judge_model
-        self.libraries = Libraries(settings)
         self._deps: dict[asyncio.AbstractEventLoop, Deps] = {}
 
     def deps(self) -> Deps:
@@ -170,9 +176,6 @@ class Runner:
         deps = self._deps.pop(asyncio.get_running_loop(), None)
         if deps is not None:
             await deps.client.close()
-
-    def close(self) -> None:
-        self.libraries.close()
 
 
 Progress = Callable[[Result], None]

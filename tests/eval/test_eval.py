@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -383,3 +384,28 @@ async def test_items_run_at_most_concurrency_at_once() -> None:
     results = await run_all(items, run, 3, done.append)
     assert most == 3 and len(done) == 10
     assert [r.item for r in results] == [str(n) for n in range(10)]  # the dataset's order
+
+
+def test_runs_with_the_same_docs_settings_sync_a_folder_once(
+    make_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    tmp_path: Path,
+    docs: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A comparison of models searches the same index: the folder is synced once; a change
+    to the docs settings gets its own."""
+    caplog.set_level(logging.INFO, logger="vouch.knowledge")
+    fake_anthropic.default = Reply(GOOD)
+    item = {"id": "docs", "question": "How do I deploy to staging?", "knowledge": "docs"}
+    settings = make_settings(knowledge_index=tmp_path / "index" / "k.sqlite3")
+    path = dataset(tmp_path, [item])
+
+    def synced() -> int:
+        return sum(1 for r in caplog.records if r.getMessage().startswith("knowledge: "))
+
+    assert evaluate(settings, path, "ANTHROPIC_MODEL=claude-haiku-5-5")[0] == 0
+    assert synced() == 1
+    caplog.clear()
+    assert evaluate(settings, path, "KNOWLEDGE_TOP_K=2")[0] == 0
+    assert synced() == 2
