@@ -8,8 +8,10 @@ import asyncio
 import io
 import json
 import logging
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from app.eval.dataset import DatasetError, Item, read_jsonl
 from app.eval.report import percentile
 from app.eval.run import Result, run_all
 from app.settings import Settings
-from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, cited, judgement
+from tests.fakes.anthropic import Cite, FakeAnthropic, Hang, Reply, cited, judgement
 from tests.isolation import process_env
 
 GOOD = "Roll back with `deploy rollback --to previous` from the release channel."
@@ -409,3 +411,30 @@ def test_runs_with_the_same_docs_settings_sync_a_folder_once(
     caplog.clear()
     assert evaluate(settings, path, "KNOWLEDGE_TOP_K=2")[0] == 0
     assert synced() == 2
+
+
+def test_ctrl_c_mid_run_stops_at_once_with_one_line(
+    tmp_path: Path, fake_anthropic: FakeAnthropic
+) -> None:
+    """A person stops a long run: exit 130 soon after, no traceback, no half report."""
+    fake_anthropic.default = Hang(60)
+    path = dataset(tmp_path, ITEMS[1:2])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "eval", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=process_env(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake_anthropic.url),
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not fake_anthropic.requests:  # the item is being drafted
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=20)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert "Traceback" not in err and "verified" not in out
