@@ -43,6 +43,16 @@ def items_of(fake: FakeLangfuse, dataset: str) -> list[dict[str, Any]]:
     return [item for item in latest if item["datasetName"] == dataset]
 
 
+def collected(settings: Any, **options: Any) -> str:
+    """`collect.run` with `options` over the defaults (no 👎, no queue, no destination);
+    what it printed."""
+    out = io.StringIO()
+    values = {"feedback": False, "queue": None, "since": timedelta(days=7), "dataset": None}
+    values.update({"path": None, **options})
+    assert collect.run(settings, out=out, now=datetime.now(UTC), **values) == 0
+    return out.getvalue()
+
+
 def evaluate(settings: Any, name: str, *changes: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     status = evaluation.run(
@@ -130,18 +140,8 @@ def test_an_annotation_queue_becomes_a_dataset_to_fill_in(
         "wrong answers", [(trace, "TRACE", "COMPLETED"), ("f" * 16, "OBSERVATION", "PENDING")]
     )
     settings = langfuse_settings()
-    out = io.StringIO()
-    options: dict[str, Any] = {
-        "feedback": False,
-        "queue": queue,
-        "since": timedelta(days=7),
-        "dataset": "from-queue",
-        "path": None,
-        "out": out,
-        "now": datetime.now(UTC),
-    }
-    assert collect.run(settings, **options) == 0
-    assert "2 items from annotation queue" in out.getvalue() and "2 added" in out.getvalue()
+    said = collected(settings, queue=queue, dataset="from-queue")
+    assert "2 items from annotation queue" in said and "2 added" in said
     items = items_of(fake_langfuse, "from-queue")
     assert {item["id"].rsplit("-", 1)[0] for item in items} == {
         "queue-" + "e" * 32,
@@ -151,7 +151,7 @@ def test_an_annotation_queue_becomes_a_dataset_to_fill_in(
     assert linked["sourceTraceId"] == trace
     assert linked["input"] == {"question": ""}
     assert f"/project/proj-vouch/traces/{trace}" in linked["metadata"]["note"]
-    assert collect.run(settings, **{**options, "out": io.StringIO()}) == 0
+    collected(settings, queue=queue, dataset="from-queue")
     assert len(items_of(fake_langfuse, "from-queue")) == 2  # nothing twice
     with pytest.raises(evaluation.EvalError, match="no item has a question"):
         evaluate(settings, "from-queue")
@@ -161,16 +161,7 @@ def test_an_unknown_queue_is_one_sentence(
     langfuse_settings: Any, fake_langfuse: FakeLangfuse
 ) -> None:
     with pytest.raises(evaluation.EvalError, match="no annotation queue nope"):
-        collect.run(
-            langfuse_settings(),
-            feedback=False,
-            queue="nope",
-            since=timedelta(days=7),
-            dataset=None,
-            path=None,
-            out=io.StringIO(),
-            now=datetime.now(UTC),
-        )
+        collected(langfuse_settings(), queue="nope")
 
 
 def test_the_one_command_on_a_langfuse_dataset_as_a_process(
@@ -206,18 +197,7 @@ def test_a_trace_collected_into_two_datasets_is_an_item_of_each(
     queue = fake_langfuse.add_queue("flagged", [("a" * 32, "TRACE", "PENDING")])
     settings = langfuse_settings()
     for dataset in ("first", "second"):
-        out = io.StringIO()
-        collect.run(
-            settings,
-            feedback=False,
-            queue=queue,
-            since=timedelta(days=7),
-            dataset=dataset,
-            path=None,
-            out=out,
-            now=datetime.now(UTC),
-        )
-        assert "1 added" in out.getvalue()
+        assert "1 added" in collected(settings, queue=queue, dataset=dataset)
     assert len(items_of(fake_langfuse, "first")) == len(items_of(fake_langfuse, "second")) == 1
 
 
@@ -251,17 +231,9 @@ def test_a_local_dataset_copied_into_langfuse_runs_the_same(
     folder_item = {"id": "folder", "question": "Deploy to staging? (heron)", "knowledge": "docs"}
     path = dataset_file(tmp_path, [*ITEMS[:3], folder_item])
     settings = langfuse_settings(knowledge_index=tmp_path / "index" / "k.sqlite3")
-    out = io.StringIO()
-    options: dict[str, Any] = {
-        "feedback": False,
-        "queue": None,
-        "since": timedelta(days=7),
-        "path": None,
-        "now": datetime.now(UTC),
-    }
-    collect.run(settings, jsonl=path, dataset="copied", out=out, **options)
-    assert "4 items from" in out.getvalue() and "4 added" in out.getvalue()
-    collect.run(settings, jsonl=path, dataset="copied", out=io.StringIO(), **options)
+    said = collected(settings, jsonl=path, dataset="copied")
+    assert "4 items from" in said and "4 added" in said
+    collected(settings, jsonl=path, dataset="copied")
     assert len(items_of(fake_langfuse, "copied")) == 4  # nothing twice
 
     def asked_with_docs() -> list[bool]:
@@ -282,17 +254,7 @@ def test_a_local_dataset_copied_into_langfuse_runs_the_same(
 
 def test_copying_a_local_dataset_needs_a_langfuse_dataset(langfuse_settings: Any) -> None:
     with pytest.raises(evaluation.EvalError, match="give --dataset NAME"):
-        collect.run(
-            langfuse_settings(),
-            feedback=False,
-            queue=None,
-            since=timedelta(days=7),
-            jsonl=Path("x.jsonl"),
-            dataset=None,
-            path=None,
-            out=io.StringIO(),
-            now=datetime.now(UTC),
-        )
+        collected(langfuse_settings(), jsonl=Path("x.jsonl"))
 
 
 def line_of(report: str, figure: str) -> str:
@@ -317,13 +279,4 @@ def test_a_list_longer_than_the_bound_is_refused_not_cut(
     queue = fake_langfuse.add_queue("long", [(f"{n:032x}", "TRACE", "PENDING") for n in range(101)])
     monkeypatch.setattr(collect, "MAX_PAGES", 1)  # one page of 100
     with pytest.raises(evaluation.EvalError, match="more than 100 items"):
-        collect.run(
-            langfuse_settings(),
-            feedback=False,
-            queue=queue,
-            since=timedelta(days=7),
-            dataset=None,
-            path=None,
-            out=io.StringIO(),
-            now=datetime.now(UTC),
-        )
+        collected(langfuse_settings(), queue=queue)
