@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import logging
 import sys
 import urllib.parse
@@ -28,7 +27,8 @@ from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
 from app.slack.app import VouchApp, create_app
 from app.slack.drain import InFlight
-from app.slack.intake import SocketIntake, intake
+from app.slack.events import parse
+from app.slack.intake import SocketIntake, intake, signed
 from app.telemetry import Telemetry
 from app.verify import language
 
@@ -136,10 +136,11 @@ async def _run(settings: Settings, app: VouchApp, inflight: InFlight, stop: asyn
     web_app = app.web_app(path="/slack/events", port=settings.port)
     web_app.middlewares.insert(0, connections.reading)  # outermost: the read clock covers bodies
     web_app.middlewares.append(_refuse_when_closing(inflight))
-    web_app.middlewares.append(_refuse_malformed)
-    if settings.slack_signing_secret is not None:  # user messages: recorded, then acked
-        secret = settings.slack_signing_secret.get_secret_value()
-        web_app.middlewares.append(intake(secret, app.listeners))
+    secret = settings.slack_signing_secret  # HTTP mode needs it (credential_problems)
+    if secret is not None:  # unsigned: 401 before the body is parsed
+        web_app.middlewares.append(signed(secret.get_secret_value()))
+    web_app.middlewares.append(_refuse_malformed_form)
+    web_app.middlewares.append(intake(app.listeners))  # JSON: parsed, recorded, acked
     web_app.router.add_get("/healthz", _healthz(inflight))
     runner = web.AppRunner(web_app)
     await runner.setup()
@@ -166,27 +167,27 @@ async def _drain(app: VouchApp, inflight: InFlight, grace: float) -> None:
 
 
 @web.middleware
-async def _refuse_malformed(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """A body Slack would never send (not a JSON object, or a form whose payload is not
-    one) gets 400; Bolt would raise on it and answer 500, which asks for redelivery."""
-    if request.method == "POST" and not well_formed(await request.read()):
+async def _refuse_malformed_form(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """A body Slack would never send that is not JSON (the intake parses JSON: a form
+    whose payload is not a JSON object, or neither a form nor JSON) gets 400; Bolt would
+    raise on it and answer 500, which asks for redelivery."""
+    if request.method == "POST" and not well_formed_form(await request.read()):
         log.warning("malformed request body refused (%d bytes)", request.content_length or 0)
         return web.json_response({"ok": False, "error": "malformed_body"}, status=400)
     return await handler(request)
 
 
-def well_formed(body: bytes) -> bool:
-    """Whether `body` is what Slack posts: a JSON object, or a form (slash commands; a
-    JSON-object `payload` for interactions)."""
+def well_formed_form(body: bytes) -> bool:
+    """Whether `body` is JSON to be parsed by the intake (starting with `{`), or a form as
+    Slack posts it (slash commands; a JSON-object `payload` for interactions)."""
+    if body.lstrip().startswith(b"{"):
+        return True
     try:
-        text = body.decode("utf-8")
-        if text.lstrip().startswith("{"):
-            return isinstance(json.loads(text), dict)
-        form = urllib.parse.parse_qs(text, strict_parsing=True)
+        form = urllib.parse.parse_qs(body.decode("utf-8"), strict_parsing=True)
         return bool(form) and (
-            "payload" not in form or isinstance(json.loads(form["payload"][0]), dict)
+            "payload" not in form or isinstance(parse(form["payload"][0].encode()), dict)
         )
-    except ValueError:  # not UTF-8, not JSON, not a form
+    except ValueError:  # not UTF-8, not a form, a payload not JSON or too deep
         return False
 
 

@@ -11,6 +11,7 @@ import aiohttp
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.authorization.async_authorize import AsyncAuthorize
+from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -231,4 +232,12 @@ def create_app(
     app.action(re.compile(f"^{FEEDBACK_ACTION}_(up|down)$"))(listeners.on_feedback)
     app.action(re.compile(f"^{REASON_ACTION}_[a-z_]+$"))(listeners.on_reason)
     app.action(ESCALATE_ACTION)(listeners.on_escalate)
+    app.action(re.compile(".*"))(_acked)  # last: a click on anything else is acked, not a 404
     return app
+
+
+async def _acked(ack: AsyncAck) -> None:
+    """A click on a control Vouch does not know (another app's, an old message's): acked,
+    so Slack shows its user no error, and logged."""
+    await ack()
+    log.info("action on a control Vouch does not know: acked")

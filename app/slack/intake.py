@@ -3,69 +3,113 @@ happens before Slack gets its ack (no auth.test, no Slack or model call), so a f
 instance acks as fast as a warm one, and a message is on disk before it is acked; the
 workers answer later and ask auth.test then.
 
-Both transports share one parser (`message_event`) and one record (`Listeners.take`):
+Both transports share one sorter (`app.slack.events.sort`) and one record
+(`Listeners.take`):
 
-- HTTP: an aiohttp middleware checks the signature, records, and answers 200.
+- HTTP: `signed` answers 401 to a request whose signature does not hold, before its body
+  is parsed; `take_in` parses it (depth bounded), records a message, and answers 200.
 - Socket Mode: a handler in place of Bolt's records an `events_api` envelope, then sends
   its ack (`{"envelope_id"}`).
 
 When recording fails (Redis unreachable, a locked or full disk) the event is refused —
 HTTP 503, no Socket Mode ack — so Slack delivers it again (Bolt's adapter sends no ack for
-a non-200 answer either).
+a non-200 answer either). An event Vouch does not handle, or one whose fields have the
+wrong type, is acked and dropped with a logged reason (`Dropped`).
 
-Only user-message events (`app_mention`, `message`) come this way; everything else
-(URL verification, interactions, App Home) goes on to Bolt.
+URL verification, interactions and the App Home go on to Bolt.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
-from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.socket_mode.async_client import AsyncBaseSocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 
 from app.errors import label
+from app.slack.events import Dropped, Malformed, Taken, parse, sort
 from app.slack.listeners import Listeners
 from app.work.record import RecordUnavailable
 
 log = logging.getLogger("vouch.slack")
 
-TAKEN = frozenset({"app_mention", "message"})
+PATH = "/slack/events"
 
 
-def intake(secret: str, listeners: Listeners, path: str = "/slack/events") -> Middleware:
-    """The aiohttp middleware that takes user messages in before Bolt sees them."""
+def signed(secret: str, path: str = PATH) -> Middleware:
+    """The aiohttp middleware that answers 401 to a request to `path` whose signature
+    (HMAC of Slack's signing secret over its timestamp and body) is wrong, missing or more
+    than five minutes old, before anything reads the body as JSON."""
     verifier = SignatureVerifier(secret)
+
+    @web.middleware
+    async def check(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.method == "POST" and request.path == path:
+            body = await request.read()
+            if not _valid(verifier, body, dict(request.headers)):
+                log.info("request with no valid signature refused (%d bytes)", len(body))
+                return web.json_response({"ok": False, "error": "invalid_signature"}, status=401)
+        return await handler(request)
+
+    return check
+
+
+def _valid(verifier: SignatureVerifier, body: bytes, headers: dict[str, str]) -> bool:
+    try:
+        return verifier.is_valid_request(body, headers)
+    except ValueError:  # a timestamp that is not a number, a body that is not UTF-8
+        return False
+
+
+def intake(listeners: Listeners, path: str = PATH) -> Middleware:
+    """The aiohttp middleware that takes user messages in before Bolt sees them (behind
+    `signed`)."""
 
     @web.middleware
     async def take_in(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.method != "POST" or request.path != path:
             return await handler(request)
         body = await request.read()
+        if not body.lstrip().startswith(b"{"):
+            return await handler(request)  # a form: an interaction, Bolt's
         try:
-            taken = message_event(json.loads(body))
-        except ValueError:
-            taken = None
-        if taken is None or not verifier.is_valid_request(body, dict(request.headers)):
-            return await handler(request)  # Bolt answers (and refuses a bad signature)
-        event, context = taken
-        try:
-            await listeners.take(event, context)
-        except Exception as exc:  # not recorded: refused, so Slack delivers it again
-            _refused(exc)
-            return web.json_response({"ok": False, "error": "not_recorded"}, status=503)
-        return web.Response(status=200)
+            sorted_ = sort(parse(body))
+        except Malformed as exc:
+            log.warning("malformed request body refused: %s", exc)
+            return web.json_response({"ok": False, "error": "malformed_body"}, status=400)
+        if sorted_ is None:
+            return await handler(request)
+        return await take(listeners, sorted_)
 
     return take_in
+
+
+async def take(listeners: Listeners, sorted_: Taken | Dropped) -> web.Response:
+    """Record a message event (200; 503 when it cannot be recorded, so Slack delivers it
+    again), or drop an event with its reason logged (200)."""
+    if isinstance(sorted_, Dropped):
+        dropped(sorted_)
+        return web.Response(status=200)
+    try:
+        await listeners.take(sorted_.event, sorted_.context)
+    except Exception as exc:  # not recorded: refused, so Slack delivers it again
+        _refused(exc)
+        return web.json_response({"ok": False, "error": "not_recorded"}, status=503)
+    return web.Response(status=200)
+
+
+def dropped(event: Dropped) -> None:
+    """An event acked and dropped: why, in the log."""
+    if event.warning:
+        log.warning("event dropped: %s", event.reason)
+    else:
+        log.info("event dropped: %s", event.reason)
 
 
 class SocketIntake(AsyncSocketModeHandler):
@@ -78,16 +122,18 @@ class SocketIntake(AsyncSocketModeHandler):
         self.listeners = listeners
 
     async def handle(self, connection: AsyncBaseSocketModeClient, req: SocketModeRequest) -> None:
-        taken = message_event(req.payload) if req.type == "events_api" else None
-        if taken is None:
+        sorted_ = sort(req.payload) if req.type == "events_api" else None
+        if sorted_ is None:
             await super().handle(connection, req)  # type: ignore[arg-type]  # it is Bolt's own
             return
-        event, context = taken
-        try:
-            await self.listeners.take(event, context)
-        except Exception as exc:  # unacked: Slack delivers it again
-            _refused(exc)
-            return
+        if isinstance(sorted_, Taken):
+            try:
+                await self.listeners.take(sorted_.event, sorted_.context)
+            except Exception as exc:  # unacked: Slack delivers it again
+                _refused(exc)
+                return
+        else:
+            dropped(sorted_)
         ack = SocketModeResponse(envelope_id=req.envelope_id)
         await connection.send_socket_mode_response(ack)  # the Socket Mode client, not Web API
 
@@ -97,20 +143,3 @@ def _refused(exc: Exception) -> None:
     Redis is unreachable: not again for every event)."""
     if not isinstance(exc, RecordUnavailable):
         log.error("event not recorded, refused: %s", label(exc))
-
-
-def message_event(payload: Any) -> tuple[dict[str, Any], AsyncBoltContext] | None:
-    """The event and who it is for, when `payload` (an Events API body, over HTTP or in a
-    Socket Mode envelope) is a user-message event callback; None for anything else."""
-    if not isinstance(payload, dict) or payload.get("type") != "event_callback":
-        return None
-    event = payload.get("event")
-    if not isinstance(event, dict) or event.get("type") not in TAKEN:
-        return None
-    bots = [
-        a for a in payload.get("authorizations") or () if isinstance(a, dict) and a.get("is_bot")
-    ]
-    if not bots or not isinstance(bots[0].get("user_id"), str):
-        return None  # Bolt's way: it asks auth.test
-    team = payload.get("team_id") if isinstance(payload.get("team_id"), str) else ""
-    return event, AsyncBoltContext(team_id=team, bot_user_id=bots[0]["user_id"])

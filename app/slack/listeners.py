@@ -36,6 +36,7 @@ from app.slack.deliver import (
 )
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
+from app.slack.events import person, wrong_field
 from app.slack.files import FileReader, recorded
 from app.slack.history import ThreadHistory, is_ts
 from app.slack.home import Home
@@ -128,15 +129,22 @@ class Listeners:
         """A message event from the intake (HTTP or Socket Mode) or Bolt: into the thread
         log, and into the durable record when it is one to answer. Raises when the record
         cannot be written: the caller must not ack then."""
+        wrong = wrong_field(event)
+        if wrong is not None:  # Bolt's path: the intake drops these before
+            log.info("message event with %s of the wrong type dropped", wrong)
+            return
+        event = {**event, "text": event.get("text") or ""}
         self.record(event, context)
+        if not person(event, context.bot_user_id):
+            return  # only people make Vouch act: never a bot, never Vouch itself
         here = self.channels.of(str(event.get("channel") or ""))
         if not here.answer:
             return  # CHANNELS_FILE: Vouch stays silent here (no record, no model call)
         if event.get("type") == "app_mention":
             await self.take_in(event, context)
             return
-        if event.get("bot_id") or event.get("subtype") not in _ANSWERED_SUBTYPES:
-            return  # bots, edits, deletions, joins: no model call
+        if event.get("subtype") not in _ANSWERED_SUBTYPES:
+            return  # edits, deletions, joins: no model call
         if event.get("channel_type") == "im":
             await self.take_in(event, context)
         elif (

@@ -175,8 +175,9 @@ async def test_the_http_server_refuses_bad_requests_and_keeps_answering(
         (b"{not json", signed(b"{not json"), 400),
         (b"", signed(b""), 400),
         (b"[1, 2, 3]", signed(b"[1, 2, 3]"), 400),
-        (b'{"type": "event_callback"}', signed(b'{"type": "event_callback"}'), 404),
-        (b"\xff\xfe\x00garbage", signed(b"\xff\xfe\x00garbage"), 400),
+        (b'{"type": "event_callback"}', signed(b'{"type": "event_callback"}'), 200),  # acked
+        (b"\xff\xfe\x00garbage", signed(b"\xff\xfe\x00garbage"), 401),  # not UTF-8: unverifiable
+        (valid, {**signed(valid), "X-Slack-Request-Timestamp": "soon"}, 401),
     ]
     for body, headers, expected in cases:
         status, text = await raw_post(port, body, headers)

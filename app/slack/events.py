@@ -1,0 +1,163 @@
+"""What a request to Vouch's Events API endpoint is, before anything acts on it.
+
+- A body is parsed only within MAX_DEPTH levels of nesting: a body nested 100,000 deep is
+  malformed, not a RecursionError (HTTP checks the signature before this; app/slack/intake.py).
+- An envelope is sorted: a message event to take in (`Taken`), one Bolt handles (None:
+  URL verification, the App Home, interactions), or one acked and dropped with a logged
+  reason (`Dropped`): an event type Vouch does not handle, Slack's `app_rate_limited`, or
+  fields of the wrong type (`text: null` is read as no text). Slack delivers again what
+  is not answered 200, and may turn off an app's events when too many are not, so nothing
+  Slack can send gets a 5xx for its shape.
+- Only people make Vouch act (`person`): an event from a bot (`bot_id`, `bot_profile`, the
+  `bot_message` subtype), from Vouch itself, or with no person as its author is recorded
+  in the thread log but never answered, whatever its type (Slack delivers `app_mention`
+  for other bots' posts too).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from slack_bolt.context.async_context import AsyncBoltContext
+
+MAX_DEPTH = 64  # of a body's nesting; Slack's own payloads stay under 20
+TAKEN = frozenset({"app_mention", "message"})
+FOR_BOLT = frozenset({"app_home_opened"})  # event types Bolt's listeners handle
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKETS = re.compile(rb"[\[\]{}]")
+_NAME = re.compile(r"[a-z_]{1,40}")
+# The fields of a message event Vouch reads, and the types Slack sends them as.
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "channel": str,
+    "ts": str,
+    "thread_ts": str,
+    "user": str,
+    "text": str,
+    "subtype": str,
+    "channel_type": str,
+    "bot_id": str,
+    "files": list,
+    "message": dict,
+    "previous_message": dict,
+    "assistant_thread": dict,
+    "action_token": str,
+    "deleted_ts": str,
+}
+
+
+class Malformed(ValueError):
+    """Not a body Slack sends: not UTF-8 JSON, or nested deeper than MAX_DEPTH."""
+
+
+def parse(body: bytes) -> Any:
+    """The JSON value of `body`, its nesting checked before it is decoded."""
+    if too_deep(body):
+        raise Malformed(f"nested deeper than {MAX_DEPTH}")
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError) as exc:
+        raise Malformed(type(exc).__name__) from None
+
+
+def too_deep(body: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether brackets outside JSON strings nest deeper than `limit`."""
+    depth = 0
+    for bracket in _BRACKETS.finditer(_STRINGS.sub(b"", body)):
+        depth += 1 if bracket.group() in (b"[", b"{") else -1
+        if depth > limit:
+            return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A message event to take in, and who it is for (the installed bot)."""
+
+    event: dict[str, Any]
+    context: AsyncBoltContext
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """Acked and dropped; `reason` is logged (fixed words and Slack identifiers only)."""
+
+    reason: str
+    warning: bool = False  # the operator should see it
+
+
+def sort(payload: Any) -> Taken | Dropped | None:
+    """What to do with an Events API body: take it in, drop it (acked), or None: Bolt's."""
+    kind = payload.get("type") if isinstance(payload, dict) else None
+    if kind == "event_callback":
+        return _callback(payload)
+    if kind == "url_verification":
+        return None
+    if kind == "app_rate_limited":
+        minute = payload.get("minute_rate_limited")
+        at = minute if isinstance(minute, int) else "unknown"
+        return Dropped(f"Slack is holding back events (app_rate_limited, minute {at})", True)
+    return Dropped(f"envelope {_name(kind)}")
+
+
+def _callback(payload: dict[str, Any]) -> Taken | Dropped | None:
+    event = payload.get("event")
+    if not isinstance(event, dict):
+        return Dropped("event_callback without an event object")
+    if event.get("type") in FOR_BOLT:
+        return None
+    refused = _refused(event)
+    if refused is not None:
+        return refused
+    authorizations = payload.get("authorizations")
+    if authorizations is not None and not isinstance(authorizations, list):
+        return Dropped("authorizations of the wrong type")
+    bots = [a for a in authorizations or () if isinstance(a, dict) and a.get("is_bot")]
+    if not bots or not isinstance(bots[0].get("user_id"), str):
+        return None  # Bolt's way: it asks auth.test who the bot is
+    team = payload.get("team_id") if isinstance(payload.get("team_id"), str) else ""
+    cleaned = {**event, "text": event.get("text") or ""}
+    return Taken(cleaned, AsyncBoltContext(team_id=team, bot_user_id=bots[0]["user_id"]))
+
+
+def _refused(event: dict[str, Any]) -> Dropped | None:
+    """Why an event_callback's event is not taken in (None: it may be)."""
+    if event.get("type") not in TAKEN:
+        return Dropped(f"event {_name(event.get('type'))} not handled")
+    wrong = wrong_field(event)
+    return None if wrong is None else Dropped(f"message event with {wrong} of the wrong type")
+
+
+def wrong_field(event: Mapping[str, Any], nested: bool = True) -> str | None:
+    """The first field Vouch reads that has a type Slack never sends it as (None and a
+    missing field are fine), in the event or in the message it carries."""
+    for name, kinds in _FIELDS.items():
+        value = event.get(name)
+        if value is not None and not isinstance(value, kinds):
+            return name
+    for name in ("message", "previous_message"):
+        inner = event.get(name)
+        if nested and isinstance(inner, dict) and wrong_field(inner, nested=False) is not None:
+            return name
+    return None
+
+
+def person(event: Mapping[str, Any], bot_user_id: str | None) -> bool:
+    """Whether a person wrote this event (never a bot, never Vouch itself)."""
+    user = event.get("user")
+    return (
+        not event.get("bot_id")
+        and not event.get("bot_profile")
+        and event.get("subtype") != "bot_message"
+        and isinstance(user, str)
+        and bool(user.strip())
+        and user != bot_user_id
+    )
+
+
+def _name(value: Any) -> str:
+    """An event type, for a log line: only when it is identifier-shaped."""
+    return value if isinstance(value, str) and _NAME.fullmatch(value) else "of an unknown type"
