@@ -28,6 +28,8 @@ from app.channels import ChannelsFile
 from app.errors import label
 from app.knowledge.libraries import Libraries
 from app.settings import Settings
+from app.slack.audience import Audience
+from app.slack.conversations import Conversations
 from app.slack.deliver import ESCALATE_ACTION, FEEDBACK_ACTION, REASON_ACTION
 from app.slack.drain import InFlight
 from app.slack.errors import SLACK_FAILURES
@@ -220,6 +222,7 @@ def create_app(
         People(client),
         channels,
         file_reader(settings, session),
+        Audience(Conversations(make_web_client(settings, session, wait=False))),
         home=Home(settings, channels=channels.rows),
         libraries=Libraries(settings),
     )

@@ -25,6 +25,7 @@ from app.knowledge.retrieve import Knowledge
 from app.knowledge.tool import DocsSearch
 from app.logs import traced
 from app.settings import Settings
+from app.slack.audience import Audience, Where
 from app.slack.deliver import (
     WHY,
     Target,
@@ -90,6 +91,11 @@ class _Message:
     bot: Bot
     here: ChannelSettings  # the channel's settings (CHANNELS_FILE) when it is answered
 
+    @property
+    def where(self) -> Where:
+        """Where the answer goes and who asked: what the audience rule is asked about."""
+        return Where(self.target.channel, self.target.team, self.target.user)
+
 
 @dataclass
 class Listeners:
@@ -104,6 +110,7 @@ class Listeners:
     people: People  # names by user id (users.info, kept)
     channels: ChannelsFile  # per-channel settings (CHANNELS_FILE), reloaded when changed
     files: FileReader  # the files shared in a message or its thread
+    audience: Audience  # what may go into an answer, by who will read it
     workers: Workers = field(init=False)
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False)
     home: Home | None = None  # the Home tab (app/slack/home.py)
@@ -403,7 +410,7 @@ class Listeners:
         )
         with self.telemetry.trace(ids) as trace:
             try:
-                deps = await self.deps_for(message.here)
+                deps = await self.deps_for(message)
                 outcome = await answer(
                     replace(conversation, instructions=message.here.instructions),
                     deps,
@@ -451,13 +458,17 @@ class Listeners:
         tools: list[Tool] = []
         if isinstance(deps.knowledge, Knowledge):  # the team's docs, searchable again
             tools.append(DocsSearch(deps.knowledge))
+        where = message.where
         if links_in([conversation.message, *(turn.text for turn in conversation.turns)]):
-            tools.append(SlackReader(self.client, self.people))
+            tools.append(SlackReader(self.client, self.people, self.audience, where))
         token = action_token(message.event) if self.settings.slack_search else None
         if token is not None:
             asked = (message.target.channel, message.ts)
             skip = {message.bot.user_id}
-            tools.append(SlackSearch(self.client, self.people, token, skip=skip, asked=asked))
+            search = SlackSearch(
+                self.client, self.people, token, self.audience, where, skip=skip, asked=asked
+            )
+            tools.append(search)
         return tools
 
     async def history(self, message: _Message) -> tuple[list[dict[str, Any]], bool]:
@@ -493,14 +504,18 @@ class Listeners:
             return []
         return [str(response["ts"])]
 
-    async def deps_for(self, here: ChannelSettings) -> Deps:
+    async def deps_for(self, message: _Message) -> Deps:
         """The loop's parts for this channel: its own team docs, and the judge turned off,
         or on, where CHANNELS_FILE says (a folder first named since start is indexed now,
-        off the event loop)."""
+        off the event loop). A channel shared with another organisation (or one Slack says
+        nothing of) gets no team docs but a folder of its own."""
+        here = message.here
         deps, config = self.agent, self.agent.config
         if here.knowledge is not None and self.libraries is not None:
             knowledge = await asyncio.to_thread(self.libraries.get, here.knowledge)
             deps = replace(deps, knowledge=knowledge)
+        elif deps.knowledge is not None and await self.audience.outside(message.where):
+            deps = replace(deps, knowledge=None)
         if here.judge is False and config.judge is not None:
             deps = replace(deps, config=replace(config, judge=None))
         elif here.judge and config.judge is None:

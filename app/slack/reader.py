@@ -1,8 +1,10 @@
 """A Slack message or thread that a question links to, as a tool the model may call: read
-with the bot's own token (`conversations.replies`), so only where Vouch may read — a
-channel it is not in, or another workspace, is refused by Slack and told to the model as
-an error. What it reads is a source whose URL is the link, so the answer may cite it and
-link it."""
+with the bot's own token (`conversations.replies`), and only where everyone who will read
+the answer may read it too (app/slack/audience.py: asked before anything is read; a DM of
+another person, a private channel the asker is not in, anything into a Slack Connect
+channel, or a conversation Slack says nothing of, is refused). A channel Vouch is not in,
+or another workspace, is refused by Slack. Refusals are told to the model as an error.
+What it reads is a source whose URL is the link, so the answer may cite it and link it."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.tools import ToolRefused
+from app.slack.audience import Audience, Where
 from app.slack.people import People
 from app.slack.thread import mentioned, named
 from app.verify import Source
@@ -48,9 +51,13 @@ class SlackReader:
         "required": ["url"],
     }
 
-    def __init__(self, client: AsyncWebClient, people: People) -> None:
+    def __init__(
+        self, client: AsyncWebClient, people: People, audience: Audience, where: Where
+    ) -> None:
         self.client = client
         self.people = people
+        self.audience = audience
+        self.where = where  # where the answer goes, and who asked
 
     async def run(self, arguments: Mapping[str, Any]) -> Sequence[Source]:
         url = arguments.get("url")
@@ -60,6 +67,9 @@ class SlackReader:
         channel, digits = found.group(1), found.group(2)
         ts = f"{digits[:10]}.{digits[10:]}"
         asked = parse_qs(urlsplit(found.group(0)).query).get("thread_ts", [ts])[0]
+        refused = await self.audience.check(channel, self.where)
+        if refused is not None:
+            raise ToolRefused(refused)  # nothing read
         try:
             response = await self.client.conversations_replies(
                 channel=channel, ts=asked, limit=MAX_MESSAGES

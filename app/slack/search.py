@@ -7,6 +7,11 @@ person who asked. Slack allows it only where the workspace has it on, only with 
 carried a token; whatever Slack refuses (an expired token, a workspace without the API,
 its rate limit of about ten searches a minute) is an error the model reads.
 
+Slack answers with what the *asker* may see, and the answer is read by everyone in its
+conversation: each result's conversation is put to the audience rule (app/slack/audience.py),
+and a result it refuses is left out, unread by the model (into a Slack Connect channel,
+none of another conversation's messages).
+
 What it finds are sources like a linked thread: cited, quoted and linked by permalink.
 Vouch's own answers are left out (an answer is not a source for itself), and so is the
 message being answered. The response is read defensively: a result missing its channel,
@@ -22,6 +27,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.tools import ToolRefused
+from app.slack.audience import Audience, Where
 from app.slack.people import People
 from app.slack.thread import mentioned, named
 from app.verify import Source
@@ -78,6 +84,11 @@ def found_messages(response: Any) -> list[Found]:
     return found
 
 
+def _channels(found: Sequence[Found]) -> list[str]:
+    """The conversations of the results, each once, in order."""
+    return list(dict.fromkeys(f.channel for f in found))
+
+
 def _filled(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
@@ -104,6 +115,8 @@ class SlackSearch:
         client: AsyncWebClient,
         people: People,
         token: str,
+        audience: Audience,
+        where: Where,
         *,
         skip: Iterable[str] = (),
         asked: tuple[str, str] | None = None,
@@ -111,6 +124,8 @@ class SlackSearch:
         self.client = client
         self.people = people
         self.token = token
+        self.audience = audience
+        self.where = where
         self.skip = frozenset(skip)  # authors left out: Vouch itself
         self.asked = asked  # (channel, ts) of the message being answered
 
@@ -129,11 +144,13 @@ class SlackSearch:
         except SlackApiError as exc:
             error = exc.response.get("error") if exc.response is not None else None
             raise ToolRefused(error if isinstance(error, str) else "slack_error") from None
-        kept = [
+        found = [
             f
             for f in found_messages(response.data)
             if f.author not in self.skip and (f.channel, f.ts) != self.asked
         ][:MAX_RESULTS]
+        shown = {c: await self.audience.check(c, self.where) is None for c in _channels(found)}
+        kept = [f for f in found if shown[f.channel]]
         people = {f.author for f in kept} | mentioned(f.text for f in kept)
         names = await self.people.names(p for p in people if p)
         return [

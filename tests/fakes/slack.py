@@ -23,6 +23,13 @@ What a reading assistant needs, as strict as the method references (docs.slack.d
   channel types; at most 20 results. The error names for a missing or unknown action_token
   (invalid_action_token) and a missing query (invalid_arguments) are assumptions: the
   method's reference lists no errors.
+- `conversations.info` and `conversations.members` (the read scope of the conversation's type:
+  channels:read, groups:read, im:read, mpim:read): a conversation set up with `conversation()`
+  (its type, members, an im's person, whether it is shared: Slack Connect, org-shared or
+  pending), else one by its id's type whose members are the people the fake knows. A private
+  conversation the bot is not in, or one in `missing`, is channel_not_found; an im's object has
+  no `is_private` (Slack's im object); members page by `limit` (1 to 1,000, else invalid_limit)
+  with a cursor (invalid_cursor for one the fake did not give).
 - `views.publish` (no scope): a Home tab (tests/fakes/slack_limits.py `check_view`), kept per
   user in `homes`; not_enabled while the manifest's home_tab_enabled is false (`home_tab`),
   hash_conflict when a `hash` is given that is not the user's current view's.
@@ -84,6 +91,15 @@ HISTORY_SCOPES = {
     "mpim": "mpim:history",
     "im": "im:history",
 }
+# The scope reading what a conversation is and who is in it needs, by conversation type.
+READ_SCOPES = {
+    "channel": "channels:read",
+    "group": "groups:read",
+    "mpim": "mpim:read",
+    "im": "im:read",
+}
+MEMBERS_LIMIT = 1000  # conversations.members: "a limit value under 1000"
+EXTERNAL_TEAM = "T0EXTERNAL"  # the other organisation of a Slack Connect channel
 # The bot scopes each method takes, from its docs.slack.dev reference page (any one will
 # do). conversations.replies needs a history scope by conversation type (HISTORY_SCOPES).
 # assistant.threads.setStatus: chat:write, and assistant:write "for the time being"
@@ -103,6 +119,8 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "chat.getPermalink": (),  # the reference lists no scope
     "assistant.search.context": ("search:read.public",),  # and more by channel type
     "views.publish": (),  # the reference lists no scope
+    "conversations.info": tuple(READ_SCOPES.values()),  # and the one of its type
+    "conversations.members": tuple(READ_SCOPES.values()),
 }
 STOPPED_BY_USER = "stopped_by_user"  # a stream's answer once the user pressed stop
 
@@ -148,6 +166,19 @@ def signed_headers(body: bytes, secret: str, age: float = 0) -> dict[str, str]:
     }
 
 
+@dataclass
+class Room:
+    """A conversation set up by a test: its type, members (None: the people the fake
+    knows), an im's person, and how it is shared ("ext": Slack Connect, "org": across an
+    Enterprise organisation's workspaces, "pending": a Slack Connect invitation)."""
+
+    kind: str
+    members: list[str] | None = None
+    user: str = ""
+    shared: str | None = None
+    team: str = TEAM
+
+
 @dataclass(eq=False)
 class FakeSlack(LoopbackServer):
     calls: list[Call] = field(default_factory=list)
@@ -172,6 +203,8 @@ class FakeSlack(LoopbackServer):
     home_tab: bool = field(default_factory=home_tab_enabled)  # the app's Home tab is on
     homes: dict[str, dict[str, Any]] = field(default_factory=dict)  # user id -> Home view
     published: list[str] = field(default_factory=list)  # user id of each view published
+    rooms: dict[str, Room] = field(default_factory=dict)  # set up with conversation()
+    missing: set[str] = field(default_factory=set)  # conversations that do not exist
 
     def fail(self, method: str, *faults: Fault) -> None:
         self.faults[method].extend(faults)
@@ -197,6 +230,8 @@ class FakeSlack(LoopbackServer):
         self.home_tab = home_tab_enabled()
         self.homes.clear()
         self.published.clear()
+        self.rooms.clear()
+        self.missing.clear()
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -287,6 +322,23 @@ class FakeSlack(LoopbackServer):
         key = (channel, thread_ts or message["ts"])
         self.threads.setdefault(key, []).append(message)
         return message
+
+    def conversation(
+        self,
+        channel: str,
+        kind: str,
+        members: list[str] | None = None,
+        *,
+        user: str = "",
+        shared: str | None = None,
+        team: str = TEAM,
+    ) -> None:
+        """A conversation of `kind` (channel, group, mpim, im): for an im, `user` is the
+        person whose DM with Vouch it is (its members: them and Vouch)."""
+        if kind == "im":
+            members = [user, BOT_USER]
+        self.rooms[channel] = Room(kind, members, user, shared, team)
+        self.kinds[channel] = kind
 
     def action_token(self) -> str:
         """An action_token, as a message event carries one for Real-time Search."""
@@ -435,6 +487,71 @@ class FakeSlack(LoopbackServer):
         if end < len(within):
             page["response_metadata"] = {"next_cursor": str(end)}
         return page
+
+    def _conversations_info(self, params: dict[str, Any]) -> dict[str, Any]:
+        channel = self._described(params)
+        return {"channel": self._channel(channel)}
+
+    def _conversations_members(self, params: dict[str, Any]) -> dict[str, Any]:
+        channel = self._described(params)
+        limit = int(params.get("limit") or 100)
+        if not 1 <= limit <= MEMBERS_LIMIT:
+            raise Refused("invalid_limit")
+        cursor = str(params.get("cursor") or "0")
+        if not cursor.isdigit():
+            raise Refused("invalid_cursor")
+        members = self.members_of(channel)
+        start, end = int(cursor), int(cursor) + limit
+        more = str(end) if end < len(members) else ""
+        return {"members": members[start:end], "response_metadata": {"next_cursor": more}}
+
+    def _described(self, params: dict[str, Any]) -> str:
+        """The conversation asked about, when the token may know of it: missing_scope
+        without the read scope of its type; channel_not_found for one that does not exist
+        or is not public and does not have the bot."""
+        channel = str(params.get("channel") or "")
+        if READ_SCOPES[self.kind(channel)] not in self.scopes:
+            raise Refused("missing_scope", needed=READ_SCOPES[self.kind(channel)])
+        if not channel or channel in self.missing:
+            raise Refused("channel_not_found")
+        if self.kind(channel) != "channel":
+            self._visible(channel)
+        return channel
+
+    def members_of(self, channel: str) -> list[str]:
+        room = self.rooms.get(channel)
+        if room is not None and room.members is not None:
+            return list(room.members)
+        if self.kind(channel) == "im":
+            return ["U0001", BOT_USER]
+        authors = {m.get("user") for (ch, _), t in self.threads.items() if ch == channel for m in t}
+        known = {*self.users, *(a for a in authors if isinstance(a, str)), BOT_USER}
+        return sorted(known)
+
+    def _channel(self, channel: str) -> dict[str, Any]:
+        """The conversation object conversations.info gives for `channel`."""
+        room = self.rooms.get(channel) or Room(self.kind(channel))
+        base = {"id": channel, "created": 1700000000, "is_archived": False}
+        base["context_team_id"] = room.team
+        if room.kind == "im":
+            user = room.user or "U0001"
+            return base | {"is_im": True, "is_org_shared": False, "user": user}
+        teams = [room.team] + ([EXTERNAL_TEAM] if room.shared == "ext" else [])
+        return base | {
+            "name": f"room-{channel.lower()}",
+            "is_channel": room.kind in ("channel", "group"),
+            "is_group": False,
+            "is_im": False,
+            "is_mpim": room.kind == "mpim",
+            "is_private": room.kind != "channel",
+            "is_member": self.joined is None or channel in self.joined,
+            "is_shared": room.shared is not None and room.shared != "pending",
+            "is_ext_shared": room.shared == "ext",
+            "is_org_shared": room.shared == "org",
+            "is_pending_ext_shared": room.shared == "pending",
+            "pending_shared": [EXTERNAL_TEAM] if room.shared == "pending" else [],
+            "shared_team_ids": teams,
+        }
 
     def _chat_getPermalink(self, params: dict[str, Any]) -> dict[str, Any]:
         channel, ts = params.get("channel", ""), params.get("message_ts", "")

@@ -563,3 +563,56 @@ async def test_an_ephemeral_message_needs_its_user_and_a_conversation_the_bot_ca
     fake_slack.joined = {"D0001"}
     with pytest.raises(SlackApiError, match="not_in_channel"):
         await client.chat_postEphemeral(channel="C0001", user="U0001", text="why?")
+
+
+async def test_conversations_info_describes_each_type_as_slack_does(fake_slack: FakeSlack) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    fake_slack.conversation("C0SH", "channel", ["U1"], shared="ext")
+    fake_slack.conversation("D0U1", "im", user="U1")
+    fake_slack.conversation("G0MP", "mpim", ["U1", "U2"])
+    shared = (await client.conversations_info(channel="C0SH"))["channel"]
+    assert shared["is_ext_shared"] and shared["is_shared"] and not shared["is_private"]
+    assert shared["context_team_id"] == TEAM and len(shared["shared_team_ids"]) == 2
+    im = (await client.conversations_info(channel="D0U1"))["channel"]
+    assert im["is_im"] and im["user"] == "U1" and "is_private" not in im  # Slack's im object
+    group = (await client.conversations_info(channel="G0MP"))["channel"]
+    assert group["is_mpim"] and group["is_private"]
+    plain = (await client.conversations_info(channel="C0001"))["channel"]
+    assert not plain["is_private"] and not plain["is_shared"]
+
+
+async def test_conversations_info_and_members_refuse_what_slack_refuses(
+    fake_slack: FakeSlack,
+) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    fake_slack.joined = {"C0001"}
+    fake_slack.missing = {"C0GONE"}
+    for method in (client.conversations_info, client.conversations_members):
+        for channel in ("G0NOTIN", "D0NOTIN", "C0GONE"):  # private elsewhere, or none at all
+            with pytest.raises(SlackApiError, match="channel_not_found"):
+                await method(channel=channel)
+        await method(channel="C0NOTIN")  # a public channel the bot is not in: described
+    fake_slack.scopes.discard("groups:read")
+    fake_slack.joined = None
+    with pytest.raises(SlackApiError, match="missing_scope"):
+        await client.conversations_info(channel="G0001")
+    await client.conversations_info(channel="C0001")
+
+
+async def test_conversations_members_pages_within_slacks_limit(fake_slack: FakeSlack) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    everyone = [f"U{n:04d}" for n in range(2500)]
+    fake_slack.conversation("C0BIG", "channel", everyone)
+    seen, cursor = [], None
+    for _ in range(5):
+        page = await client.conversations_members(channel="C0BIG", limit=1000, cursor=cursor)
+        seen += page["members"]
+        cursor = page["response_metadata"]["next_cursor"]
+        if not cursor:
+            break
+    assert seen == everyone
+    for limit in (0, 1001):
+        with pytest.raises(SlackApiError, match="invalid_limit"):
+            await client.conversations_members(channel="C0BIG", limit=limit)
+    with pytest.raises(SlackApiError, match="invalid_cursor"):
+        await client.conversations_members(channel="C0BIG", cursor="dXNlcjpVMDYx")

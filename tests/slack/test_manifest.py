@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from tests.fakes.anthropic import FakeAnthropic, Reply
-from tests.fakes.slack import HISTORY_SCOPES, FakeSlack
+from tests.fakes.slack import HISTORY_SCOPES, READ_SCOPES, FakeSlack
 from tests.fakes.slack import METHOD_SCOPES as SLACK_METHOD_SCOPES
 from tests.slack.bolt import dispatch, make_app, mention, message, settle, until
 
@@ -22,6 +22,8 @@ HISTORY = set(HISTORY_SCOPES.values())
 METHOD_SCOPES: dict[str, set[str]] = {
     **{method: set(scopes[:1]) for method, scopes in SLACK_METHOD_SCOPES.items()},
     "conversations.replies": HISTORY,
+    "conversations.info": set(READ_SCOPES.values()),  # the audience of each type
+    "conversations.members": set(READ_SCOPES.values()),
 }
 REPLIES = ("chat.postMessage", "chat.stopStream")
 EVENT_SCOPES = {

@@ -13,11 +13,13 @@ import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.tools import ToolRefused
+from app.slack.audience import Audience, Where
+from app.slack.conversations import Conversations
 from app.slack.people import People
 from app.slack.search import MAX_CHARS, MAX_RESULTS, SlackSearch, action_token, found_messages
 from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, ToolCall, cited, tool_results
 from tests.fakes.anthropic import tool_use as calling
-from tests.fakes.slack import BOT_USER, FakeSlack, permalink
+from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, permalink
 from tests.knowledge.grounding import in_turn
 from tests.slack.bolt import dispatch, make_app, mention, message, replied
 
@@ -154,8 +156,15 @@ async def test_vouchs_own_messages_and_the_question_are_not_results(
     for n in range(MAX_RESULTS + 5):
         fake_slack.add_message("C0005", f"deploy {n} of <@U0MARIA>", user="U0MARIA", ts=f"8.{n}")
     client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    where = Where("C0001", TEAM, "U0001")
     search = SlackSearch(
-        client, People(client), token, skip={BOT_USER}, asked=("C0001", "414.000001")
+        client,
+        People(client),
+        token,
+        Audience(Conversations(client)),
+        where,
+        skip={BOT_USER},
+        asked=("C0001", "414.000001"),
     )
     found = await search.run({"query": "deploy"})
     ids = [s.id for s in found]
@@ -172,8 +181,10 @@ async def test_a_search_without_a_query_is_refused_before_slack_is_asked(
     fake_slack: FakeSlack, query: Any
 ) -> None:
     client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    audience = Audience(Conversations(client))
+    search = SlackSearch(client, People(client), "1.2.x", audience, Where("C0001", TEAM, "U0001"))
     with pytest.raises(ToolRefused, match="no_query"):
-        await SlackSearch(client, People(client), "1.2.x").run({"query": query})
+        await search.run({"query": query})
     assert not fake_slack.calls
 
 
