@@ -27,7 +27,7 @@ HELDOUT = CORPUS / "heldout"
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)
 # Defects a deterministic rule is meant to catch, and the code it should catch them with.
-RULED = {"no_content": "NO_CONTENT", "wrong_language": "WRONG_LANGUAGE"}
+RULED = {"no_content": "NO_CONTENT", "wrong_language": "WRONG_LANGUAGE", "secret": "SECRET"}
 RULED_WITH_SOURCES = {"wrong_figure": "UNSOURCED_FIGURE"}
 # Defects left to the judge (the rules may catch some: OFF_TOPIC on long off-topic answers).
 JUDGED = ("off_topic", "neighbouring", "needless_refusal", "invented_link", "self_talk")
@@ -54,6 +54,7 @@ class Item:
     sources: tuple[Source, ...]
     citations: tuple[Citation, ...]
     draft: str
+    corpus: str = ""  # the file it is in (its stem)
 
     def verdict(self) -> Verdict:
         return verify(
@@ -83,11 +84,11 @@ def load(folder: Path = CORPUS) -> list[Item]:
     for path in sorted(folder.glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
-                items.append(_item(json.loads(line)))
+                items.append(_item(json.loads(line), path.stem))
     return items
 
 
-def _item(raw: dict[str, Any]) -> Item:
+def _item(raw: dict[str, Any], corpus: str = "") -> Item:
     sources = tuple(
         Source(s["id"], s["title"], s.get("url"), s.get("text", "")) for s in raw["sources"]
     )
@@ -105,6 +106,7 @@ def _item(raw: dict[str, Any]) -> Item:
         sources,
         citations,
         raw["draft"],
+        corpus,
     )
 
 

@@ -272,3 +272,37 @@ async def test_names_files_and_tool_results_do_not_reach_langfuse_or_logs(
         assert value.encode() not in to_langfuse, value
         assert value not in log_output.getvalue(), value
     assert b"tool.read_slack_link" in to_langfuse
+
+
+async def test_a_pasted_credential_is_never_echoed_logged_or_sent_to_langfuse(
+    langfuse_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+    log_output: io.StringIO,
+) -> None:
+    """A person pastes a bot token and asks why it fails; the model repeats it (SECRET),
+    then answers without it. The token reaches the model (it was in the question) and
+    nothing else: not Slack, not Langfuse, not a log line, not the retry's feedback."""
+    token = f"xoxb-2741098345-5829104736021-{secrets.token_hex(12)}"
+    fake_anthropic.push(
+        Reply(f"Your token `{token}` lacks a scope: add `chat:write` and reinstall."),
+        Reply("The token you pasted lacks a scope: add `chat:write` and reinstall the app."),
+    )
+    settings = langfuse_settings()
+    telemetry = Telemetry.from_settings(settings)
+    app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
+    await dispatch(app, mention(f"why does {token} get missing_scope?", "450.000001"))
+    await replied(fake_slack)
+    assert await telemetry.flush()
+    await telemetry.close()
+    retry = fake_anthropic.requests[1]
+    told = json.dumps(retry["messages"][-1])
+    assert "SECRET (line 1)" in told and token.encode() in b"".join(fake_anthropic.raw)
+    [posted] = fake_slack.of("chat.postMessage")
+    assert posted["text"].startswith("The token you pasted lacks a scope")
+    assert token not in fake_slack.text_sent()
+    assert token.encode() not in b"\n".join(fake_langfuse.received)
+    assert token not in log_output.getvalue()
+    codes = [s["value"] for s in fake_langfuse.scores_named("issue_code")]
+    assert codes == ["SECRET"]

@@ -194,6 +194,14 @@ _RULES = (
         "State figures exactly as the cited source gives them, or leave them out.",
     ),
     Rule(
+        "SECRET",
+        "error",
+        False,
+        "The answer repeats a credential (a token, key, private key or password).",
+        'Never repeat a credential, even one the person pasted: refer to it by name ("the '
+        'token you pasted") and say it should be revoked, since it was shared.',
+    ),
+    Rule(
         "MISQUOTED",
         "error",
         False,

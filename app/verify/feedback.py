@@ -13,6 +13,7 @@ _SNIPPET = 60
 _REFERENCE = re.compile(r"[A-Za-z0-9-]{1,64}")
 REFERENCE_LENGTH = 12
 CITATION_CODES = frozenset({"UNCITED", "UNKNOWN_SOURCE", "MISQUOTED"})
+UNQUOTED = frozenset({"SECRET"})  # located by line only: quoting it would repeat it
 
 
 def feedback(verdict: Verdict, sources: Sequence[Source] = ()) -> str:
@@ -41,7 +42,7 @@ def _line(issue: Issue, text: str) -> str:
         snippet = " ".join(text[issue.start : issue.end].split())
         if len(snippet) > _SNIPPET:
             snippet = snippet[: _SNIPPET - 1] + "…"
-        where = f" (line {line}: {snippet!r})"
+        where = f" (line {line})" if issue.code in UNQUOTED else f" (line {line}: {snippet!r})"
     return f"- {issue.code}{where}: {issue.message} Fix: {issue.fix}"
 
 

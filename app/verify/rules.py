@@ -14,6 +14,7 @@ from app.verify.formatting import Finding
 from app.verify.language import wrong_language
 from app.verify.preamble import no_content
 from app.verify.scan import BARE_URL, Layout, scan
+from app.verify.secrets import credentials
 from app.verify.topic import off_topic
 from app.verify.verdict import Citation, Source
 
@@ -56,8 +57,18 @@ def content_findings(
         yield Finding("OFF_TOPIC", 0, 0)
     if wrong_language(layout.masked, question, said):
         yield Finding("WRONG_LANGUAGE", 0, 0)
+    yield from secret_findings(text)
     yield from citation_findings(layout, sources, citations, [] if cited is None else cited, files)
     yield from figure_findings((*sources, *files), citations, (question, *said))
+
+
+def secret_findings(text: str) -> Iterator[Finding]:
+    """SECRET for each credential in the answer, code included (its kind, not its value)."""
+    seen: set[tuple[int, int]] = set()
+    for start, end, kind in credentials(text):
+        if (start, end) not in seen:
+            seen.add((start, end))
+            yield Finding("SECRET", start, end, detail=f"({kind})")
 
 
 def citation_findings(

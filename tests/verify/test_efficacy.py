@@ -3,9 +3,11 @@ records may not regress. See bench/efficacy.py for the table."""
 
 from __future__ import annotations
 
-from bench.efficacy import evaluate, load, residue
+from bench.efficacy import HELDOUT, evaluate, load, residue
 
-ROWS = evaluate(load())
+ITEMS = load()
+ROWS = evaluate(ITEMS)
+SECRETS = evaluate(i for i in ITEMS if i.corpus == "secrets")  # credentials and look-alikes
 
 
 def test_the_corpus_is_large_and_covers_every_label() -> None:
@@ -15,7 +17,24 @@ def test_the_corpus_is_large_and_covers_every_label() -> None:
 
 
 def test_no_good_answer_is_failed_by_the_rules() -> None:
-    assert ROWS["good"].wrong == []
+    assert [w for w in ROWS["good"].wrong if not w[0].startswith("secrets-")] == []
+
+
+def test_credentials_are_caught_and_look_alikes_pass_as_recorded() -> None:
+    """SECRET (detect-secrets' plugins): what docs/security.md records, and no worse. The
+    look-alikes it fails are named: public documentation examples and default passwords."""
+    assert SECRETS["secret"].caught >= 60  # of 72
+    assert SECRETS["good"].total >= 110
+    assert sorted(item for item, _ in SECRETS["good"].wrong) == [
+        "secrets-004",  # postgres:postgres in a CI service container
+        "secrets-049",  # the jwt.io sample token
+        "secrets-099",  # AWS's documentation example keys
+        "secrets-127",  # guest:guest, RabbitMQ's default
+        "secrets-148",  # a public key, beside a private key's header named in prose
+        "secrets-162",  # an OpenSSH private key's header, without key material
+        "secrets-167",  # a Twilio Account SID (an id; its plugin matches it)
+        "secrets-176",  # postgres://user:PASSWORD@… (a placeholder word)
+    ]
 
 
 def test_every_github_markdown_answer_is_repaired_with_nothing_left() -> None:

@@ -1,0 +1,164 @@
+"""SECRET: an answer that holds a credential, even one the person pasted in the thread.
+
+The finding is detect-secrets' (Yelp): its plugins for vendors' credential formats (Slack,
+AWS, GitHub, GitLab, Stripe, OpenAI, SendGrid, Twilio, npm, PyPI, Discord, Mailchimp,
+Square, Telegram, Azure storage, Artifactory), private keys, JSON Web Tokens and passwords
+in URLs (`scheme://user:password@host`), with the filters its own scan applies by default
+to a value (templated and `$`-prefixed values, sequences, UUIDs, values with no letter;
+not its filter of whole lines that look like `x = f(…)`, meant for its keyword plugin,
+which would pass `WebClient(token="xoxb-…")`). Not its generic plugins (high-entropy
+strings, keywords, public IPs): they flag commit hashes, ids and base64 by design; nor its
+keyword-assignment ones for IBM Cloud, Cloudant and SoftLayer (`ibm_api_key = …`), which
+find a value by the name it is assigned to, not by its format, and took 70% of a scan's
+time.
+
+Formats detect-secrets does not know (or knows in an older form) are added as plugins of
+the same kind, from the vendors' documented prefixes: Anthropic API keys, Google API keys,
+GitHub fine-grained tokens, Slack's app-level and refresh tokens, OpenAI's project and
+service-account keys, Stripe's webhook signing secrets, and a password in a URL with no
+user name (`redis://:password@host`). One filter is added to detect-secrets' own: a value
+with at most three distinct characters after its prefix is a placeholder
+(`AKIAXXXXXXXXXXXXXXXX`, `ghp_xxxx…`), not a credential.
+
+What a finding carries is the kind of credential (a plugin's name for it), never the value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+
+from detect_secrets.filters import heuristic
+from detect_secrets.plugins.artifactory import ArtifactoryDetector
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.basic_auth import BasicAuthDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+
+class AnthropicKeyDetector(RegexBasedDetector):
+    """Anthropic API and admin keys (sk-ant-api03-…, sk-ant-admin01-…)."""
+
+    secret_type = "Anthropic API Key"
+    denylist = (re.compile(r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{32,}"),)
+
+
+class GoogleApiKeyDetector(RegexBasedDetector):
+    """Google Cloud and Firebase API keys (AIza + 35 characters)."""
+
+    secret_type = "Google API Key"
+    denylist = (re.compile(r"AIza[0-9A-Za-z_-]{35}"),)
+
+
+class GitHubFineGrainedDetector(RegexBasedDetector):
+    """GitHub fine-grained personal access tokens (github_pat_…)."""
+
+    secret_type = "GitHub Token"
+    denylist = (re.compile(r"github_pat_[0-9A-Za-z_]{60,}"),)
+
+
+class SlackAppTokenDetector(RegexBasedDetector):
+    """Slack app-level tokens (xapp-1-…) and token-rotation refresh tokens (xoxe-…)."""
+
+    secret_type = "Slack Token"
+    denylist = (re.compile(r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]+"),)
+
+
+class OpenAIProjectKeyDetector(RegexBasedDetector):
+    """OpenAI project, service-account and admin keys (sk-proj-…T3BlbkFJ…)."""
+
+    secret_type = "OpenAI Token"
+    denylist = (
+        re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}"),
+    )
+
+
+class StripeWebhookSecretDetector(RegexBasedDetector):
+    """Stripe webhook signing secrets (whsec_…)."""
+
+    secret_type = "Stripe Access Key"
+    denylist = (re.compile(r"whsec_[A-Za-z0-9+/]{24,}"),)
+
+
+class UrlPasswordDetector(RegexBasedDetector):
+    """A password in a URL with no user name (redis://:password@host)."""
+
+    secret_type = "Basic Auth Credentials"
+    denylist = (re.compile(r"://:([^\s:/?#\[\]@!$&'()*+,;=]+)@"),)
+
+
+PLUGINS = (
+    ArtifactoryDetector,
+    AWSKeyDetector,
+    AzureStorageKeyDetector,
+    BasicAuthDetector,
+    DiscordBotTokenDetector,
+    GitHubTokenDetector,
+    GitLabTokenDetector,
+    JwtTokenDetector,
+    MailchimpDetector,
+    NpmDetector,
+    OpenAIDetector,
+    PrivateKeyDetector,
+    PypiTokenDetector,
+    SendGridDetector,
+    SlackDetector,
+    SquareOAuthDetector,
+    StripeDetector,
+    TelegramBotTokenDetector,
+    TwilioKeyDetector,
+    AnthropicKeyDetector,
+    GoogleApiKeyDetector,
+    GitHubFineGrainedDetector,
+    SlackAppTokenDetector,
+    OpenAIProjectKeyDetector,
+    StripeWebhookSecretDetector,
+    UrlPasswordDetector,
+)
+_TOKEN = re.compile(r"[A-Za-z0-9_+/=.%-]+")
+_PREFIX = re.compile(r"^(?:[A-Za-z]{2,6}[_-]|AKIA|ASIA|AIza|sk-ant-\w+-)")
+
+
+@cache
+def _plugins() -> tuple[RegexBasedDetector, ...]:
+    return tuple(plugin() for plugin in PLUGINS)
+
+
+def credentials(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, kind) of each credential in `text`, after detect-secrets' default
+    filters (the plugins' patterns stop at line ends, as its line-by-line scan does)."""
+    for plugin in _plugins():
+        for secret in set(plugin.analyze_string(text)):
+            for found in re.finditer(re.escape(secret), text):
+                if not _filtered(secret, _TOKEN.match(text, found.start())):
+                    yield found.start(), found.end(), str(plugin.secret_type)
+
+
+def _filtered(secret: str, token: re.Match[str] | None) -> bool:
+    """detect-secrets' default filters of a value, and placeholders (a plugin may yield
+    only part of what it matched, "ghp" of "ghp_…": the token there is what is judged)."""
+    whole = token.group() if token is not None and len(token.group()) > len(secret) else secret
+    return (
+        len(set(_PREFIX.sub("", whole))) <= 3
+        or heuristic.is_sequential_string(secret)
+        or heuristic.is_potential_uuid(secret)
+        or heuristic.is_templated_secret(secret)
+        or heuristic.is_prefixed_with_dollar_sign(secret)
+        or heuristic.is_not_alphanumeric_string(secret)
+    )

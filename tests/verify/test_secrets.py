@@ -1,0 +1,81 @@
+"""SECRET: a credential in an answer fails it, wherever it sits and whoever pasted it; what
+only looks like one passes; the retry's feedback names the line, never the value."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.verify import feedback, verify
+from app.verify.secrets import credentials
+
+# Made up for these tests, in each vendor's format (none was ever issued).
+CREDENTIALS = {
+    "slack bot": "xoxb-2741098345-5829104736021-q8Tn3LwZx0PeRv7KcYbM2sHd",
+    "slack app": "xapp-1-A05R2K9L3MN-6011234567890-9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    "slack webhook": "https://hooks.slack.com/services/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",
+    "anthropic": "sk-ant-api03-Zq3xV8nR2tLw5yKp9mBc4dHf7jGs1aEu6oIi0QlTrWvXyZbNcMdFgHjKl-AbCdEfGh",
+    "openai project": "sk-proj-Rk2m9QxT4vLp8nWz1bY6cHs3dJf7gKa5eUo0iPlMnBvCxZ9"
+    "T3BlbkFJ2wQe4rTy6uIo8pAs0dFgHjKlZx",
+    "aws key id": "AKIA4J2QW7NX5RZB8TLY",
+    "github classic": "ghp_7fK2mQ9xLp4vT1nB8cZ6wR3sY0dH5jGaUeXi",
+    "github fine-grained": "github_pat_11ABCD2EF0"
+    + "kQ3mX7pL2vT9nB4cZ8wR1sY6dH0jGaUe5XiOoPlMnBvCxZq3W8eR6tY1uI4oP7aS2dF5gH9jK",
+    "google": "AIzaSyD3kL9mQ2xV7pT4nB8cZ1wR6sY0dH5jGaU",
+    "stripe live": "sk_live_51HqT2kLmN3pQ9rS4tU7vW8xY",
+    "stripe webhook": "whsec_mf0V0U0FZ8LearFJ4kSjFyVFcMcrAoo2",
+    "jwt": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTQyIiwicm9sZSI6ImFkbWluIn0"
+    ".q9Xv4nT2LmP8kRz6wB1cY7sD3fH5jGaUeOiQlKtNbMv",
+    "postgres": "postgres://billing:Tr0ub4dor-Xq9@db.internal:5432/billing",
+    "redis": "redis://:Ut2zaNvSC6UrVvupjoCcTOfrbhfxB2Ew@redis-prod.internal:6379/0",
+    "private key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1x2y3z\n"
+    "-----END RSA PRIVATE KEY-----",
+}
+
+LOOK_ALIKES = {
+    "commit": "Revert 9fceb02d0ae598e95dc970b74767f19372d61af8 and redeploy.",
+    "uuid": "The request id is `3f2b8c1e-7d4a-4e9b-a1c3-5d6e7f8a9b0c`.",
+    "base64": '```\necho "eyJkZXBsb3kiOiJiaWxsaW5nIn0=" | base64 -d\n```',
+    "digest": "Pin `billing@sha256:4b1d2c3e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f0"
+    "a1b2c`.",
+    "env var": 'Read it with `os.environ["SLACK_BOT_TOKEN"]` and never hard-code it.',
+    "template": "Set `DATABASE_URL=postgres://app:${DB_PASSWORD}@db:5432/app`.",
+    "placeholder": "Use `AKIAXXXXXXXXXXXXXXXX` in the example and your own key locally.",
+    "redacted": "The log shows `xoxb-****`: the token was redacted, as it should be.",
+    "slack ids": "Ask in <#C024BE91L> or ping <@U0G9QF9C6>.",
+    "no password": "Connect with `postgres://app@db.internal:5432/app` and IAM auth.",
+}
+
+
+@pytest.mark.parametrize("name", CREDENTIALS)
+def test_a_credential_fails_the_answer_in_prose_and_in_code(name: str) -> None:
+    secret = CREDENTIALS[name]
+    for answer in (f"Your token {secret} is being rejected.", f"```\nexport KEY={secret}\n```"):
+        verdict = verify(answer, question="why is my token rejected?")
+        assert "SECRET" in verdict.codes and not verdict.passed, name
+
+
+@pytest.mark.parametrize("name", LOOK_ALIKES)
+def test_what_only_looks_like_a_credential_passes(name: str) -> None:
+    assert list(credentials(LOOK_ALIKES[name])) == [], name
+
+
+def test_a_pasted_credential_is_not_repeated_back_even_in_the_persons_own_thread() -> None:
+    secret = CREDENTIALS["slack bot"]
+    verdict = verify(
+        f"Use `{secret}` in the Authorization header.",
+        question=f"my token is {secret}, why does auth.test fail?",
+        thread=(f"earlier: SLACK_BOT_TOKEN={secret}",),
+    )
+    assert "SECRET" in verdict.codes
+
+
+def test_the_finding_is_where_the_credential_is_and_says_its_kind_not_its_value() -> None:
+    secret = CREDENTIALS["github classic"]
+    text = f"Line one.\nexport GITHUB_TOKEN={secret}\nLine three."
+    [(start, end, kind)] = list(credentials(text))
+    assert text[start:end].startswith("ghp") and kind == "GitHub Token"
+    verdict = verify(text, question="how do I set my token?")
+    [issue] = [i for i in verdict.issues if i.code == "SECRET"]
+    assert secret not in issue.message and "GitHub Token" in issue.message
+    told = feedback(verdict)
+    assert "SECRET (line 2)" in told and secret not in told and "ghp_" not in told
