@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from app.agent.capabilities import Client, Want
+from app.agent.checks import Check
 from app.agent.conversation import Conversation
 from app.agent.deadline import within
 from app.agent.judge import JudgeConfig, Judged, JudgeUnavailable, judge
@@ -112,15 +113,16 @@ async def answer(
     *,
     observer: Observer = UNWATCHED,
     tools: Sequence[Tool] = (),
+    checks: Sequence[Check] = (),
 ) -> Outcome:
     """Answer the conversation's new message: exactly one Outcome, whatever happens.
     `observer` (e.g. the message's telemetry and status line, app.agent.observer.Observers)
     is told of each stage, call and check, and of the end. `tools` (read-only, this
-    message's) may be called while drafting; what they read becomes sources."""
+    message's) may be called while drafting; what they read becomes sources. `checks` run
+    on a draft that passed the rules, before the judge (app/agent/checks.py)."""
     limits = deps.config.tools
-    run = _Run(
-        conversation, deps, reference, observer, Toolbox(tools if limits.calls else (), limits)
-    )
+    toolbox = Toolbox(tools if limits.calls else (), limits)
+    run = _Run(conversation, deps, reference, observer, toolbox, checks=checks)
     try:
         async with asyncio.timeout(deps.config.deadline):
             with within(deps.config.deadline):
@@ -139,8 +141,11 @@ class _Run:
         reference: str,
         observer: Observer,
         toolbox: Toolbox,
+        *,
+        checks: Sequence[Check] = (),
     ) -> None:
         self.conversation = conversation
+        self.checks = checks
         self.deps = deps
         self.reference = reference
         self.observer = observer
@@ -213,6 +218,7 @@ class _Run:
         )
         if drafted.stop_reason == "max_tokens":
             verdict = amend(verdict, (issue("TRUNCATED"),))
+        verdict = await self.inspect(verdict, check)
         judged: Judged | JudgeUnavailable | None = None
         error = None
         if verdict.passed and self.deps.config.judge is not None:
@@ -243,6 +249,20 @@ class _Run:
             verdict.grade,
             cited=verdict.cited,
         )
+
+    async def inspect(self, verdict: Verdict, parent: Step) -> Verdict:
+        """The caller's checks, in turn, while the verdict passes: each may rewrite what it
+        repairs and add issues."""
+        for inspection in self.checks:
+            if not verdict.passed:
+                break
+            with self.trace.observe(inspection.name, "guardrail", parent=parent) as step:
+                given = (*self.sources, *self.files)
+                result = await inspection(verdict.text, self.dialect, given)
+                step.update(dict(result.counts))
+            repaired = tuple(sorted({*verdict.repaired, *result.repaired}))
+            verdict = amend(replace(verdict, text=result.text, repaired=repaired), result.issues)
+        return verdict
 
     async def judge(self, config: JudgeConfig, text: str, check: Step) -> Judged | JudgeUnavailable:
         """The judge's verdict on the answer, or why there is none."""

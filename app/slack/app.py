@@ -32,6 +32,7 @@ from app.slack.audience import Audience
 from app.slack.conversations import Conversations
 from app.slack.deliver import ESCALATE_ACTION, FEEDBACK_ACTION, REASON_ACTION
 from app.slack.drain import InFlight
+from app.slack.entities import Groups, Lookups
 from app.slack.errors import SLACK_FAILURES
 from app.slack.files import FileLimits, FileReader
 from app.slack.history import ThreadHistory, ThreadLog
@@ -210,6 +211,9 @@ def create_app(
         request_verification_enabled=secret is not None,
     )
     channels = ChannelsFile(settings.channels_file)
+    reader = make_web_client(settings, session, wait=False)  # lookups that may do without
+    conversations = Conversations(reader)
+    people = People(client)
     listeners = Listeners(
         settings,
         agent,
@@ -219,10 +223,11 @@ def create_app(
         queue or message_record(settings),
         client,
         identity.bot,
-        People(client),
+        people,
         channels,
         file_reader(settings, session),
-        Audience(Conversations(make_web_client(settings, session, wait=False))),
+        Audience(conversations),
+        Lookups(reader, people, conversations, Groups(reader)),
         home=Home(settings, channels=channels.rows),
         libraries=Libraries(settings),
     )

@@ -106,28 +106,40 @@ class _Kept(Generic[T]):
         return value
 
 
+@dataclass(frozen=True, slots=True)
+class Absent:
+    """Slack's answer `channel_not_found`: no such conversation, or none Vouch may know of."""
+
+
 class Conversations:
     """conversations.info and conversations.members, kept briefly."""
 
     def __init__(self, client: AsyncWebClient, clock: Callable[[], float] = time.monotonic) -> None:
         self._client = client
-        self._places = _Kept[Place](clock, SIZE)
+        self._places = _Kept[Place | Absent](clock, SIZE)
         self._members = _Kept[frozenset[str]](clock, SIZE)
 
     async def place(self, channel: str) -> Place | None:
         """What the conversation is; None when Slack did not say (not found, refused)."""
-        return await self._places.get(channel, lambda: self._info(channel))
+        found = await self._places.get(channel, lambda: self._info(channel))
+        return found if isinstance(found, Place) else None
+
+    async def absent(self, channel: str) -> bool:
+        """Whether Slack says there is no such conversation (or none Vouch may know of:
+        `channel_not_found` means both); False when it described it or did not answer."""
+        found = await self._places.get(channel, lambda: self._info(channel))
+        return isinstance(found, Absent)
 
     async def members(self, channel: str) -> frozenset[str] | None:
         """Who is in it (user ids); None when Slack did not say all of them."""
         return await self._members.get(channel, lambda: self._list(channel))
 
-    async def _info(self, channel: str) -> Place | None:
+    async def _info(self, channel: str) -> Place | Absent | None:
         try:
             response = await self._client.conversations_info(channel=channel)
         except SLACK_FAILURES as exc:
             log.info("conversations.info refused: %s", label(exc))
-            return None
+            return Absent() if label(exc) == "channel_not_found" else None
         found = response.get("channel")
         return place_of(found) if isinstance(found, dict) else None
 

@@ -43,6 +43,9 @@ class Target:
         return self.channel.startswith("D")
 
 
+# Every post sets unfurl_links and unfurl_media off: Slack fetches nothing an answer links
+# to (a link's query string could carry data to whoever serves it) and shows no preview
+# (a message link's preview quotes the message).
 ANSWER_EVENT = "vouch_answer"  # message metadata on an answer: which message it answers
 
 
@@ -110,6 +113,8 @@ async def _post(
                 text=piece,
                 blocks=buttons,
                 metadata=metadata,
+                unfurl_links=False,  # no preview, no fetch (the note above)
+                unfurl_media=False,
             )
         else:  # show the first half, then the whole
             response = await client.chat_postMessage(
@@ -117,6 +122,8 @@ async def _post(
                 thread_ts=target.thread_ts,
                 text=steps[0],
                 metadata=metadata,
+                unfurl_links=False,  # no preview, no fetch (the note above)
+                unfurl_media=False,
             )
             await client.chat_update(
                 channel=target.channel, ts=response["ts"], text=piece, blocks=buttons

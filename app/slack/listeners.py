@@ -36,6 +36,7 @@ from app.slack.deliver import (
     receipt,
 )
 from app.slack.drain import InFlight
+from app.slack.entities import Lookups
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
 from app.slack.events import person, wrong_field
 from app.slack.files import FileReader, recorded
@@ -111,6 +112,7 @@ class Listeners:
     channels: ChannelsFile  # per-channel settings (CHANNELS_FILE), reloaded when changed
     files: FileReader  # the files shared in a message or its thread
     audience: Audience  # what may go into an answer, by who will read it
+    lookups: Lookups  # an answer's pings and Slack links, checked with Slack
     workers: Workers = field(init=False)
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False)
     home: Home | None = None  # the Home tab (app/slack/home.py)
@@ -417,6 +419,7 @@ class Listeners:
                     message.reference,
                     observer=Observers(trace, status),
                     tools=self.tools(conversation, message, deps),
+                    checks=[self.lookups.check(message.where, _texts(conversation))],
                 )
             except Exception:  # nothing of any attempt goes with the failure message
                 await status.close()
@@ -498,6 +501,8 @@ class Listeners:
                 text=text,
                 blocks=blocks,
                 metadata=answer_mark(message.ts),
+                unfurl_links=False,  # no preview, no fetch: see deliver.py
+                unfurl_media=False,
             )
         except SLACK_FAILURES as exc:
             log.error("reply failed: %s", reason(exc))
@@ -529,6 +534,11 @@ class Listeners:
     def group(self, here: ChannelSettings) -> str | None:
         """The user group "Ask a person" mentions in this channel, if any."""
         return here.escalation_group or self.settings.escalation_group
+
+
+def _texts(conversation: Conversation) -> list[str]:
+    """What the conversation itself says: the message and the thread's turns."""
+    return [conversation.message, *(turn.text for turn in conversation.turns)]
 
 
 def _crashed(exc: Exception) -> None:

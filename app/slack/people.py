@@ -23,6 +23,7 @@ KEEP_UNKNOWN = 300.0  # seconds a failed lookup is not asked again
 SIZE = 10_000  # names kept, least recently used dropped first
 AT_ONCE = 8  # lookups in flight for one thread
 LOOKUP_WITHIN = 5.0  # seconds all of a thread's lookups may take
+NO_SUCH_USER = "\x00"  # kept for an id Slack says no one has (no name can be it)
 
 
 class People:
@@ -44,6 +45,16 @@ class People:
     async def names(self, users: Iterable[str]) -> dict[str, str]:
         """The names of `users` that could be had (within LOOKUP_WITHIN seconds); the rest
         are left out, and the model reads their messages unnamed."""
+        found = await self._found(users)
+        return {u: name for u, name in found.items() if name and name != NO_SUCH_USER}
+
+    async def missing(self, users: Iterable[str]) -> set[str]:
+        """The ids of `users` Slack says no one has (user_not_found): not an error of
+        the lookup, an answer."""
+        found = await self._found(users)
+        return {u for u, name in found.items() if name == NO_SUCH_USER}
+
+    async def _found(self, users: Iterable[str]) -> dict[str, str | None]:
         wanted = {u for u in users if isinstance(u, str) and u}
         missing = [u for u in wanted if self._get(u) is None]
         if missing:
@@ -58,8 +69,7 @@ class People:
                     await asyncio.gather(*(one(u) for u in missing))
             except TimeoutError:
                 log.warning("names: lookups took over %.0f s; some speakers unnamed", LOOKUP_WITHIN)
-        found = {u: self._get(u) for u in wanted}
-        return {u: name for u, name in found.items() if name}
+        return {u: self._get(u) for u in wanted}
 
     def _get(self, user: str) -> str | None:
         kept = self._known.get(user)
@@ -72,6 +82,9 @@ class People:
         try:
             response = await self._client.users_info(user=user)
         except SLACK_FAILURES as exc:
+            if label(exc) == "user_not_found":
+                self._keep_name(user, NO_SUCH_USER, self._keep)
+                return
             log.warning("name not looked up: %s", label(exc))
             self._keep_name(user, "", KEEP_UNKNOWN)
             return

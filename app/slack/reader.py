@@ -8,7 +8,6 @@ What it reads is a source whose URL is the link, so the answer may cite it and l
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -21,12 +20,8 @@ from app.slack.audience import Audience, Where
 from app.slack.people import People
 from app.slack.thread import mentioned, named
 from app.verify import Source
+from app.verify.mentions import PERMALINK
 
-# https://<workspace>.slack.com/archives/<channel>/p<ts without its dot>[?thread_ts=…]
-PERMALINK = re.compile(
-    r"https://[a-z0-9-]+(?:\.enterprise)?\.slack\.com/archives/([CDG][A-Z0-9]{2,})/p(\d{16})"
-    r"(?:\?[^\s>|]*)?"
-)
 MAX_MESSAGES = 50  # of a linked thread, oldest first
 MAX_CHARS = 12_000  # of its text
 

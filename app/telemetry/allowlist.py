@@ -52,6 +52,10 @@ METADATA_KEYS = frozenset(
         "result_chars",
         "dropped",
         "tool_calls",
+        # slack.entities: an answer's pings and Slack links, checked with Slack
+        "unpinged",
+        "not_found",
+        "unchecked",
     }
 )
 

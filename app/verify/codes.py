@@ -194,6 +194,22 @@ _RULES = (
         "State figures exactly as the cited source gives them, or leave them out.",
     ),
     Rule(
+        "OUTSIDE_PING",
+        "error",
+        True,
+        "The answer pings someone who is not in this conversation.",
+        "Write the name of someone outside the conversation as plain text, without <@…>.",
+    ),
+    Rule(
+        "UNKNOWN_ENTITY",
+        "error",
+        False,
+        "The answer mentions a person, group, channel or Slack message that does not exist "
+        "in this workspace.",
+        "Mention only people, channels and messages that appear in the conversation or the "
+        "sources, written as they were there; otherwise leave the mention out.",
+    ),
+    Rule(
         "SECRET",
         "error",
         False,

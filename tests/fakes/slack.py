@@ -30,6 +30,8 @@ What a reading assistant needs, as strict as the method references (docs.slack.d
   conversation the bot is not in, or one in `missing`, is channel_not_found; an im's object has
   no `is_private` (Slack's im object); members page by `limit` (1 to 1,000, else invalid_limit)
   with a cursor (invalid_cursor for one the fake did not give).
+- `usergroups.list` (usergroups:read): the groups set up with `group()`, each with its
+  users when asked with include_users.
 - `views.publish` (no scope): a Home tab (tests/fakes/slack_limits.py `check_view`), kept per
   user in `homes`; not_enabled while the manifest's home_tab_enabled is false (`home_tab`),
   hash_conflict when a `hash` is given that is not the user's current view's.
@@ -119,6 +121,7 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "chat.getPermalink": (),  # the reference lists no scope
     "assistant.search.context": ("search:read.public",),  # and more by channel type
     "views.publish": (),  # the reference lists no scope
+    "usergroups.list": ("usergroups:read",),
     "conversations.info": tuple(READ_SCOPES.values()),  # and the one of its type
     "conversations.members": tuple(READ_SCOPES.values()),
 }
@@ -205,6 +208,7 @@ class FakeSlack(LoopbackServer):
     published: list[str] = field(default_factory=list)  # user id of each view published
     rooms: dict[str, Room] = field(default_factory=dict)  # set up with conversation()
     missing: set[str] = field(default_factory=set)  # conversations that do not exist
+    groups: dict[str, dict[str, Any]] = field(default_factory=dict)  # user groups by id
 
     def fail(self, method: str, *faults: Fault) -> None:
         self.faults[method].extend(faults)
@@ -232,6 +236,7 @@ class FakeSlack(LoopbackServer):
         self.published.clear()
         self.rooms.clear()
         self.missing.clear()
+        self.groups.clear()
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -339,6 +344,10 @@ class FakeSlack(LoopbackServer):
             members = [user, BOT_USER]
         self.rooms[channel] = Room(kind, members, user, shared, team)
         self.kinds[channel] = kind
+
+    def group(self, group_id: str, handle: str, users: list[str]) -> None:
+        """A user group (`<!subteam^S…>`), its handle and members."""
+        self.groups[group_id] = {"id": group_id, "team_id": TEAM, "handle": handle, "users": users}
 
     def action_token(self) -> str:
         """An action_token, as a message event carries one for Real-time Search."""
@@ -487,6 +496,17 @@ class FakeSlack(LoopbackServer):
         if end < len(within):
             page["response_metadata"] = {"next_cursor": str(end)}
         return page
+
+    def _usergroups_list(self, params: dict[str, Any]) -> dict[str, Any]:
+        with_users = params.get("include_users") in (True, "1", "true")
+        return {
+            "usergroups": [
+                {**g, "user_count": len(g["users"])}
+                if with_users
+                else {k: v for k, v in g.items() if k != "users"} | {"user_count": len(g["users"])}
+                for g in self.groups.values()
+            ]
+        }
 
     def _conversations_info(self, params: dict[str, Any]) -> dict[str, Any]:
         channel = self._described(params)

@@ -22,6 +22,7 @@ HISTORY = set(HISTORY_SCOPES.values())
 METHOD_SCOPES: dict[str, set[str]] = {
     **{method: set(scopes[:1]) for method, scopes in SLACK_METHOD_SCOPES.items()},
     "conversations.replies": HISTORY,
+    "conversations.history": HISTORY,  # does a message an answer links to exist
     "conversations.info": set(READ_SCOPES.values()),  # the audience of each type
     "conversations.members": set(READ_SCOPES.values()),
 }

@@ -3,7 +3,7 @@ records may not regress. See bench/efficacy.py for the table."""
 
 from __future__ import annotations
 
-from bench.efficacy import HELDOUT, evaluate, load, residue
+from bench.efficacy import evaluate, load, residue
 
 ITEMS = load()
 ROWS = evaluate(ITEMS)
