@@ -3,7 +3,7 @@ records may not regress. See bench/efficacy.py for the table."""
 
 from __future__ import annotations
 
-from bench.efficacy import evaluate, load, residue
+from bench.efficacy import HELDOUT, evaluate, load, residue
 
 ITEMS = load()
 ROWS = evaluate(ITEMS)
@@ -57,3 +57,11 @@ def test_the_residue_check_sees_markdown_left_in_mrkdwn() -> None:
     for left in ("**bold**", "# Title", "[a](https://x.io)", "- [ ] task", "---", "| a | b |"):
         assert residue(f"ok\n{left}\nok"), left
     assert not residue("*bold* and `**kwargs` and\n```\n# comment\n---\n```")
+
+
+def test_credentials_held_out_are_caught_as_recorded() -> None:
+    """A second batch written blind after the detector was chosen (heldout/secrets.jsonl):
+    more vendors, each at most four times."""
+    rows = evaluate(i for i in load(HELDOUT) if i.corpus == "secrets")
+    assert rows["secret"].caught >= 35  # of 55
+    assert len(rows["good"].wrong) <= 4  # of 82: AWS's and jwt.io's examples, a Twilio SID
