@@ -22,6 +22,8 @@ value.
         judge: false
         escalation_group: S0789IJKL
         knowledge: /srv/docs/platform
+        budget:
+          user_messages: 20   # a day (BUDGET_PERIOD), in place of BUDGET_USER_MESSAGES
         instructions: |
           We deploy with Argo CD. Say "rollout", not "release".
 """
@@ -44,6 +46,18 @@ RELOAD_EVERY = 5.0  # seconds between looks at the file's modification time
 Dialect = Literal["mrkdwn", "markdown"]
 
 
+class Budget(BaseModel):
+    """A channel's own budgets per BUDGET_PERIOD (0: no limit), each in place of the
+    global BUDGET_* one it names; an unset one keeps the global."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    user_messages: int = Field(0, ge=0, le=1_000_000)
+    user_tokens: int = Field(0, ge=0, le=10_000_000_000)
+    channel_messages: int = Field(0, ge=0, le=1_000_000)
+    channel_tokens: int = Field(0, ge=0, le=10_000_000_000)
+
+
 class ChannelSettings(BaseModel):
     """What one channel (or every unlisted one, or DMs) may set; None: the global setting."""
 
@@ -56,6 +70,7 @@ class ChannelSettings(BaseModel):
     judge: bool | None = None
     escalation_group: str | None = Field(None, pattern=r"^S[A-Z0-9]{2,}$")
     knowledge: DirectoryPath | None = None  # the team's docs for this channel
+    budget: Budget = Budget()
 
 
 class _File(BaseModel):
@@ -192,4 +207,20 @@ def _rows(own: ChannelSettings) -> list[tuple[str, str]]:
         rows.append(("Standing instructions", f"{len(own.instructions)} characters"))
     if own.knowledge is not None:
         rows.append(("Team docs", "a folder of their own"))
+    rows += [(f"Budget: {name}", f"{limit:,}") for name, limit in budget_rows(own.budget)]
     return rows
+
+
+def budget_rows(budget: Budget | None) -> list[tuple[str, int]]:
+    """The limits a budget sets, named as a team reads them."""
+    names = {
+        "user_messages": "questions per person",
+        "user_tokens": "tokens per person",
+        "channel_messages": "questions per channel",
+        "channel_tokens": "tokens per channel",
+    }
+    if budget is None:
+        return []
+    return [
+        (label, getattr(budget, name)) for name, label in names.items() if getattr(budget, name)
+    ]

@@ -41,8 +41,8 @@ from app.slack.listeners import Listeners
 from app.slack.people import People
 from app.slack.thread import Bot
 from app.telemetry import Telemetry
+from app.work.budget import Budgets, Limits
 from app.work.queue import Queue
-from app.work.record import Record
 from app.work.redis_queue import RedisQueue
 from app.work.workers import TryLater, Workers
 
@@ -115,7 +115,17 @@ def file_reader(settings: Settings, session: aiohttp.ClientSession | None = None
     return FileReader(secret, limits, settings.slack_api_url, session)
 
 
-def message_record(settings: Settings) -> Record:
+def limits(settings: Settings) -> Limits:
+    """The global budgets (BUDGET_*)."""
+    return Limits(
+        settings.budget_user_messages,
+        settings.budget_user_tokens,
+        settings.budget_channel_messages,
+        settings.budget_channel_tokens,
+    )
+
+
+def message_record(settings: Settings) -> Queue | RedisQueue:
     """Redis when REDIS_URL is set (shared by several instances), else SQLite at QUEUE_PATH."""
     if settings.redis_url is None:
         return Queue(settings.queue_path, settings.dedupe_ttl)
@@ -192,7 +202,7 @@ def create_app(
     *,
     telemetry: Telemetry | None = None,
     inflight: InFlight | None = None,
-    queue: Record | None = None,
+    queue: Queue | RedisQueue | None = None,
 ) -> VouchApp:
     """The app, its listeners, and the workers that answer what they take in (started
     by the first message taken in, or by `app.workers.start()`)."""
@@ -211,6 +221,8 @@ def create_app(
         request_verification_enabled=secret is not None,
     )
     channels = ChannelsFile(settings.channels_file)
+    record = queue or message_record(settings)
+    budgets = Budgets(record, settings.budget_period, limits(settings))
     reader = make_web_client(settings, session, wait=False)  # lookups that may do without
     conversations = Conversations(reader)
     people = People(client)
@@ -220,7 +232,7 @@ def create_app(
         telemetry or Telemetry.off(),
         inflight or InFlight(),
         thread_history(settings, session),
-        queue or message_record(settings),
+        record,
         client,
         identity.bot,
         people,
@@ -228,7 +240,8 @@ def create_app(
         file_reader(settings, session),
         Audience(conversations),
         Lookups(reader, people, conversations, Groups(reader)),
-        home=Home(settings, channels=channels.rows),
+        budgets,
+        home=Home(settings, channels=channels.rows, budgets=budgets),
         libraries=Libraries(settings),
     )
     app.workers = listeners.workers

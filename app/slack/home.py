@@ -27,12 +27,14 @@ from app.errors import label
 from app.metrics import TARGET, MetricsError, Report, decimal, fetch, percent
 from app.settings import Settings
 from app.slack.errors import SLACK_FAILURES, reason
+from app.work.budget import Budgets
 
 log = logging.getLogger("vouch.slack")
 WINDOW = timedelta(days=7)
 CACHE_SECONDS = 300.0  # one Langfuse report per period, shared by every admin's open
 RETRY_SECONDS = 60.0  # a report that failed is asked again after this
 TOP_PATTERNS = 5  # issue codes shown
+TOP_USE = 10  # people and channels shown with this period's budget use
 MAX_CHANNELS = 50  # channels with their own settings shown (a view holds 100 blocks)
 Block = dict[str, Any]
 Row = tuple[str, str]  # a setting's name, as a team knows it, and its value
@@ -152,10 +154,12 @@ class Home:
         *,
         figures: Figures | None = None,
         channels: ChannelRows = no_channel_settings,
+        budgets: Budgets | None = None,
     ) -> None:
         self.settings = settings
         self.figures = figures or Figures(settings)
         self.channels = channels
+        self.budgets = budgets
 
     async def publish(self, client: AsyncWebClient, user: str) -> None:
         try:
@@ -168,6 +172,8 @@ class Home:
         if user in self.settings.admin_users:
             blocks += [{"type": "divider"}, *figure_blocks(await self.figures.get(), self)]
             blocks += settings_blocks(settings_rows(self.settings), self.channels())
+            if self.budgets is not None:
+                blocks += budget_blocks(self.budgets, await _use(self.budgets))
         return {"type": "home", "blocks": blocks}
 
     @property
@@ -261,6 +267,42 @@ def settings_blocks(
         more = len(channels) - MAX_CHANNELS
         blocks.append(_context(f"And {more:,} more channels with settings of their own."))
     return blocks
+
+
+async def _use(budgets: Budgets) -> list[tuple[str, int, int]] | str:
+    """This period's use, most first, or why it cannot be shown."""
+    try:
+        return await budgets.use(TOP_USE)
+    except Exception as exc:  # the tab is published all the same
+        log.warning("home tab budget use unavailable: %s", label(exc))
+        return f"Use could not be read ({label(exc)})."
+
+
+def budget_blocks(budgets: Budgets, use: list[tuple[str, int, int]] | str) -> list[Block]:
+    """The budgets in effect and this period's use, most first (ids and counts only)."""
+    every = {"hour": "an hour", "day": "a day", "week": "a week"}[budgets.period]
+    limits = budgets.limits
+    rows = [
+        ("Questions per person", limits.user_messages),
+        ("Tokens per person", limits.user_tokens),
+        ("Questions per channel", limits.channel_messages),
+        ("Tokens per channel", limits.channel_tokens),
+    ]
+    set_ = [(name, f"{limit:,} {every}") for name, limit in rows if limit]
+    lines = _lines(set_) if set_ else "None set (BUDGET_*): no limits but channels' own."
+    blocks = [_header("Budgets"), _section(lines)]
+    if isinstance(use, str):
+        return [*blocks, _context(use)]
+    shown = [f"• {_who(key)}: {m:,} questions, {t:,} tokens" for key, m, t in use]
+    text = "\n".join(shown) if shown else "Nothing used yet."
+    return [*blocks, _section(f"*Used this period, most first*\n{text}")]
+
+
+def _who(key: str) -> str:
+    """A budget counter's key as Slack shows it: a person or a channel mention."""
+    kind, _, rest = key.partition(":")
+    target = rest.rpartition(":")[2]
+    return f"<@{target}>" if kind == "user" else f"<#{target}>"
 
 
 def _lines(rows: Sequence[Row]) -> str:

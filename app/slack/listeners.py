@@ -50,6 +50,8 @@ from app.slack.thread import Bot, is_own, mentioned, strip_mention, to_conversat
 from app.telemetry import MessageIds, Telemetry, label, message_time
 from app.telemetry.scores import REASONS
 from app.verify import Dialect, failure_message
+from app.work.budget import Budgets, Limits
+from app.work.budget import reply as budget_reply
 from app.work.record import Job, Record, message_key
 from app.work.workers import Workers
 
@@ -113,6 +115,7 @@ class Listeners:
     files: FileReader  # the files shared in a message or its thread
     audience: Audience  # what may go into an answer, by who will read it
     lookups: Lookups  # an answer's pings and Slack links, checked with Slack
+    budgets: Budgets  # messages and tokens per person and channel, in the durable record
     workers: Workers = field(init=False)
     _background: set[asyncio.Task[None]] = field(default_factory=set, init=False)
     home: Home | None = None  # the Home tab (app/slack/home.py)
@@ -211,11 +214,27 @@ class Listeners:
                     await self.tell_failure(message)
                     self.telemetry.failed(message.ids, label(exc))
                 return
-            if conversation is not None:
-                try:
-                    await self.reply(message, conversation)
-                except Exception as exc:  # the trace has it; the user was told already
-                    _crashed(exc)
+            if conversation is None or await self.over_budget(message, first=job.tries == 1):
+                return
+            try:
+                await self.reply(message, conversation)
+            except Exception as exc:  # the trace has it; the user was told already
+                _crashed(exc)
+
+    async def over_budget(self, message: _Message, *, first: bool) -> bool:
+        """Whether the message is past a budget: then its user is told when it resets, and
+        no model is called. Counted on its first take only (a message taken over was)."""
+        if not first:
+            return False
+        target = message.target
+        limits = _limits(message.here)
+        over = await self.budgets.admit(target.team, target.channel, target.user, limits)
+        if over is None:
+            return False
+        log.info("over budget: %s", over.which)
+        await self.post_plain(message, budget_reply(over, self.budgets.period))
+        self.telemetry.over_budget(message.ids, over.which)
+        return True
 
     def message(self, event: dict[str, Any], bot: Bot) -> _Message:
         """A recorded event as the worker answers it: where, under which ids, what."""
@@ -426,6 +445,11 @@ class Listeners:
                 await self.tell_failure(message)
                 raise
             await status.close()
+            target = message.target
+            used = outcome.usage
+            tokens = used.input + used.output + used.cache_read + used.cache_write
+            limits = _limits(message.here)
+            await self.budgets.spend(target.team, target.channel, target.user, tokens, limits)
             dialect = self.dialect(message)
             with trace.observe("slack.deliver", "span", format=dialect) as delivery:
                 try:
@@ -534,6 +558,11 @@ class Listeners:
     def group(self, here: ChannelSettings) -> str | None:
         """The user group "Ask a person" mentions in this channel, if any."""
         return here.escalation_group or self.settings.escalation_group
+
+
+def _limits(here: ChannelSettings) -> Limits:
+    """A channel's own budgets (CHANNELS_FILE), in place of the global ones they set."""
+    return Limits(**here.budget.model_dump())
 
 
 def _texts(conversation: Conversation) -> list[str]:

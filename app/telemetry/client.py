@@ -156,6 +156,12 @@ class Telemetry:
         with self.trace(message) as trace:
             trace.root.fail(reason)
 
+    def over_budget(self, message: MessageIds, which: str) -> None:
+        """A message past a budget, told so without a model call: a trace of its own, with
+        outcome `over_budget` and the `budget` it was past; no verification rates."""
+        with self.trace(message) as trace:
+            trace.over_budget = which
+
     def score(
         self,
         trace_id: str,

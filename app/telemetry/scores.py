@@ -20,6 +20,15 @@ FAILED: tuple[ScoreRow, ...] = (
 )
 
 
+def budget_rows(which: str) -> list[ScoreRow]:
+    """A message past a budget (which one: user_messages, user_tokens, channel_messages,
+    channel_tokens): told so, with no model call; not a verification result."""
+    return [
+        ("outcome", "over_budget", "CATEGORICAL", ""),
+        ("budget", which, "CATEGORICAL", ""),
+    ]
+
+
 def score_id(trace_id: str, row: ScoreRow) -> str:
     name, _, _, suffix = row
     return f"{trace_id}-{name}{suffix}"

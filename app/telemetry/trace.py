@@ -17,7 +17,7 @@ from app.agent.outcome import Attempt, Outcome
 from app.errors import label
 from app.telemetry.allowlist import Value, checked, token
 from app.telemetry.guard import guarded
-from app.telemetry.scores import FAILED, ScoreRow, scores_of
+from app.telemetry.scores import FAILED, ScoreRow, budget_rows, scores_of
 
 if TYPE_CHECKING:
     from app.telemetry.client import Telemetry
@@ -72,6 +72,7 @@ class Trace:
         self.outcome: Outcome | None = None  # what the loop concluded; scored at the end
         self.delivered = True
         self.stopped = False  # the user pressed stop on the streamed answer
+        self.over_budget: str | None = None  # which budget the message was past (no answer)
 
     def stage(self, stage: Stage, attempt: int, total: int) -> None:
         return None  # the trace has a span per call and check; the stage is the status line's
@@ -158,7 +159,9 @@ class Trace:
         if self.telemetry is None:
             return
         rows: list[ScoreRow] | tuple[ScoreRow, ...] = (
-            scores_of(self.outcome, self.delivered, self.stopped)
+            budget_rows(self.over_budget)
+            if self.over_budget is not None
+            else scores_of(self.outcome, self.delivered, self.stopped)
             if self.outcome is not None
             else FAILED
         )

@@ -15,11 +15,12 @@ import asyncio
 import json
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.work.budget import Counter, Spent
 from app.work.record import Batched, Job, order
 
 T = TypeVar("T")
@@ -40,6 +41,14 @@ CREATE TABLE IF NOT EXISTS messages (
 );
 CREATE INDEX IF NOT EXISTS messages_open ON messages (state, added);
 CREATE INDEX IF NOT EXISTS messages_thread ON messages (thread, state, ts);
+CREATE TABLE IF NOT EXISTS budget (
+    window TEXT NOT NULL,
+    key TEXT NOT NULL,
+    messages INTEGER NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    expires REAL NOT NULL,
+    PRIMARY KEY (window, key)
+);
 """
 
 # The oldest message no other message of its thread is ahead of: none taken under a live
@@ -123,6 +132,60 @@ class Queue:
         sql = "SELECT count(*) FROM messages WHERE state != 'done'"
         return int(await self._run(lambda: self._db.execute(sql).fetchone()[0]))
 
+    async def admit(
+        self, window: str, counters: Sequence[Counter], until: float
+    ) -> tuple[str, Spent] | None:
+        """app.work.budget.Ledger.admit, in one transaction."""
+        return await self._run(
+            lambda: self._transaction(lambda: self._admit(window, counters, until))
+        )
+
+    async def spend(self, window: str, keys: Sequence[str], tokens: int, until: float) -> None:
+        sql = (
+            "INSERT INTO budget (window, key, tokens, expires) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (window, key) DO UPDATE SET tokens = tokens + excluded.tokens"
+        )
+        rows = [(window, key, tokens, until) for key in keys]
+        await self._run(lambda: self._transaction(lambda: self._db.executemany(sql, rows)))
+
+    async def spent(self, window: str, most: int) -> list[tuple[str, int, int]]:
+        sql = (
+            "SELECT key, messages, tokens FROM budget WHERE window = ? "
+            "ORDER BY messages DESC, tokens DESC, key LIMIT ?"
+        )
+        rows = await self._run(lambda: self._db.execute(sql, (window, most)).fetchall())
+        return [(str(k), int(m), int(t)) for k, m, t in rows]
+
+    def _admit(
+        self, window: str, counters: Sequence[Counter], until: float
+    ) -> tuple[str, Spent] | None:
+        self._db.execute("DELETE FROM budget WHERE expires < ?", (self._clock(),))
+        for key, message_limit, token_limit in counters:
+            row = self._db.execute(
+                "SELECT messages, tokens FROM budget WHERE window = ? AND key = ?", (window, key)
+            ).fetchone()
+            messages, tokens = row if row is not None else (0, 0)
+            if message_limit and messages >= message_limit:
+                return key, "messages"
+            if token_limit and tokens >= token_limit:
+                return key, "tokens"
+        self._db.executemany(
+            "INSERT INTO budget (window, key, messages, expires) VALUES (?, ?, 1, ?) "
+            "ON CONFLICT (window, key) DO UPDATE SET messages = messages + 1",
+            [(window, key, until) for key, _, _ in counters],
+        )
+        return None
+
+    def _transaction(self, work: Callable[[], T]) -> T:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            result = work()
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+        return result
+
     async def close(self) -> None:
         await self._run(self._db.close)
         self._executor.shutdown(wait=True)
@@ -132,25 +195,11 @@ class Queue:
             "INSERT OR IGNORE INTO messages (key, thread, ts, event, state, added) "
             "VALUES (?, ?, ?, ?, 'queued', ?)"
         )
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            new = [self._db.execute(sql, row).rowcount == 1 for row in rows]
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
-        return new
+        return self._transaction(lambda: [self._db.execute(sql, row).rowcount == 1 for row in rows])
 
     def _take(self, owner: str, lease: float) -> Job | None:
         now = self._clock()
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            job = self._next(owner, now, lease)
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
-        return job
+        return self._transaction(lambda: self._next(owner, now, lease))
 
     def _next(self, owner: str, now: float, lease: float) -> Job | None:
         self._db.execute(

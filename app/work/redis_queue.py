@@ -9,7 +9,9 @@ Keys (all under one hash tag, so the scripts stay valid on a Redis Cluster):
   its lease runs out;
 - `held`: thread → the message a worker holds;
 - `open`: every open message, for `waiting`;
-- `seen:<key>`: set when recorded, expiring after DEDUPE_TTL, so copies are dropped.
+- `seen:<key>`: set when recorded, expiring after DEDUPE_TTL, so copies are dropped;
+- `b:<window>:<counter>`: a budget counter (`m` messages, `t` tokens) and `bz:<window>`:
+  the window's counters by messages (app/work/budget.py), each expiring with its window.
 
 Time is the Redis server's (one clock for every instance), unless a test passes a clock.
 The event (with the user's text) is deleted when the message is done. Redis must persist
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -33,6 +35,7 @@ from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from app.errors import label
+from app.work.budget import Counter, Spent
 from app.work.record import Batched, Job, RecordUnavailable, order
 
 log = logging.getLogger("vouch.work")
@@ -167,6 +170,31 @@ return 1
 )
 
 
+# ARGV: P, now, window, until (ms), then key, message limit, token limit per counter.
+# {key, 'messages'|'tokens'} of the first counter at a limit (nothing counted), or nil.
+_ADMIT = (
+    _NOW
+    + """
+local window, expires = ARGV[3], ARGV[4]
+for i = 5, #ARGV, 3 do
+  local got = redis.call('HMGET', P .. 'b:' .. window .. ':' .. ARGV[i], 'm', 't')
+  local m, t = tonumber(got[1]) or 0, tonumber(got[2]) or 0
+  local ml, tl = tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+  if ml > 0 and m >= ml then return {ARGV[i], 'messages'} end
+  if tl > 0 and t >= tl then return {ARGV[i], 'tokens'} end
+end
+for i = 5, #ARGV, 3 do
+  local b = P .. 'b:' .. window .. ':' .. ARGV[i]
+  redis.call('HINCRBY', b, 'm', 1)
+  redis.call('PEXPIREAT', b, expires)
+  redis.call('ZINCRBY', P .. 'bz:' .. window, 1, ARGV[i])
+end
+redis.call('PEXPIREAT', P .. 'bz:' .. window, expires)
+return false
+"""
+)
+
+
 class RedisQueue:
     """The record in Redis; implements app.work.record.Record. Puts arriving together
     go in one pipeline (a burst of events is one round trip, not one each)."""
@@ -203,6 +231,7 @@ class RedisQueue:
                 ("done", _DONE),
                 ("release", _RELEASE),
                 ("later", _LATER),
+                ("admit", _ADMIT),
             )
         }
         where = pool.connection_kwargs
@@ -250,6 +279,36 @@ class RedisQueue:
 
     async def waiting(self) -> int:
         return int(await self._guarded(self.redis.zcard(self._prefix + "open")))
+
+    async def admit(
+        self, window: str, counters: Sequence[Counter], until: float
+    ) -> tuple[str, Spent] | None:
+        """app.work.budget.Ledger.admit, in one script."""
+        limits = [str(part) for counter in counters for part in counter]
+        full = await self._call("admit", window, str(int(until * 1000)), *limits)
+        return (_text(full[0]), _text(full[1])) if full else None  # type: ignore[return-value]
+
+    async def spend(self, window: str, keys: Sequence[str], tokens: int, until: float) -> None:
+        async def add() -> None:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                for key in keys:
+                    counter = f"{self._prefix}b:{window}:{key}"
+                    pipe.hincrby(counter, "t", tokens)
+                    pipe.pexpireat(counter, int(until * 1000))
+                await pipe.execute()
+
+        await self._guarded(add())
+
+    async def spent(self, window: str, most: int) -> list[tuple[str, int, int]]:
+        async def read() -> list[tuple[str, int, int]]:
+            found = await self.redis.zrevrange(f"{self._prefix}bz:{window}", 0, most - 1)
+            rows = []
+            for key in (_text(k) for k in found if isinstance(k, bytes | str)):
+                got = await self.redis.hmget(f"{self._prefix}b:{window}:{key}", ["m", "t"])
+                rows.append((key, int(got[0] or 0), int(got[1] or 0)))
+            return rows
+
+        return await self._guarded(read())
 
     async def close(self) -> None:
         await self.redis.aclose()
