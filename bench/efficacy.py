@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.verify import Citation, Source, Verdict, verify
+from app.agent.prompts import example, system_blocks
+from app.verify import Citation, Dialect, Source, Verdict, verify
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "efficacy"
 HELDOUT = CORPUS / "heldout"
@@ -65,7 +66,15 @@ class Item:
             citations=self.citations,
             thread=self.thread,
             said=self.said,
+            instructions=self.instructions,
         )
+
+    @property
+    def instructions(self) -> str:
+        """The system prompt the loop would give this draft's model (PROMPT_ECHO's text)."""
+        dialect: Dialect = "markdown" if self.dialect == "markdown" else "mrkdwn"
+        [block] = system_blocks(dialect, sources=bool(self.sources), speakers=True, tools=True)
+        return str(block["text"]).replace(example(dialect), "")
 
 
 @dataclass

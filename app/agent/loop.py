@@ -30,6 +30,7 @@ from app.agent.observer import UNWATCHED, Observer, Step
 from app.agent.outcome import Attempt, JudgeResult, Outcome, Reason
 from app.agent.prompts import (
     conversation_messages,
+    example,
     file_sources,
     retry_messages,
     system_blocks,
@@ -179,6 +180,13 @@ class _Run:
             messages = retry_messages([*prefix, *self.exchange], result.text, told)
         return self.give_up("exhausted")
 
+    @property
+    def instructions(self) -> str:
+        """The system prompt, without the example answer it shows (an answer may be like
+        it), for PROMPT_ECHO."""
+        told = "\n".join(block["text"] for block in self.system)
+        return told.replace(example(self.dialect), "")
+
     def retrieve(self) -> tuple[Source, ...]:
         """Passages of the team's docs for this message: the sources every draft is given
         (as search results) and checked against."""
@@ -215,6 +223,7 @@ class _Run:
             thread=tuple(turn.text for turn in self.conversation.turns),
             said=tuple(turn.text for turn in self.conversation.turns if turn.role == "user"),
             files=self.files,
+            instructions=self.instructions,
         )
         if drafted.stop_reason == "max_tokens":
             verdict = amend(verdict, (issue("TRUNCATED"),))

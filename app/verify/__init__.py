@@ -40,13 +40,16 @@ def verify(
     thread: Sequence[str] = (),
     said: Sequence[str] | None = None,
     files: Sequence[Source] = (),
+    instructions: str = "",
 ) -> Verdict:
     """Repair `text` for `dialect`, then check it; the Verdict says whether it may be delivered.
     `thread` is the text of the earlier turns, oldest first (the subject an answer may
     follow); `said` those of them people wrote (default: all), the only ones trusted for the
     language an answer may use and the figures it may state: the assistant's own earlier
     answers prove nothing. `files` are documents shared in the thread: checked like
-    sources when cited, but an answer need not cite them."""
+    sources when cited, but an answer need not cite them. `instructions` are what the model
+    was told (the system prompt, without its example answer): the answer may not repeat
+    them."""
     if dialect not in DIALECTS:
         raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
     fixed = repair(text, dialect)
@@ -60,6 +63,7 @@ def verify(
         thread=thread,
         said=thread if said is None else said,
         files=files,
+        instructions=instructions,
     )
     findings = [*fixed.findings, *content]
     issues = tuple(issue(f.code, f.start, f.end, f.detail) for f in findings)

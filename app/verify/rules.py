@@ -12,6 +12,7 @@ from app.verify.dialects import unescape_mrkdwn
 from app.verify.figures import Key, Known, claims
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
+from app.verify.leaks import data_in_links, echoes
 from app.verify.preamble import no_content
 from app.verify.scan import BARE_URL, Layout, scan
 from app.verify.secrets import credentials
@@ -40,6 +41,7 @@ def content_findings(
     thread: Sequence[str] = (),
     said: Sequence[str] = (),
     files: Sequence[Source] = (),
+    instructions: str = "",
 ) -> Iterator[Finding]:
     text = layout.text
     if _VISIBLE.search(text) is None:
@@ -58,8 +60,29 @@ def content_findings(
     if wrong_language(layout.masked, question, said):
         yield Finding("WRONG_LANGUAGE", 0, 0)
     yield from secret_findings(text)
+    yield from leak_findings(layout, question, thread, (*sources, *files), instructions)
     yield from citation_findings(layout, sources, citations, [] if cited is None else cited, files)
     yield from figure_findings((*sources, *files), citations, (question, *said))
+
+
+def leak_findings(
+    layout: Layout,
+    question: str,
+    thread: Sequence[str],
+    given: Sequence[Source],
+    instructions: str,
+) -> Iterator[Finding]:
+    """DATA_IN_LINK for each link that carries what was read (the thread, files and
+    sources) to somewhere not given; PROMPT_ECHO when the answer repeats its instructions."""
+    allowed = {normalise_url(s.url) for s in given if s.url}
+    for said in (question, *thread):
+        allowed.update(normalise_url(url) for _, _, url in links(scan(said)))
+    answer_links = [(start, end, url, normalise_url(url)) for start, end, url in links(layout)]
+    read = [*thread, *(s.text for s in given)]
+    for start, end in data_in_links(answer_links, read, allowed):
+        yield Finding("DATA_IN_LINK", start, end)
+    if instructions and echoes(layout.masked, instructions):
+        yield Finding("PROMPT_ECHO", 0, 0)
 
 
 def secret_findings(text: str) -> Iterator[Finding]:
