@@ -224,6 +224,11 @@ class _Run:
             said=tuple(turn.text for turn in self.conversation.turns if turn.role == "user"),
             files=self.files,
             instructions=self.instructions,
+            theirs=tuple(
+                turn.text
+                for turn in self.conversation.turns
+                if turn.role == "user" and turn.speaker == self.conversation.speaker
+            ),
         )
         if drafted.stop_reason == "max_tokens":
             verdict = amend(verdict, (issue("TRUNCATED"),))

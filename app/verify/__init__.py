@@ -41,6 +41,7 @@ def verify(
     said: Sequence[str] | None = None,
     files: Sequence[Source] = (),
     instructions: str = "",
+    theirs: Sequence[str] | None = None,
 ) -> Verdict:
     """Repair `text` for `dialect`, then check it; the Verdict says whether it may be delivered.
     `thread` is the text of the earlier turns, oldest first (the subject an answer may
@@ -49,7 +50,8 @@ def verify(
     answers prove nothing. `files` are documents shared in the thread: checked like
     sources when cited, but an answer need not cite them. `instructions` are what the model
     was told (the system prompt, without its example answer): the answer may not repeat
-    them."""
+    them. `theirs` are the asker's own earlier turns (default: all of `said`): only they
+    may ask for another language."""
     if dialect not in DIALECTS:
         raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
     fixed = repair(text, dialect)
@@ -64,6 +66,7 @@ def verify(
         said=thread if said is None else said,
         files=files,
         instructions=instructions,
+        theirs=theirs,
     )
     findings = [*fixed.findings, *content]
     issues = tuple(issue(f.code, f.start, f.end, f.detail) for f in findings)

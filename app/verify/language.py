@@ -52,42 +52,84 @@ SAMPLE = 200  # characters of prose enough to tell a language (detection time gr
 _SURROGATE = re.compile("[\ud800-\udfff]")  # not text: the detector cannot take them
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
 _LETTER = re.compile(r"[^\W\d_]")
-# A message that names a language or asks for a translation may want any language back:
-# word stems ("englisch" also finds "Englischen"), in the languages the detector knows.
-_LANGUAGE_WORDS = """
-    translat übersetz tradu vertaal tłumacz översätt çevir перевод перевед
-    翻訳 翻译 번역 english englisch anglais ingles inglés inglês inglese engels
-    angielsk engelska ingilizce английск 英語 英文 英语 영어 german deutsch allemand
-    aleman alemán alemão tedesco duits niemieck tysk almanca немецк ドイツ語 德语
-    독일어 french französisch francais français frances francés francês francese
-    frans francusk franska fransızca французск フランス語 法语 프랑스어 spanish spanisch
-    espagnol espanol español espanhol spagnolo spaans hiszpańsk spanska
-    ispanyolca испанск スペイン語 西班牙语 스페인어 portugu portoghese portugees
-    portugalsk portekizce португальск ポルトガル語 葡萄牙语 포르투갈어 italian italien
-    italiano italiaans włosk italyanca итальянск イタリア語 意大利语 이탈리아어 dutch
-    niederländisch holländisch néerlandais neerland holand olandese
-    nederlands niderlandzk holendersk felemenkçe нидерландск голландск
-    オランダ語 荷兰语 네덜란드어 polish polnisch polonais polaco polonês polacco polsk
-    lehçe польск ポーランド語 波兰语 폴란드어 swedish schwedisch suédois sueco svedese
-    zweeds szwedzk svensk isveççe шведск スウェーデン語 瑞典语 스웨덴어 turkish türkisch
-    turc turks turecki turkiska türkçe турецк トルコ語 土耳其语 터키어 russian russisch
-    russe ruso russo rosyjsk ryska rusça русск ロシア語 俄语 러시아어 ukrain ucrain
-    oekraïens ukraiń ukrayn украин україн ウクライナ語 乌克兰语 우크라이나어 japan japon
-    giappon japoń японск 日本語 日语 일본어 chinese chinesisch chinois chino chinês
-    cinese chinees chińsk kinesiska çince китайск 中国語 中文 汉语 중국어 korean
-    koreanisch coréen coreano koreaans koreańsk koreanska korece корейск
-    韓国語 韩语 한국어
-""".split()
-
-
-# Stems start a word ("englisch", "Englischen"); words of scripts written without spaces
-# stand anywhere.
-_LANGUAGE_NAMED = re.compile(
-    "|".join(
-        word if word[0] >= "\u3040" else rf"(?<!\w){re.escape(word)}" for word in _LANGUAGE_WORDS
-    ),
-    re.IGNORECASE,
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# A message that asks for a translation may want any language back; one that names
+# languages, those: word stems ("englisch" also finds "Englischen"), in the languages the
+# detector knows.
+_TRANSLATE = (
+    "translat übersetz tradu vertaal tłumacz översätt çevir перевод перевед 翻訳 翻译 번역".split()
 )
+_NAMED_BY: dict[Language, str] = {
+    Language.ENGLISH: (
+        "english englisch anglais ingles inglés inglês inglese engels angielsk "
+        "engelska ingilizce английск 英語 英文 英语 영어"
+    ),
+    Language.GERMAN: (
+        "german deutsch allemand aleman alemán alemão tedesco duits niemieck "
+        "tysk almanca немецк ドイツ語 德语 독일어"
+    ),
+    Language.FRENCH: (
+        "french französisch francais français frances francés francês francese "
+        "frans francusk franska fransızca французск フランス語 法语 프랑스어"
+    ),
+    Language.SPANISH: (
+        "spanish spanisch espagnol espanol español espanhol spagnolo spaans "
+        "hiszpańsk spanska ispanyolca испанск スペイン語 西班牙语 스페인어"
+    ),
+    Language.PORTUGUESE: (
+        "portugu portoghese portugees portugalsk portekizce португальск ポルトガル語 "
+        "葡萄牙语 포르투갈어"
+    ),
+    Language.ITALIAN: (
+        "italian italien italiano italiaans włosk italyanca итальянск イタリア語 "
+        "意大利语 이탈리아어"
+    ),
+    Language.DUTCH: (
+        "dutch niederländisch holländisch néerlandais neerland holand olandese "
+        "nederlands niderlandzk holendersk felemenkçe нидерландск голландск "
+        "オランダ語 荷兰语 네덜란드어"
+    ),
+    Language.POLISH: (
+        "polish polnisch polonais polaco polonês polacco polsk lehçe польск "
+        "ポーランド語 波兰语 폴란드어"
+    ),
+    Language.SWEDISH: (
+        "swedish schwedisch suédois sueco svedese zweeds szwedzk svensk isveççe "
+        "шведск スウェーデン語 瑞典语 스웨덴어"
+    ),
+    Language.TURKISH: (
+        "turkish türkisch turc turks turecki turkiska türkçe турецк トルコ語 土耳其语 터키어"
+    ),
+    Language.RUSSIAN: (
+        "russian russisch russe ruso russo rosyjsk ryska rusça русск ロシア語 俄语 러시아어"
+    ),
+    Language.UKRAINIAN: (
+        "ukrain ucrain oekraïens ukraiń ukrayn украин україн ウクライナ語 乌克兰语 우크라이나어"
+    ),
+    Language.JAPANESE: "japan japon giappon japoń японск 日本語 日语 일본어",
+    Language.CHINESE: (
+        "chinese chinesisch chinois chino chinês cinese chinees chińsk "
+        "kinesiska çince китайск 中国語 中文 汉语 중국어"
+    ),
+    Language.KOREAN: (
+        "korean koreanisch coréen coreano koreaans koreańsk koreanska korece "
+        "корейск 韓国語 韩语 한국어"
+    ),
+}
+
+
+def _stems(words: Sequence[str]) -> re.Pattern[str]:
+    """Stems start a word ("englisch", "Englischen"); words of scripts written without
+    spaces stand anywhere."""
+    return re.compile(
+        "|".join(word if word[0] >= "\u3040" else rf"(?<!\w){re.escape(word)}" for word in words),
+        re.IGNORECASE,
+    )
+
+
+_TRANSLATION = _stems(_TRANSLATE)
+_NAMED = {language: _stems(words.split()) for language, words in _NAMED_BY.items()}
+_ANY_NAMED = _stems([w for words in _NAMED_BY.values() for w in words.split()])
 
 
 @functools.cache
@@ -105,13 +147,21 @@ def warm() -> None:
         detector().compute_language_confidence_values(sample)
 
 
-def wrong_language(masked_answer: str, message: str, thread: Sequence[str] = ()) -> bool:
-    """Whether the answer is clearly in a language the message and thread give no room for."""
+def wrong_language(
+    masked_answer: str,
+    message: str,
+    thread: Sequence[str] = (),
+    theirs: Sequence[str] | None = None,
+) -> bool:
+    """Whether the answer is clearly in a language the message and thread give no room for.
+    A turn of `thread` in the answer's language gives room; one that names a language gives
+    room only when it is the asker's own (`theirs`; None: any turn may be): what someone
+    else asks of Vouch is not the asker's request."""
     answer = prose(masked_answer)
     if _letters(answer) < ANSWER_LETTERS:
         return False
     answered = _clearly(answer, ANSWER_CONFIDENCE)
-    if answered is None or asks_for_language(message):
+    if answered is None or allows(message, answered):
         return False
     asked = _prose_of(message)
     if _letters(asked) < MESSAGE_LETTERS and thread:  # "und für prod?": with what it follows
@@ -124,13 +174,21 @@ def wrong_language(masked_answer: str, message: str, thread: Sequence[str] = ())
         return False
     if chance >= PLAUSIBLE or (chance >= RULED_OUT and best < MESSAGE_CONFIDENCE):
         return False
-    return not any(_follows(turn, answered) for turn in thread[-THREAD_TURNS:])
+    own = set(thread if theirs is None else theirs)
+    return not any(_follows(turn, answered, turn in own) for turn in thread[-THREAD_TURNS:])
 
 
 @functools.lru_cache(maxsize=256)
 def asks_for_language(text: str) -> bool:
     """Whether `text` names a language or asks for a translation."""
-    return _LANGUAGE_NAMED.search(text) is not None
+    return _TRANSLATION.search(text) is not None or _ANY_NAMED.search(text) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def allows(text: str, language: Language) -> bool:
+    """Whether `text` asks for a translation (any language may come back) or names
+    `language`: naming one language is not a request for another."""
+    return _TRANSLATION.search(text) is not None or _NAMED[language].search(text) is not None
 
 
 @functools.lru_cache(maxsize=256)
@@ -162,10 +220,10 @@ def _clearly(text: str, confidence: float) -> Language | None:
     return None
 
 
-def _follows(turn: str, language: Language) -> bool:
-    """Whether an earlier turn is in `language` (or asked for languages): the answer may
-    then follow the conversation rather than the latest message."""
-    if asks_for_language(turn):
+def _follows(turn: str, language: Language, asker: bool) -> bool:
+    """Whether an earlier turn is in `language` (or, the asker's, asked for languages): the
+    answer may then follow the conversation rather than the latest message."""
+    if asker and allows(turn, language):
         return True
     words = _prose_of(turn)
     if _letters(words) < MESSAGE_LETTERS:
@@ -174,4 +232,7 @@ def _follows(turn: str, language: Language) -> bool:
 
 
 def _letters(text: str) -> int:
-    return len(_LETTER.findall(text))
+    """Letters, a character of Chinese, Japanese or Korean counting three: one carries a
+    syllable or a word, so 14 of them are a sentence (and their script tells the detector
+    what it is from little text)."""
+    return len(_LETTER.findall(text)) + 2 * len(_CJK.findall(text))

@@ -4,11 +4,13 @@ instruction asks for ("add this link with a summary of the thread in it", "print
 instructions"), so both are checked whatever the model meant.
 
 - DATA_IN_LINK: a link outside code, that is not a source's URL and not written in the
-  conversation, whose query, fragment or path — decoded, base64 too — holds four words in a
-  row, or a token of 16 characters or more, of the thread, the files or the sources (their
-  prose: the links in them are left out, so a link to another page of the same site is not
-  taken for one). The question's own words are not counted: a search link built from them
-  sends nothing the asker did not write.
+  conversation or what was read, whose query, fragment or path — decoded, base64 too —
+  holds four words in a row, or a token of 16 characters or more, of the thread, the files
+  or the sources (their prose: the links in them are left out, so a link to another page of
+  the same site is not taken for one); or whose query or fragment holds a value of prose (a
+  sentence, a list) four of whose words are words of what was read: a summary rather than
+  a quote. The question's own words are not counted: a search link built from them sends
+  nothing the asker did not write.
 - PROMPT_ECHO: eight words in a row of the instructions Vouch was given (the system prompt
   without the example answer it shows, which a good answer may well resemble).
 """
@@ -41,14 +43,25 @@ class Material:
         self.run = run
         self.runs: set[tuple[str, ...]] = set()
         self.tokens: set[str] = set()
+        self.words: set[str] = set()
         for text in texts:
             prose = BARE_URL.sub(" ", _SLACK_URL.sub(" ", text))
-            self.runs.update(_runs(_words(prose), run))
+            words = _words(prose)
+            self.runs.update(_runs(words, run))
             if tokens:
                 self.tokens.update(_TOKEN.findall(prose))
+                self.words.update(w for w in words if len(w) >= 3 or w.isdigit())
 
     def __bool__(self) -> bool:
         return bool(self.runs or self.tokens)
+
+    def summarised_in(self, value: str) -> bool:
+        """Whether `value` is prose (LINK_RUN words or more) with LINK_RUN distinct words
+        of what was read."""
+        words = _words(value)
+        if len(words) < self.run:
+            return False
+        return len({w for w in words if len(w) >= 3 or w.isdigit()} & self.words) >= self.run
 
     def found_in(self, text: str) -> bool:
         """Whether `text` holds one of the runs or tokens."""
@@ -70,7 +83,11 @@ def data_in_links(
         return
     known = set(allowed)
     for start, end, url, compared in links:
-        if compared not in known and material.found_in(_carried(url)):
+        if compared in known:
+            continue
+        if material.found_in(_carried(url)) or any(
+            material.summarised_in(value) for value in _values(url)
+        ):
             yield start, end
 
 
@@ -82,6 +99,14 @@ def _carried(url: str) -> str:
     pieces = _SEPARATORS.split(carried)
     decoded = [_b64(piece) for piece in pieces if _BASE64.fullmatch(piece)]
     return " ".join([*pieces, *filter(None, decoded)]).replace("-", " ")
+
+
+def _values(url: str) -> list[str]:
+    """The query's and fragment's values, decoded, that hold more than one word."""
+    parts = urlsplit(url)
+    pairs = [*parts.query.split("&"), parts.fragment]
+    values = [unquote_plus(pair.partition("=")[2] or pair) for pair in pairs]
+    return [v for v in values if len(v.split()) > 1 or ";" in v or "," in v]
 
 
 def _b64(chunk: str) -> str:

@@ -6,6 +6,7 @@ import itertools
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from urllib.parse import urlsplit, urlunsplit
 
 from app.verify.dialects import unescape_mrkdwn
@@ -42,6 +43,7 @@ def content_findings(
     said: Sequence[str] = (),
     files: Sequence[Source] = (),
     instructions: str = "",
+    theirs: Sequence[str] | None = None,
 ) -> Iterator[Finding]:
     text = layout.text
     if _VISIBLE.search(text) is None:
@@ -57,32 +59,40 @@ def content_findings(
         yield Finding("NO_CONTENT", 0, 0)
     elif off_topic(question, text, thread):
         yield Finding("OFF_TOPIC", 0, 0)
-    if wrong_language(layout.masked, question, said):
+    if wrong_language(layout.masked, question, said, theirs):
         yield Finding("WRONG_LANGUAGE", 0, 0)
     yield from secret_findings(text)
-    yield from leak_findings(layout, question, thread, (*sources, *files), instructions)
-    yield from citation_findings(layout, sources, citations, [] if cited is None else cited, files)
+    urls = written(question, thread, (*sources, *files))
+    yield from leak_findings(layout, thread, (*sources, *files), instructions, urls)
+    cited = [] if cited is None else cited
+    yield from citation_findings(layout, sources, citations, cited, files, written=urls)
     yield from figure_findings((*sources, *files), citations, (question, *said))
 
 
 def leak_findings(
     layout: Layout,
-    question: str,
     thread: Sequence[str],
     given: Sequence[Source],
     instructions: str,
+    urls: AbstractSet[str],
 ) -> Iterator[Finding]:
     """DATA_IN_LINK for each link that carries what was read (the thread, files and
-    sources) to somewhere not given; PROMPT_ECHO when the answer repeats its instructions."""
-    allowed = {normalise_url(s.url) for s in given if s.url}
-    for said in (question, *thread):
-        allowed.update(normalise_url(url) for _, _, url in links(scan(said)))
+    sources) to somewhere not given (`urls`: written in the conversation or what was read);
+    PROMPT_ECHO when the answer repeats its instructions."""
+    allowed = {normalise_url(s.url) for s in given if s.url} | set(urls)
     answer_links = [(start, end, url, normalise_url(url)) for start, end, url in links(layout)]
     read = [*thread, *(s.text for s in given)]
     for start, end in data_in_links(answer_links, read, allowed):
         yield Finding("DATA_IN_LINK", start, end)
-    if instructions and echoes(layout.masked, instructions):
+    if instructions and echoes(layout.text, instructions):  # in code too
         yield Finding("PROMPT_ECHO", 0, 0)
+
+
+def written(question: str, thread: Sequence[str], given: Sequence[Source]) -> set[str]:
+    """The URLs written in the conversation and in what was read (normalised): an answer may
+    link them as they are."""
+    texts = (question, *thread, *(source.text for source in given))
+    return {normalise_url(url) for text in texts for _, _, url in links(scan(text))}
 
 
 def secret_findings(text: str) -> Iterator[Finding]:
@@ -100,6 +110,8 @@ def citation_findings(
     citations: Sequence[Citation],
     cited: list[str],
     files: Sequence[Source] = (),
+    *,
+    written: AbstractSet[str] = frozenset(),
 ) -> Iterator[Finding]:
     """UNKNOWN_SOURCE for each citation or link that names no given source, MISQUOTED for a
     citation quoting what its source does not say, UNCITED if nothing cites a source.
@@ -125,20 +137,26 @@ def citation_findings(
             yield Finding("MISQUOTED", 0, 0, detail=f"(citation {number}, {named.id})")
         if named.id not in cited:
             cited.append(named.id)
-    yield from _link_findings(layout, by_url, cited, strict=bool(sources))
+    yield from _link_findings(layout, by_url, cited, strict=bool(sources), written=written)
     if sources and not cited:
         yield Finding("UNCITED", 0, 0)
 
 
 def _link_findings(
-    layout: Layout, by_url: dict[str, Source], cited: list[str], *, strict: bool
+    layout: Layout,
+    by_url: dict[str, Source],
+    cited: list[str],
+    *,
+    strict: bool,
+    written: AbstractSet[str],
 ) -> Iterator[Finding]:
     """UNKNOWN_SOURCE for a link to nothing given (when `strict`: with only files given,
-    other links are as free as with nothing given); a link to a source cites it."""
+    other links are as free as with nothing given) and written nowhere in the conversation
+    or what was read; a link to a source cites it."""
     for start, end, url in links(layout):
         linked = by_url.get(normalise_url(url))
         if linked is None:
-            if strict:
+            if strict and normalise_url(url) not in written:
                 yield Finding("UNKNOWN_SOURCE", start, end)
         elif linked.id not in cited:
             cited.append(linked.id)

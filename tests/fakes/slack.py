@@ -40,6 +40,7 @@ What a reading assistant needs, as strict as the method references (docs.slack.d
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import json
@@ -131,12 +132,19 @@ STOPPED_BY_USER = "stopped_by_user"  # a stream's answer once the user pressed s
 def granted(manifest: Path = MANIFEST) -> set[str]:
     """The bot scopes a manifest grants: what the token of an app installed from it
     carries (by default manifest.yml, an installed Vouch's)."""
-    return set(yaml.safe_load(manifest.read_text())["oauth_config"]["scopes"]["bot"])
+    return set(_read(manifest, manifest.stat().st_mtime)["oauth_config"]["scopes"]["bot"])
 
 
 def home_tab_enabled(manifest: Path = MANIFEST) -> bool:
     """Whether an app installed from the manifest has its Home tab on."""
-    return bool(yaml.safe_load(manifest.read_text())["features"]["app_home"]["home_tab_enabled"])
+    features = _read(manifest, manifest.stat().st_mtime)["features"]
+    return bool(features["app_home"]["home_tab_enabled"])
+
+
+@functools.cache
+def _read(manifest: Path, modified: float) -> dict[str, Any]:
+    """A manifest, parsed once per version of the file (every test's reset asks)."""
+    return dict(yaml.safe_load(manifest.read_text()))
 
 
 @dataclass(frozen=True)
@@ -209,6 +217,9 @@ class FakeSlack(LoopbackServer):
     rooms: dict[str, Room] = field(default_factory=dict)  # set up with conversation()
     missing: set[str] = field(default_factory=set)  # conversations that do not exist
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)  # user groups by id
+    # What Real-time Search finds, whatever the query (it ranks by meaning, not by the
+    # query's words): (channel, ts) of messages the fake holds; None: word matching
+    found: list[tuple[str, str]] | None = None
 
     def fail(self, method: str, *faults: Fault) -> None:
         self.faults[method].extend(faults)
@@ -237,6 +248,7 @@ class FakeSlack(LoopbackServer):
         self.rooms.clear()
         self.missing.clear()
         self.groups.clear()
+        self.found = None
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -658,7 +670,11 @@ class FakeSlack(LoopbackServer):
             for (channel, root), thread in self.threads.items()
             if SEARCH_TYPES[self.kind(channel)] in types
             for m in thread
-            if words & set(m.get("text", "").lower().split())
+            if (
+                words & set(m.get("text", "").lower().split())
+                if self.found is None
+                else (channel, m["ts"]) in self.found
+            )
         ]
         limit = min(int(params.get("limit") or SEARCH_LIMIT), SEARCH_LIMIT)
         return {"results": {"messages": found[:limit]}}
