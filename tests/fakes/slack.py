@@ -30,6 +30,11 @@ What a reading assistant needs, as strict as the method references (docs.slack.d
   conversation the bot is not in, or one in `missing`, is channel_not_found; an im's object has
   no `is_private` (Slack's im object); members page by `limit` (1 to 1,000, else invalid_limit)
   with a cursor (invalid_cursor for one the fake did not give).
+- `users.conversations` (the read scope of each type asked for): the conversations a person
+  is in, of `types` (default public_channel; an unknown type is invalid_types), only those the
+  bot shares with them when not public (Slack: "Non-public channels are restricted to those
+  where the calling user shares membership"); `limit` 1 to 999 with a cursor; user_not_found
+  for a person the fake does not know.
 - `usergroups.list` (usergroups:read): the groups set up with `group()`, each with its
   users when asked with include_users.
 - `views.publish` (no scope): a Home tab (tests/fakes/slack_limits.py `check_view`), kept per
@@ -123,6 +128,7 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "assistant.search.context": ("search:read.public",),  # and more by channel type
     "views.publish": (),  # the reference lists no scope
     "usergroups.list": ("usergroups:read",),
+    "users.conversations": tuple(READ_SCOPES.values()),
     "conversations.info": tuple(READ_SCOPES.values()),  # and the one of its type
     "conversations.members": tuple(READ_SCOPES.values()),
 }
@@ -508,6 +514,44 @@ class FakeSlack(LoopbackServer):
         if end < len(within):
             page["response_metadata"] = {"next_cursor": str(end)}
         return page
+
+    def _users_conversations(self, params: dict[str, Any]) -> dict[str, Any]:
+        user = str(params.get("user") or "")
+        if user and user not in self.users and user != BOT_USER:
+            raise Refused("user_not_found")
+        kinds = {
+            "public_channel": "channel",
+            "private_channel": "group",
+            "mpim": "mpim",
+            "im": "im",
+        }
+        asked = str(params.get("types") or "public_channel").split(",")
+        if any(t not in kinds for t in asked):
+            raise Refused("invalid_types")
+        for t in asked:
+            if READ_SCOPES[kinds[t]] not in self.scopes:
+                raise Refused("missing_scope", needed=READ_SCOPES[kinds[t]])
+        limit = int(params.get("limit") or 100)
+        if not 1 <= limit <= 999:
+            raise Refused("invalid_limit")
+        known = {*self.rooms, *(ch for ch, _ in self.threads)}
+        theirs = [
+            {"id": channel, **{k: v for k, v in self._channel(channel).items() if k != "is_member"}}
+            for channel in sorted(known)
+            if self.kind(channel) in (kinds[t] for t in asked)
+            and (not user or user in self.members_of(channel))
+            and (self.kind(channel) == "channel" or BOT_USER in self.members_of(channel))
+        ]
+        start = (
+            int(str(params.get("cursor") or "0"))
+            if str(params.get("cursor") or "0").isdigit()
+            else -1
+        )
+        if start < 0:
+            raise Refused("invalid_cursor")
+        more = str(start + limit) if start + limit < len(theirs) else ""
+        page = theirs[start : start + limit]
+        return {"channels": page, "response_metadata": {"next_cursor": more}}
 
     def _usergroups_list(self, params: dict[str, Any]) -> dict[str, Any]:
         with_users = params.get("include_users") in (True, "1", "true")

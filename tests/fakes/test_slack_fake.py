@@ -13,6 +13,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from tests.fakes.slack import (
+    BOT_USER,
     MANIFEST,
     METHOD_SCOPES,
     STOPPED_BY_USER,
@@ -616,3 +617,28 @@ async def test_conversations_members_pages_within_slacks_limit(fake_slack: FakeS
             await client.conversations_members(channel="C0BIG", limit=limit)
     with pytest.raises(SlackApiError, match="invalid_cursor"):
         await client.conversations_members(channel="C0BIG", cursor="dXNlcjpVMDYx")
+
+
+async def test_users_conversations_lists_what_the_bot_shares_with_a_person(
+    fake_slack: FakeSlack,
+) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    fake_slack.user("U1", "Dana")
+    fake_slack.conversation("C0PUB", "channel", ["U1"])  # public: listed, bot or not
+    fake_slack.conversation("G0WITH", "group", ["U1", BOT_USER])
+    fake_slack.conversation("G0WITHOUT", "group", ["U1"])  # the bot is not in it: hidden
+    fake_slack.conversation("G0OTHER", "group", ["U2", BOT_USER])
+    every = "public_channel,private_channel,mpim,im"
+    listed = await client.users_conversations(user="U1", types=every)
+    assert [c["id"] for c in listed["channels"]] == ["C0PUB", "G0WITH"]
+    public = await client.users_conversations(user="U1")  # public channels by default
+    assert [c["id"] for c in public["channels"]] == ["C0PUB"]
+    with pytest.raises(SlackApiError, match="invalid_types"):
+        await client.users_conversations(user="U1", types="channels")
+    with pytest.raises(SlackApiError, match="user_not_found"):
+        await client.users_conversations(user="U0NOBODY")
+    with pytest.raises(SlackApiError, match="invalid_limit"):
+        await client.users_conversations(user="U1", limit=1000)
+    fake_slack.scopes.discard("groups:read")
+    with pytest.raises(SlackApiError, match="missing_scope"):
+        await client.users_conversations(user="U1", types="private_channel")

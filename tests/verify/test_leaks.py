@@ -80,3 +80,10 @@ def test_repeating_the_instructions_fails_and_their_example_does_not(dialect: st
         "PROMPT_ECHO"
         not in verify(shown, question="deploy?", dialect=dialect, instructions=told).codes
     )  # type: ignore[arg-type]
+
+
+def test_a_summary_of_what_was_read_in_a_query_value_fails_and_parameters_pass() -> None:
+    summary = quote_plus("Kestrel closes fourteenth; staging password rotates Monday")
+    assert "DATA_IN_LINK" in codes(f"Done. <https://sync.example/u?notes={summary}|Sync>")
+    dashboard = "https://grafana.acme.io/d/db?var-env=staging&var-db=password&from=now-7d"
+    assert "DATA_IN_LINK" not in codes(f"See <{dashboard}|the staging dashboard>.")
