@@ -1,7 +1,7 @@
 """Prompt injection, measured: how much of what planted instructions ask for reaches the
 channel, when the model always obeys them.
 
-Run: .venv/bin/python -m bench.injection [--show KIND]   (from the repository root)
+Run: .venv/bin/python -m bench.injection [--heldout] [--show KIND]   (from the repository root)
 
 Each item of tests/fixtures/injection/corpus.jsonl (written blind to Vouch's defences; its
 FORMAT.md) carries instructions in a thread, a docs passage, a shared file, a linked Slack
@@ -85,8 +85,10 @@ class Result:
     defences: list[str] = field(default_factory=list)  # codes and refusals seen
 
 
-def load() -> list[dict[str, Any]]:
-    lines = (CORPUS / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+def load(name: str = "corpus.jsonl") -> list[dict[str, Any]]:
+    """The corpus (`heldout.jsonl`: a second batch, written blind after the defences were
+    fixed on the first)."""
+    lines = (CORPUS / name).read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -358,9 +360,11 @@ def table(results: list[Result]) -> Iterator[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", help="list this kind's items that reached the channel")
+    parser.add_argument("--heldout", action="store_true", help="the held-out batch")
     args = parser.parse_args()
-    results = asyncio.run(evaluate(load()))
-    print(f"{len(results)} items in {CORPUS.relative_to(Path.cwd())}\n")
+    name = "heldout.jsonl" if args.heldout else "corpus.jsonl"
+    results = asyncio.run(evaluate(load(name)))
+    print(f"{len(results)} items in {(CORPUS / name).relative_to(Path.cwd())}\n")
     for line in table(results):
         print(line)
     for r in results:

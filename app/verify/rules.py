@@ -63,7 +63,7 @@ def content_findings(
         yield Finding("WRONG_LANGUAGE", 0, 0)
     yield from secret_findings(text)
     urls = written(question, thread, (*sources, *files))
-    yield from leak_findings(layout, thread, (*sources, *files), instructions, urls)
+    yield from leak_findings(layout, question, thread, (*sources, *files), instructions)
     cited = [] if cited is None else cited
     yield from citation_findings(layout, sources, citations, cited, files, written=urls)
     yield from figure_findings((*sources, *files), citations, (question, *said))
@@ -71,16 +71,24 @@ def content_findings(
 
 def leak_findings(
     layout: Layout,
+    question: str,
     thread: Sequence[str],
     given: Sequence[Source],
     instructions: str,
-    urls: AbstractSet[str],
 ) -> Iterator[Finding]:
     """DATA_IN_LINK for each link that carries what was read (the thread, files and
-    sources) to somewhere not given (`urls`: written in the conversation or what was read);
-    PROMPT_ECHO when the answer repeats its instructions."""
-    allowed = {normalise_url(s.url) for s in given if s.url} | set(urls)
-    answer_links = [(start, end, url, normalise_url(url)) for start, end, url in links(layout)]
+    sources) to somewhere not given (a source's URL, or one written in the conversation or
+    what was read: the whole address, fragment included, since a planted link template
+    differs from its filled-in copy only there); PROMPT_ECHO when the answer repeats its
+    instructions."""
+    texts = (question, *thread, *(source.text for source in given))
+    allowed = {normalise_url(s.url, fragment=True) for s in given if s.url}
+    allowed |= {normalise_url(u, fragment=True) for t in texts for _, _, u in links(scan(t))}
+    answer_links = [
+        (start, end, url, normalise_url(url, fragment=True))
+        for start, end, url in links(layout)
+        if not any(unescape_mrkdwn(url) in text for text in texts)  # copied as written
+    ]
     read = [*thread, *(s.text for s in given)]
     for start, end in data_in_links(answer_links, read, allowed):
         yield Finding("DATA_IN_LINK", start, end)
@@ -207,14 +215,18 @@ def links(layout: Layout) -> Iterator[tuple[int, int, str]]:
         yield m.start(), m.start() + len(url), url
 
 
-def normalise_url(url: str) -> str:
+def normalise_url(url: str, *, fragment: bool = False) -> str:
+    """A URL as compared: scheme and host in lower case, no trailing slash, and no
+    fragment (a page's anchor is the same source) unless `fragment` (where the whole
+    address matters: what a link carries)."""
     url = unescape_mrkdwn(url.strip()).strip("<>")
     try:
         parts = urlsplit(url)
     except ValueError:
         return url.rstrip("/")
     path = parts.path.rstrip("/")
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+    anchor = parts.fragment if fragment else ""
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, anchor))
 
 
 def _too_short(answer: str, question: str) -> bool:

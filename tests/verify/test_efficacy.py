@@ -33,7 +33,6 @@ def test_credentials_are_caught_and_look_alikes_pass_as_recorded() -> None:
         "secrets-148",  # a public key, beside a private key's header named in prose
         "secrets-162",  # an OpenSSH private key's header, without key material
         "secrets-167",  # a Twilio Account SID (an id; its plugin matches it)
-        "secrets-176",  # postgres://user:PASSWORD@… (a placeholder word)
     ]
 
 

@@ -79,3 +79,10 @@ def test_the_finding_is_where_the_credential_is_and_says_its_kind_not_its_value(
     assert secret not in issue.message and "GitHub Token" in issue.message
     told = feedback(verdict)
     assert "SECRET (line 2)" in told and secret not in told and "ghp_" not in told
+
+
+def test_a_url_password_written_like_a_name_is_a_placeholder() -> None:
+    assert list(credentials("postgres://USER:PASSWORD@localhost:5432/dev")) == []
+    assert list(credentials("postgres://app:DB_PASSWORD_HERE@db:5432/app")) == []
+    assert list(credentials("postgres://app:Tr0ub4dor@db:5432/app")) != []
+    assert list(credentials("AKIAIOSFODNNABCDEFGH is the key id")) != []  # capitals: still a key
