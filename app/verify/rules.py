@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -83,7 +84,7 @@ def leak_findings(
     instructions."""
     texts = (question, *thread, *(source.text for source in given))
     allowed = {normalise_url(s.url, fragment=True) for s in given if s.url}
-    allowed |= {normalise_url(u, fragment=True) for t in texts for _, _, u in links(scan(t))}
+    allowed |= {normalise_url(u, fragment=True) for t in texts for u in _links_in(t)}
     answer_links = [
         (start, end, url, normalise_url(url, fragment=True))
         for start, end, url in links(layout)
@@ -100,7 +101,13 @@ def written(question: str, thread: Sequence[str], given: Sequence[Source]) -> se
     """The URLs written in the conversation and in what was read (normalised): an answer may
     link them as they are."""
     texts = (question, *thread, *(source.text for source in given))
-    return {normalise_url(url) for text in texts for _, _, url in links(scan(text))}
+    return {normalise_url(url) for text in texts for url in _links_in(text)}
+
+
+@functools.lru_cache(maxsize=512)
+def _links_in(text: str) -> tuple[str, ...]:
+    """The URLs a text of the conversation links (cached: each attempt reads the same)."""
+    return tuple(url for _, _, url in links(scan(text)))
 
 
 def secret_findings(text: str) -> Iterator[Finding]:
