@@ -53,55 +53,43 @@ from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 
-class AnthropicKeyDetector(RegexBasedDetector):
-    """Anthropic API and admin keys (sk-ant-api03-…, sk-ant-admin01-…)."""
-
-    secret_type = "Anthropic API Key"
-    denylist = (re.compile(r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{32,}"),)
-
-
-class GoogleApiKeyDetector(RegexBasedDetector):
-    """Google Cloud and Firebase API keys (AIza + 35 characters)."""
-
-    secret_type = "Google API Key"
-    denylist = (re.compile(r"AIza[0-9A-Za-z_-]{35}"),)
+def _plugin(name: str, kind: str, pattern: str) -> type[RegexBasedDetector]:
+    """A detect-secrets plugin of the regex kind: its name, the kind of credential it finds
+    (a finding's detail), and the vendor's documented format."""
+    fields = {"secret_type": kind, "denylist": (re.compile(pattern),), "__doc__": kind}
+    return type(name, (RegexBasedDetector,), fields)
 
 
-class GitHubFineGrainedDetector(RegexBasedDetector):
-    """GitHub fine-grained personal access tokens (github_pat_…)."""
-
-    secret_type = "GitHub Token"
-    denylist = (re.compile(r"github_pat_[0-9A-Za-z_]{60,}"),)
-
-
-class SlackAppTokenDetector(RegexBasedDetector):
-    """Slack app-level tokens (xapp-1-…) and token-rotation refresh tokens (xoxe-…)."""
-
-    secret_type = "Slack Token"
-    denylist = (re.compile(r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]+"),)
-
-
-class OpenAIProjectKeyDetector(RegexBasedDetector):
-    """OpenAI project, service-account and admin keys (sk-proj-…T3BlbkFJ…)."""
-
-    secret_type = "OpenAI Token"
-    denylist = (
-        re.compile(r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}"),
-    )
-
-
-class StripeWebhookSecretDetector(RegexBasedDetector):
-    """Stripe webhook signing secrets (whsec_…)."""
-
-    secret_type = "Stripe Access Key"
-    denylist = (re.compile(r"whsec_[A-Za-z0-9+/]{24,}"),)
-
-
-class UrlPasswordDetector(RegexBasedDetector):
-    """A password in a URL with no user name (redis://:password@host)."""
-
-    secret_type = "Basic Auth Credentials"
-    denylist = (re.compile(r"://:([^\s:/?#\[\]@!$&'()*+,;=]+)@"),)
+# sk-ant-api03-…, sk-ant-admin01-…
+AnthropicKeyDetector = _plugin(
+    "AnthropicKeyDetector", "Anthropic API Key", r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{32,}"
+)
+# Google Cloud and Firebase: AIza + 35 characters
+GoogleApiKeyDetector = _plugin("GoogleApiKeyDetector", "Google API Key", r"AIza[0-9A-Za-z_-]{35}")
+# fine-grained personal access tokens
+GitHubFineGrainedDetector = _plugin(
+    "GitHubFineGrainedDetector", "GitHub Token", r"github_pat_[0-9A-Za-z_]{60,}"
+)
+# app-level tokens (xapp-1-…) and token-rotation refresh tokens (xoxe-…)
+SlackAppTokenDetector = _plugin(
+    "SlackAppTokenDetector",
+    "Slack Token",
+    r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]+",
+)
+# project, service-account and admin keys (sk-proj-…T3BlbkFJ…)
+OpenAIProjectKeyDetector = _plugin(
+    "OpenAIProjectKeyDetector",
+    "OpenAI Token",
+    r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}",
+)
+# webhook signing secrets
+StripeWebhookSecretDetector = _plugin(
+    "StripeWebhookSecretDetector", "Stripe Access Key", r"whsec_[A-Za-z0-9+/]{24,}"
+)
+# a password in a URL with no user name (redis://:password@host)
+UrlPasswordDetector = _plugin(
+    "UrlPasswordDetector", "Basic Auth Credentials", r"://:([^\s:/?#\[\]@!$&'()*+,;=]+)@"
+)
 
 
 PLUGINS = (
