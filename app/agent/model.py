@@ -54,6 +54,11 @@ class Usage:
     cache_read: int = 0
     cache_write: int = 0
 
+    @property
+    def total(self) -> int:
+        """Every token, cached or not, in and out."""
+        return self.input + self.output + self.cache_read + self.cache_write
+
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.input + other.input,

@@ -445,10 +445,8 @@ class Listeners:
                 await self.tell_failure(message)
                 raise
             await status.close()
-            target = message.target
-            used = outcome.usage
-            tokens = used.input + used.output + used.cache_read + used.cache_write
-            limits = _limits(message.here)
+            target, limits = message.target, _limits(message.here)
+            tokens = outcome.usage.total
             await self.budgets.spend(target.team, target.channel, target.user, tokens, limits)
             dialect = self.dialect(message)
             with trace.observe("slack.deliver", "span", format=dialect) as delivery:
@@ -486,7 +484,7 @@ class Listeners:
         if isinstance(deps.knowledge, Knowledge):  # the team's docs, searchable again
             tools.append(DocsSearch(deps.knowledge))
         where = message.where
-        if links_in([conversation.message, *(turn.text for turn in conversation.turns)]):
+        if links_in(_texts(conversation)):
             tools.append(SlackReader(self.client, self.people, self.audience, where))
         token = action_token(message.event) if self.settings.slack_search else None
         if token is not None:
