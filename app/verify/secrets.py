@@ -17,7 +17,7 @@ the same kind, from the vendors' documented prefixes: Anthropic API keys, Google
 GitHub fine-grained tokens, Slack's app-level and refresh tokens, OpenAI's project and
 service-account keys, Stripe's webhook signing secrets, and a password in a URL with no
 user name (`redis://:password@host`). Two filters are added to detect-secrets' own: a
-value with at most three distinct characters after its prefix (`AKIAXXXXXXXXXXXXXXXX`,
+value with at most three distinct characters after its prefix (`AKIA` and sixteen `X`,
 `ghp_xxxx…`), and a password in a URL written like a name (capitals and underscores:
 `postgres://USER:PASSWORD@…`), is a placeholder, not a credential.
 

@@ -139,3 +139,33 @@ async def test_other_envelopes_still_go_to_bolt(make_settings: Any, fake_slack: 
         await handler.close_async()  # type: ignore[no-untyped-call]
         await app.workers.stop(1)
         await app.workers.queue.close()
+
+
+async def test_events_vouch_does_not_take_are_acked_and_a_bots_mention_is_not_answered(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """Over Socket Mode too: an event of another type, one with a field of the wrong type
+    and app_rate_limited are acked at once (no Slack call first); a bot's mention is acked
+    and never answered; the person after it is."""
+    fake_anthropic.default = Reply(GOOD)
+    app = make_app(make_settings())
+    handler = SocketIntake(app, app.listeners, APP_TOKEN)
+    await handler.connect_async()  # type: ignore[no-untyped-call]
+    try:
+        await connected(fake_slack)
+        odd = [
+            envelope({"type": "reaction_added", "user": "U0001", "reaction": "tada"}),
+            {**envelope(mention("hi", "633.000001")), "authorizations": "U0BOT"},
+            {"type": "app_rate_limited", "team_id": "T0001", "minute_rate_limited": 1},
+            envelope(mention("loop?", "633.000002", user="U0OTHER", bot_id="B0OTHER")),
+        ]
+        pushed = [fake_slack.socket.push(payload) for payload in odd]
+        await until(lambda: all(fake_slack.socket.acked(p) is not None for p in pushed))
+        assert all(before_ack(fake_slack, p) == ["apps.connections.open"] for p in pushed)
+        fake_slack.socket.push(envelope(mention("how do I deploy?", "633.000003")))
+        await replied(fake_slack)
+        [post] = fake_slack.of("chat.postMessage")
+        assert post["thread_ts"] == "633.000003" and len(fake_anthropic.requests) == 1
+    finally:
+        await handler.close_async()  # type: ignore[no-untyped-call]
+        await app.workers.stop(1)
