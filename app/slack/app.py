@@ -247,7 +247,7 @@ def create_app(
     app.workers = listeners.workers
     app.listeners = listeners
     app.error(_unhandled)
-    app.event("app_mention")(listeners.on_mention)
+    app.event("app_mention")(listeners.on_message)
     app.event("message")(listeners.on_message)
     app.event("app_home_opened")(listeners.on_home_opened)
     app.action(re.compile(f"^{FEEDBACK_ACTION}_(up|down)$"))(listeners.on_feedback)

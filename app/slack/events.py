@@ -107,11 +107,12 @@ def _callback(payload: dict[str, Any]) -> Taken | Dropped | None:
     event = payload.get("event")
     if not isinstance(event, dict):
         return Dropped("event_callback without an event object")
-    if event.get("type") in FOR_BOLT:
-        return None
-    refused = _refused(event)
-    if refused is not None:
-        return refused
+    if event.get("type") not in TAKEN:
+        return (
+            None
+            if event.get("type") in FOR_BOLT
+            else Dropped(f"event {_name(event.get('type'))} not handled")
+        )
     authorizations = payload.get("authorizations")
     if authorizations is not None and not isinstance(authorizations, list):
         return Dropped("authorizations of the wrong type")
@@ -119,16 +120,19 @@ def _callback(payload: dict[str, Any]) -> Taken | Dropped | None:
     if not bots or not isinstance(bots[0].get("user_id"), str):
         return None  # Bolt's way: it asks auth.test who the bot is
     team = payload.get("team_id") if isinstance(payload.get("team_id"), str) else ""
-    cleaned = {**event, "text": event.get("text") or ""}
-    return Taken(cleaned, AsyncBoltContext(team_id=team, bot_user_id=bots[0]["user_id"]))
+    read = cleaned(event)
+    if isinstance(read, Dropped):
+        return read
+    return Taken(read, AsyncBoltContext(team_id=team, bot_user_id=bots[0]["user_id"]))
 
 
-def _refused(event: dict[str, Any]) -> Dropped | None:
-    """Why an event_callback's event is not taken in (None: it may be)."""
-    if event.get("type") not in TAKEN:
-        return Dropped(f"event {_name(event.get('type'))} not handled")
+def cleaned(event: dict[str, Any]) -> dict[str, Any] | Dropped:
+    """A message event as Vouch reads it (`text: null` is no text), or why it is dropped:
+    a field of a type Slack never sends it as."""
     wrong = wrong_field(event)
-    return None if wrong is None else Dropped(f"message event with {wrong} of the wrong type")
+    if wrong is not None:
+        return Dropped(f"message event with {wrong} of the wrong type")
+    return {**event, "text": event.get("text") or ""}
 
 
 def wrong_field(event: Mapping[str, Any], nested: bool = True) -> str | None:

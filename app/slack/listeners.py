@@ -38,7 +38,7 @@ from app.slack.deliver import (
 from app.slack.drain import InFlight
 from app.slack.entities import Lookups
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, reason
-from app.slack.events import person, wrong_field
+from app.slack.events import Dropped, cleaned, person
 from app.slack.files import FileReader, recorded
 from app.slack.history import ThreadHistory, is_ts
 from app.slack.home import Home
@@ -127,25 +127,21 @@ class Listeners:
             self.queue, self.answer, self.settings.workers, self.settings.queue_lease
         )
 
-    async def on_mention(
-        self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
-    ) -> None:
-        await self.take(event, context)
-
     async def on_message(
         self, event: dict[str, Any], context: AsyncBoltContext, client: AsyncWebClient
     ) -> None:
-        await self.take(event, context)
+        """`app_mention` and `message` events Bolt hands over (those the intake leaves to
+        it: no bot authorization in the envelope), read as the intake reads its own."""
+        read = cleaned(event)
+        if isinstance(read, Dropped):
+            log.info("event dropped: %s", read.reason)
+            return
+        await self.take(read, context)
 
     async def take(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
-        """A message event from the intake (HTTP or Socket Mode) or Bolt: into the thread
-        log, and into the durable record when it is one to answer. Raises when the record
-        cannot be written: the caller must not ack then."""
-        wrong = wrong_field(event)
-        if wrong is not None:  # Bolt's path: the intake drops these before
-            log.info("message event with %s of the wrong type dropped", wrong)
-            return
-        event = {**event, "text": event.get("text") or ""}
+        """A message event (app.slack.events.cleaned) from the intake (HTTP or Socket Mode)
+        or Bolt: into the thread log, and into the durable record when it is one to answer.
+        Raises when the record cannot be written: the caller must not ack then."""
         self.record(event, context)
         if not person(event, context.bot_user_id):
             return  # only people make Vouch act: never a bot, never Vouch itself

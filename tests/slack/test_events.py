@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 
 from app.slack.events import MAX_DEPTH, Dropped, Malformed, Taken, parse, person, sort, too_deep
-from tests.fakes.slack import BOT_USER
+from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.fakes.slack import BOT_USER, FakeSlack
 from tests.slack import payloads
-from tests.slack.bolt import envelope, mention, message
+from tests.slack.bolt import dispatch, envelope, make_app, mention, message, replied
 
 
 def test_nesting_is_bounded_before_the_body_is_decoded() -> None:
@@ -86,3 +87,19 @@ def test_every_recorded_payload_is_sorted_without_error() -> None:
         if payloads.expected(name) != "silent":
             assert isinstance(sorted_, Taken), name
             assert person(sorted_.event, sorted_.context.bot_user_id), name
+
+
+async def test_bolts_own_path_reads_events_as_the_intake_does(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """An event Bolt hands over (no bot authorization in its envelope): a field of the
+    wrong type is dropped, `text: null` is no text, and the next message is answered."""
+    fake_anthropic.default = Reply("Merge to `main` and the pipeline deploys billing.")
+    app = make_app(make_settings())
+    assert await dispatch(app, {**mention("hi", "980.000001"), "files": "F1"}) == 200
+    reply = message("", "980.000003", thread_ts="980.000002")
+    assert await dispatch(app, {**reply, "text": None}) == 200  # a follow-up with no text
+    await dispatch(app, mention("how do I deploy billing?", "980.000004"))
+    await replied(fake_slack)
+    assert [p["thread_ts"] for p in fake_slack.of("chat.postMessage")] == ["980.000004"]
+    assert len(fake_anthropic.requests) == 1
