@@ -203,14 +203,14 @@ class Listeners:
                 self.telemetry.failed(message.ids, "tries_exhausted")
                 return
             try:
-                conversation = await self.gather(message)
+                conversation = await self.gather(message, first=job.tries == 1)
             except Exception as exc:  # e.g. the thread could not be read
                 _crashed(exc)
                 if not message.follow_up:  # a follow-up's thread may not be Vouch's
                     await self.tell_failure(message)
                     self.telemetry.failed(message.ids, label(exc))
                 return
-            if conversation is None or await self.over_budget(message, first=job.tries == 1):
+            if conversation is None:
                 return
             try:
                 await self.reply(message, conversation)
@@ -378,9 +378,11 @@ class Listeners:
                 reference, f"{team}:{user}", str(why), at=message_time(answered)
             )
 
-    async def gather(self, message: _Message) -> Conversation | None:
+    async def gather(self, message: _Message, *, first: bool = True) -> Conversation | None:
         """The conversation to answer; None when there is nothing to draft (a follow-up
-        that asks nothing, a thread Vouch is not part of, a bare mention: asked what)."""
+        that asks nothing, a thread Vouch is not part of, a bare mention: asked what) or
+        the message is past a budget (checked on its `first` take, before names are looked
+        up and files downloaded)."""
         if message.follow_up and not message.text:
             return None  # e.g. a file shared into the thread: nothing was asked
         replies, joined = await self.history(message)
@@ -389,6 +391,8 @@ class Listeners:
         if not message.text:
             posted = await self.post_plain(message, ASK)
             self.threads.posted(message.target, posted, ASK, message.bot)
+            return None
+        if await self.over_budget(message, first=first):
             return None
         speakers = {r.get("user") for r in replies if not is_own(r, message.bot)}
         speakers |= mentioned([message.text, *(str(r.get("text", "")) for r in replies)])

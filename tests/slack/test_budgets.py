@@ -107,3 +107,19 @@ def test_a_bad_budget_stops_start_up_naming_it(
     monkeypatch.setenv(name, value)
     with pytest.raises(SettingsError, match=name):
         load_settings(_env_file=None)
+
+
+async def test_past_a_budget_nothing_is_read_for_the_message(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """The budget is checked before names are looked up and files downloaded."""
+    fake_anthropic.default = Reply(GOOD)
+    app = make_app(make_settings(budget_user_messages=1))
+    await dispatch(app, mention("deploys?", "740.000001"))
+    await replied(fake_slack)
+    shared = fake_slack.add_file("notes.txt", b"deploy notes", "text/plain", channels=("C0001",))
+    calls = len(fake_slack.calls)
+    await dispatch(app, mention("and these notes?", "740.000002", files=[shared]))
+    await replied(fake_slack, count=2)
+    assert fake_slack.downloads == []
+    assert {c.method for c in fake_slack.calls[calls:]} == {"chat.postMessage"}
