@@ -118,8 +118,8 @@ class Entities:
                 return await self._check(text, dialect, found, sources)
         except TimeoutError:
             log.warning("entities: lookups took over %.0f s; pings shown as text", CHECK_WITHIN)
-            names = {u: f"@{u}" for u in found.users - {self.where.asker}}
-            names |= dict.fromkeys(found.groups, "@group")
+            names = {u: u for u in found.users - {self.where.asker}}
+            names |= dict.fromkeys(found.groups, "group")
             return self._result(text, dialect, names, unknown=0, unchecked=len(names))
 
     async def _check(

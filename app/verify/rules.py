@@ -63,45 +63,39 @@ def content_findings(
     if wrong_language(layout.masked, question, said, theirs):
         yield Finding("WRONG_LANGUAGE", 0, 0)
     yield from secret_findings(text)
-    urls = written(question, thread, (*sources, *files))
-    yield from leak_findings(layout, question, thread, (*sources, *files), instructions)
+    given = (*sources, *files)
+    texts = (question, *thread, *(source.text for source in given))
+    urls = [url for said_text in texts for url in _links_in(said_text)]
+    yield from leak_findings(layout, texts, given, instructions, urls)
     cited = [] if cited is None else cited
-    yield from citation_findings(layout, sources, citations, cited, files, written=urls)
+    written = {normalise_url(url) for url in urls}
+    yield from citation_findings(layout, sources, citations, cited, files, written=written)
     yield from figure_findings((*sources, *files), citations, (question, *said))
 
 
 def leak_findings(
     layout: Layout,
-    question: str,
-    thread: Sequence[str],
+    texts: Sequence[str],
     given: Sequence[Source],
     instructions: str,
+    urls: Sequence[str],
 ) -> Iterator[Finding]:
-    """DATA_IN_LINK for each link that carries what was read (the thread, files and
-    sources) to somewhere not given (a source's URL, or one written in the conversation or
-    what was read: the whole address, fragment included, since a planted link template
-    differs from its filled-in copy only there); PROMPT_ECHO when the answer repeats its
-    instructions."""
-    texts = (question, *thread, *(source.text for source in given))
+    """DATA_IN_LINK for each link that carries what was read (`texts` after the question:
+    the thread, files and sources) to somewhere not given: a source's URL, or one of
+    `urls`, written in `texts`, compared whole, fragment included, since a
+    planted link template differs from its filled-in copy only there; PROMPT_ECHO when
+    the answer repeats its instructions."""
     allowed = {normalise_url(s.url, fragment=True) for s in given if s.url}
-    allowed |= {normalise_url(u, fragment=True) for t in texts for u in _links_in(t)}
+    allowed |= {normalise_url(url, fragment=True) for url in urls}
     answer_links = [
         (start, end, url, normalise_url(url, fragment=True))
         for start, end, url in links(layout)
         if not any(unescape_mrkdwn(url) in text for text in texts)  # copied as written
     ]
-    read = [*thread, *(s.text for s in given)]
-    for start, end in data_in_links(answer_links, read, allowed):
+    for start, end in data_in_links(answer_links, texts[1:], allowed):
         yield Finding("DATA_IN_LINK", start, end)
     if instructions and echoes(layout.text, instructions):  # in code too
         yield Finding("PROMPT_ECHO", 0, 0)
-
-
-def written(question: str, thread: Sequence[str], given: Sequence[Source]) -> set[str]:
-    """The URLs written in the conversation and in what was read (normalised): an answer may
-    link them as they are."""
-    texts = (question, *thread, *(source.text for source in given))
-    return {normalise_url(url) for text in texts for url in _links_in(text)}
 
 
 @functools.lru_cache(maxsize=512)
@@ -126,7 +120,7 @@ def citation_findings(
     cited: list[str],
     files: Sequence[Source] = (),
     *,
-    written: AbstractSet[str] = frozenset(),
+    written: AbstractSet[str] = frozenset(),  # URLs the conversation or a source wrote
 ) -> Iterator[Finding]:
     """UNKNOWN_SOURCE for each citation or link that names no given source, MISQUOTED for a
     citation quoting what its source does not say, UNCITED if nothing cites a source.
