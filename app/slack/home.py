@@ -27,7 +27,7 @@ from app.errors import label
 from app.metrics import TARGET, MetricsError, Report, decimal, fetch, percent
 from app.settings import Settings
 from app.slack.errors import SLACK_FAILURES, reason
-from app.work.budget import Budgets
+from app.work.budget import Budgets, counted
 
 log = logging.getLogger("vouch.slack")
 WINDOW = timedelta(days=7)
@@ -300,8 +300,7 @@ def budget_blocks(budgets: Budgets, use: list[tuple[str, int, int]] | str) -> li
 
 def _who(key: str) -> str:
     """A budget counter's key as Slack shows it: a person or a channel mention."""
-    kind, _, rest = key.partition(":")
-    target = rest.rpartition(":")[2]
+    kind, target = counted(key)
     return f"<@{target}>" if kind == "user" else f"<#{target}>"
 
 

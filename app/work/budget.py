@@ -100,6 +100,12 @@ def channel_key(team: str, channel: str) -> str:
     return f"channel:{team}:{channel}"
 
 
+def counted(key: str) -> tuple[Literal["user", "channel"], str]:
+    """Who a counter's key counts: ("user", a user id) or ("channel", a channel id)."""
+    kind, _, rest = key.partition(":")
+    return ("user" if kind == "user" else "channel"), rest.rpartition(":")[2]
+
+
 class Budgets:
     """The budgets of every message, kept in a Ledger."""
 

@@ -302,11 +302,12 @@ class RedisQueue:
     async def spent(self, window: str, most: int) -> list[tuple[str, int, int]]:
         async def read() -> list[tuple[str, int, int]]:
             found = await self.redis.zrevrange(f"{self._prefix}bz:{window}", 0, most - 1)
-            rows = []
-            for key in (_text(k) for k in found if isinstance(k, bytes | str)):
-                got = await self.redis.hmget(f"{self._prefix}b:{window}:{key}", ["m", "t"])
-                rows.append((key, int(got[0] or 0), int(got[1] or 0)))
-            return rows
+            keys = [_text(k) for k in found if isinstance(k, bytes | str)]
+            async with self.redis.pipeline(transaction=False) as pipe:  # one round trip
+                for key in keys:
+                    pipe.hmget(f"{self._prefix}b:{window}:{key}", ["m", "t"])
+                counts = await pipe.execute()
+            return [(k, int(m or 0), int(t or 0)) for k, (m, t) in zip(keys, counts, strict=True)]
 
         return await self._guarded(read())
 
