@@ -27,8 +27,8 @@ Kind = Literal["public", "private", "im", "mpim"]
 KEEP = 60.0  # seconds an answer is kept: a person who leaves a channel is out within it
 KEEP_UNKNOWN = 10.0  # seconds a refusal is kept (not asked again at once)
 SIZE = 2_000  # conversations kept, least recently used dropped first
-PAGE = 1_000  # conversations.members' largest page
-PAGES = 10  # past 10,000 members, who is in a conversation is unknown
+PAGE = 999  # conversations.members: "a limit value under 1000"
+PAGES = 10  # past 9,990 members, who is in a conversation is unknown
 T = TypeVar("T")
 
 

@@ -28,7 +28,7 @@ What a reading assistant needs, as strict as the method references (docs.slack.d
   (its type, members, an im's person, whether it is shared: Slack Connect, org-shared or
   pending), else one by its id's type whose members are the people the fake knows. A private
   conversation the bot is not in, or one in `missing`, is channel_not_found; an im's object has
-  no `is_private` (Slack's im object); members page by `limit` (1 to 1,000, else invalid_limit)
+  no `is_private` (Slack's im object); members page by `limit` (1 to 999: "under 1000")
   with a cursor (invalid_cursor for one the fake did not give).
 - `users.conversations` (the read scope of each type asked for): the conversations a person
   is in, of `types` (default public_channel; an unknown type is invalid_types), only those the
@@ -106,7 +106,7 @@ READ_SCOPES = {
     "mpim": "mpim:read",
     "im": "im:read",
 }
-MEMBERS_LIMIT = 1000  # conversations.members: "a limit value under 1000"
+MEMBERS_LIMIT = 999  # conversations.members: "specify a limit value under 1000"
 EXTERNAL_TEAM = "T0EXTERNAL"  # the other organisation of a Slack Connect channel
 # The bot scopes each method takes, from its docs.slack.dev reference page (any one will
 # do). conversations.replies needs a history scope by conversation type (HISTORY_SCOPES).

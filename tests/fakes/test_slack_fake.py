@@ -606,13 +606,13 @@ async def test_conversations_members_pages_within_slacks_limit(fake_slack: FakeS
     fake_slack.conversation("C0BIG", "channel", everyone)
     seen, cursor = [], None
     for _ in range(5):
-        page = await client.conversations_members(channel="C0BIG", limit=1000, cursor=cursor)
+        page = await client.conversations_members(channel="C0BIG", limit=999, cursor=cursor)
         seen += page["members"]
         cursor = page["response_metadata"]["next_cursor"]
         if not cursor:
             break
     assert seen == everyone
-    for limit in (0, 1001):
+    for limit in (0, 1000):  # "specify a limit value under 1000"
         with pytest.raises(SlackApiError, match="invalid_limit"):
             await client.conversations_members(channel="C0BIG", limit=limit)
     with pytest.raises(SlackApiError, match="invalid_cursor"):
