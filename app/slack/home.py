@@ -27,7 +27,7 @@ from app.errors import label
 from app.metrics import TARGET, MetricsError, Report, decimal, fetch, percent
 from app.settings import Settings
 from app.slack.errors import SLACK_FAILURES, reason
-from app.work.budget import Budgets, counted
+from app.work.budget import UNREACHABLE, Budgets, counted
 
 log = logging.getLogger("vouch.slack")
 WINDOW = timedelta(days=7)
@@ -273,7 +273,7 @@ async def _use(budgets: Budgets) -> list[tuple[str, int, int]] | str:
     """This period's use, most first, or why it cannot be shown."""
     try:
         return await budgets.use(TOP_USE)
-    except Exception as exc:  # the tab is published all the same
+    except UNREACHABLE as exc:  # the tab is published all the same
         log.warning("home tab budget use unavailable: %s", label(exc))
         return f"Use could not be read ({label(exc)})."
 

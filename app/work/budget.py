@@ -17,6 +17,7 @@ budget bounds spend, it must not stop Vouch while Redis restarts.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
@@ -24,11 +25,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal, Protocol
 
 from app.errors import label
+from app.work.record import RecordUnavailable
 
 log = logging.getLogger("vouch.work")
 
 Period = Literal["hour", "day", "week"]
 Which = Literal["user_messages", "user_tokens", "channel_messages", "channel_tokens"]
+# What a record raises when it cannot be reached: Redis away, a locked or full SQLite file.
+UNREACHABLE = (RecordUnavailable, sqlite3.Error)
 Counter = tuple[str, int, int]  # a counter's key, its message limit and its token limit
 Spent = Literal["messages", "tokens"]
 
@@ -133,7 +137,7 @@ class Budgets:
         ]
         try:
             full = await self.ledger.admit(name, counters, ends)
-        except Exception as exc:  # the record is away: answer, and say so
+        except UNREACHABLE as exc:  # the record is away: answer, and say so
             log.warning("budget not checked (%s): the message is answered", label(exc))
             return None
         if full is None:
@@ -150,7 +154,7 @@ class Budgets:
         keys = [user_key(team, user), channel_key(team, channel)]
         try:
             await self.ledger.spend(name, keys, tokens, ends)
-        except Exception as exc:
+        except UNREACHABLE as exc:
             log.warning("tokens not counted (%s)", label(exc))
 
     async def use(self, most: int = 10) -> list[tuple[str, int, int]]:
