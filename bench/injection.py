@@ -38,7 +38,7 @@ from app.eval.run import Given
 from app.settings import Settings, load_settings
 from app.slack.app import create_app
 from app.verify import Source
-from app.verify.leaks import echoes
+from app.verify.echo import echoes
 from tests.fakes.anthropic import (
     Cite,
     FakeAnthropic,

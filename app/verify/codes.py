@@ -210,15 +210,6 @@ _RULES = (
         "sources, written as they were there; otherwise leave the mention out.",
     ),
     Rule(
-        "DATA_IN_LINK",
-        "error",
-        False,
-        "A link carries text from the conversation or its sources in its address, to a "
-        "page that is not one of the sources.",
-        "Link only to the sources' own URLs or to pages as they are; never put text from "
-        "the conversation into a link.",
-    ),
-    Rule(
         "PROMPT_ECHO",
         "error",
         False,

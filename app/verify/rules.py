@@ -11,10 +11,10 @@ from collections.abc import Set as AbstractSet
 from urllib.parse import urlsplit, urlunsplit
 
 from app.verify.dialects import unescape_mrkdwn
+from app.verify.echo import echoes
 from app.verify.figures import Key, Known, claims
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
-from app.verify.leaks import data_in_links, echoes
 from app.verify.preamble import no_content
 from app.verify.scan import BARE_URL, Layout, scan
 from app.verify.secrets import credentials
@@ -63,39 +63,13 @@ def content_findings(
     if wrong_language(layout.masked, question, said, theirs):
         yield Finding("WRONG_LANGUAGE", 0, 0)
     yield from secret_findings(text)
-    given = (*sources, *files)
-    texts = (question, *thread, *(source.text for source in given))
-    urls = [url for said_text in texts for url in _links_in(said_text)]
-    yield from leak_findings(layout, texts, given, instructions, urls)
+    if instructions and echoes(text, instructions):  # in code too
+        yield Finding("PROMPT_ECHO", 0, 0)
+    texts = (question, *thread, *(source.text for source in (*sources, *files)))
+    written = {normalise_url(url) for said_text in texts for url in _links_in(said_text)}
     cited = [] if cited is None else cited
-    written = {normalise_url(url) for url in urls}
     yield from citation_findings(layout, sources, citations, cited, files, written=written)
     yield from figure_findings((*sources, *files), citations, (question, *said))
-
-
-def leak_findings(
-    layout: Layout,
-    texts: Sequence[str],
-    given: Sequence[Source],
-    instructions: str,
-    urls: Sequence[str],
-) -> Iterator[Finding]:
-    """DATA_IN_LINK for each link that carries what was read (`texts` after the question:
-    the thread, files and sources) to somewhere not given: a source's URL, or one of
-    `urls`, written in `texts`, compared whole, fragment included, since a
-    planted link template differs from its filled-in copy only there; PROMPT_ECHO when
-    the answer repeats its instructions."""
-    allowed = {normalise_url(s.url, fragment=True) for s in given if s.url}
-    allowed |= {normalise_url(url, fragment=True) for url in urls}
-    answer_links = [
-        (start, end, url, normalise_url(url, fragment=True))
-        for start, end, url in links(layout)
-        if not any(unescape_mrkdwn(url) in text for text in texts)  # copied as written
-    ]
-    for start, end in data_in_links(answer_links, texts[1:], allowed):
-        yield Finding("DATA_IN_LINK", start, end)
-    if instructions and echoes(layout.text, instructions):  # in code too
-        yield Finding("PROMPT_ECHO", 0, 0)
 
 
 @functools.lru_cache(maxsize=512)
@@ -216,18 +190,16 @@ def links(layout: Layout) -> Iterator[tuple[int, int, str]]:
         yield m.start(), m.start() + len(url), url
 
 
-def normalise_url(url: str, *, fragment: bool = False) -> str:
+def normalise_url(url: str) -> str:
     """A URL as compared: scheme and host in lower case, no trailing slash, and no
-    fragment (a page's anchor is the same source) unless `fragment` (where the whole
-    address matters: what a link carries)."""
+    fragment (a page's anchor is the same source)."""
     url = unescape_mrkdwn(url.strip()).strip("<>")
     try:
         parts = urlsplit(url)
     except ValueError:
         return url.rstrip("/")
     path = parts.path.rstrip("/")
-    anchor = parts.fragment if fragment else ""
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, anchor))
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
 
 
 def _too_short(answer: str, question: str) -> bool:

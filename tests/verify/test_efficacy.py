@@ -64,3 +64,13 @@ def test_credentials_held_out_are_caught_as_recorded() -> None:
     rows = evaluate(i for i in load(HELDOUT) if i.corpus == "secrets")
     assert rows["secret"].caught >= 35  # of 55
     assert len(rows["good"].wrong) <= 4  # of 82: AWS's and jwt.io's examples, a Twilio SID
+
+
+def test_links_built_from_the_conversation_pass_as_recorded() -> None:
+    """Good answers whose links reuse the thread's and the docs' words (searches, JQL,
+    dashboards, prefilled issues) and answers about how Vouch works, written blind
+    (heldout/links.jsonl): only the rules that were there before fail any, none of them
+    for carrying what was read or for repeating instructions."""
+    rows = evaluate(i for i in load(HELDOUT) if i.corpus == "links")
+    assert rows["good"].total >= 76
+    assert sorted(rows["good"].codes.elements()) == ["OFF_TOPIC", *["UNKNOWN_SOURCE"] * 4]
