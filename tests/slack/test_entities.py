@@ -99,3 +99,23 @@ async def test_where_slack_cannot_say_a_mention_is_text(
         assert posted.startswith("<@U0DANA>, @Eli Park and @Finn Walsh own the deploy.")
     else:  # Finn's name could not be had
         assert posted.startswith("<@U0DANA>, <@U0ELI> and @U0FINN own the deploy.")
+
+
+async def test_a_linked_reply_past_the_first_page_of_its_thread_is_not_taken_for_invented(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """Slack pages a thread (15 messages for some apps): a reply Vouch did not see on the
+    first page is not known to be missing."""
+    team(fake_slack)
+    fake_slack.non_marketplace = True
+    root = "1700000500.000100"
+    fake_slack.add_message("C0ENG", "deploy thread", user="U0ELI", ts=root)
+    for n in range(1, 31):
+        fake_slack.add_message(
+            "C0ENG", f"step {n}", user="U0ELI", ts=f"1700000500.{100 + n:06d}", thread_ts=root
+        )
+    late = permalink("C0ENG", "1700000500.000125", root)
+    fake_anthropic.push(Reply(f"{CLEAN} The rollback is <{late}|step 25>."))
+    [posted] = await ask(make_settings, fake_slack)
+    assert posted.startswith(CLEAN) and late in posted
+    assert len(fake_anthropic.requests) == 1  # not retried
