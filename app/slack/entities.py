@@ -187,6 +187,8 @@ class Entities:
         read = response.get("messages") or ()
         if any(isinstance(m, dict) and m.get("ts") == message.ts for m in read):
             return False
+        if message.thread == message.ts:  # history from its ts: it is first, or not there
+            return True
         more = response.get("has_more") or (response.get("response_metadata") or {}).get(
             "next_cursor"
         )

@@ -119,3 +119,18 @@ async def test_a_linked_reply_past_the_first_page_of_its_thread_is_not_taken_for
     [posted] = await ask(make_settings, fake_slack)
     assert posted.startswith(CLEAN) and late in posted
     assert len(fake_anthropic.requests) == 1  # not retried
+
+
+async def test_an_invented_message_in_a_busy_channel_is_still_found_missing(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """conversations.history from the link's ts gives the message there first, else an
+    older one (and says there are more): that is a message that is not there."""
+    team(fake_slack)
+    for n in range(1, 6):
+        fake_slack.add_message("C0ENG", f"note {n}", user="U0ELI", ts=f"170000060{n}.000100")
+    invented = permalink("C0ENG", "1700000699.000100")
+    fake_anthropic.push(Reply(f"See <{invented}|the note>."), Reply(CLEAN))
+    [posted] = await ask(make_settings, fake_slack)
+    assert posted.startswith(CLEAN)
+    assert "UNKNOWN_ENTITY" in json.dumps(fake_anthropic.requests[1]["messages"][-1])
