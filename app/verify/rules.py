@@ -15,6 +15,7 @@ from app.verify.echo import echoes
 from app.verify.figures import Key, Known, claims
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
+from app.verify.length import too_short
 from app.verify.preamble import no_content
 from app.verify.scan import BARE_URL, Layout, scan
 from app.verify.secrets import credentials
@@ -24,9 +25,6 @@ from app.verify.verdict import Citation, Source
 # Delivery splits long answers into continuation messages (~3,500 characters each in
 # mrkdwn, ~9,000 per streamed message), so this only guards the absurd: about six messages.
 MAX_ANSWER_CHARS = 20_000
-# TOO_SHORT: an answer needs at least a tenth of the question's visible characters,
-# never fewer than SHORT_FLOOR and never more than SHORT_CAP.
-SHORT_FLOOR, SHORT_RATIO, SHORT_CAP = 2, 10, 60
 
 _TRAILING = ".,;:!?'\"*_~"
 _VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
@@ -52,7 +50,7 @@ def content_findings(
         return
     if len(text) > MAX_ANSWER_CHARS:
         yield Finding("TOO_LONG", 0, 0, detail=f"({len(text)} characters)")
-    if _too_short(text, question):
+    if too_short(text, question):
         yield Finding("TOO_SHORT", 0, 0)
     if layout.unclosed_fence is not None:
         yield Finding("UNCLOSED_CODE_FENCE", layout.unclosed_fence, layout.unclosed_fence + 3)
@@ -200,20 +198,3 @@ def normalise_url(url: str) -> str:
         return url.rstrip("/")
     path = parts.path.rstrip("/")
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
-
-
-def _too_short(answer: str, question: str) -> bool:
-    needed = min(
-        SHORT_CAP, max(SHORT_FLOOR, _visible(question, SHORT_CAP * SHORT_RATIO) // SHORT_RATIO)
-    )
-    return _visible(answer, needed) < needed
-
-
-def _visible(text: str, enough: int) -> int:
-    """How many visible characters `text` has, counting no further than `enough`."""
-    count = 0
-    for _ in _VISIBLE.finditer(text):
-        count += 1
-        if count >= enough:
-            break
-    return count

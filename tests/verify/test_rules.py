@@ -197,6 +197,54 @@ def test_content_rules_do_not_flag(code: str, text: str, question: str) -> None:
     assert code not in verify(text, question=question).codes
 
 
+COMPOSE = (
+    "which port does the api listen on?\n```\nservices:\n  api:\n    ports:\n"
+    + ("      - 8080:8080\n" * 60)
+    + "```"
+)
+LOG = (
+    "\n".join(
+        f"2026-03-01 12:00:{i:02d} ERROR worker-{i} failed to reach redis at 10.0.0.{i}:6379"
+        for i in range(30)
+    )
+    + "\nwhat's the redis host?"
+)
+SPEC = (
+    "We plan to move the billing service to the new cluster in the next window. " * 8
+    + "\nReply only OK if you understood."
+)
+CHANGELOG = "- Fixed the login bug\n- Added the retry flag\n" * 20 + "which version added retry?"
+
+
+@pytest.mark.parametrize(
+    ("answer", "question"),
+    [
+        ("8080.", COMPOSE),  # the paste does not raise the length an answer needs
+        ("10.0.0.1", LOG),
+        ("OK.", SPEC),  # a short closing request
+        ("v2.3.1", CHANGELOG),
+        ("3", "How many replicas?"),
+        ("Ja.", "Ist die Version 2.3.1 schon in prod ausgerollt, oder läuft noch die alte?"),
+        ("はい。", "本番環境にはもうデプロイされていますか？"),
+    ],
+)
+def test_a_one_token_answer_to_a_pointed_ask_is_long_enough(answer: str, question: str) -> None:
+    assert "TOO_SHORT" not in verify(answer, question=question).codes
+
+
+@pytest.mark.parametrize(
+    ("answer", "question"),
+    [
+        ("k", QUIET),  # no word, no number
+        ("Yes.", LONG_QUESTION),  # a long open question, however much is pasted after it
+        ("Yes.", LONG_QUESTION + "\n```\n" + "log line\n" * 50 + "```"),
+        ("?", COMPOSE),
+    ],
+)
+def test_too_short_still_fails_what_answers_nothing(answer: str, question: str) -> None:
+    assert "TOO_SHORT" in verify(answer, question=question).codes
+
+
 LUNCH = (
     "Lunch today is lasagne with a green salad, garlic bread and tiramisu for dessert; "
     "the canteen opens at noon on the second floor."

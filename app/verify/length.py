@@ -1,0 +1,95 @@
+"""TOO_SHORT: an answer too short for what the message asks.
+
+The length an answer needs comes from the message's ask, not from what it pastes: code,
+quoted lines and pasted lines (logs, configs, tables, lists, key: value pairs) are left
+out, since someone who pastes a changelog and asks "which version?" wants "v2.3.1". A
+message that asks something pointed (a short question, or a short closing request such as
+"reply only OK if you understood") accepts a one-token answer: a word or a number. Only an
+answer with no such token, or a short one to a long open question, is too short.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.verify.scan import MASK, scan
+
+# An answer needs at least a tenth of the ask's visible characters, never fewer than
+# FLOOR and never more than CAP (a sentence).
+FLOOR, RATIO, CAP = 2, 10, 60
+POINTED_WORDS = 20  # a question or closing request of at most this many words is pointed
+PROSE_LETTERS = 0.5  # a line with a smaller share of letters is pasted (logs, tables, CSV)
+PROSE_MEASURED = 20  # visible characters a line needs before its share of letters tells
+
+_CODE = re.compile(f"{MASK}+")  # code, a link or a mention inside a line: a gap in its prose
+_VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
+_LETTER = re.compile(r"[^\W\d_]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# A token that answers: a number, a word of two letters or more, or one CJK character.
+_TOKEN = re.compile(r"\d|[^\W\d_]{2}|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_PASTED = re.compile(
+    r"""^(?:
+        [ \t]{2,}\S | \t                                   # indented
+      | [ \t]*(?:>|&gt;)                                   # quoted
+      | [ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]                  # a list item
+      | [ \t]*\#{1,6}[ \t]                                 # a heading
+      | [ \t]*\[?\d{1,4}[-/:.]\d                           # a timestamp or a date first
+      | [ \t]*(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|CRITICAL)\b
+      | [ \t]*[\w."'-]+[ \t]*[:=][ \t]*\S[^ \t]*(?:[ \t]+\S+){0,3}[ \t]*$  # key: value
+    )""",
+    re.VERBOSE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
+_QUESTION_END = re.compile(r"[?？;؟]\W*$")
+
+
+def too_short(answer: str, question: str) -> bool:
+    """Whether `answer` is too short for what `question` asks."""
+    ask = asked(question)
+    if pointed(ask) and _TOKEN.search(answer):
+        return False
+    needed = min(CAP, max(FLOOR, _visible(ask, CAP * RATIO) // RATIO))
+    return _visible(answer, needed) < needed
+
+
+def asked(message: str) -> str:
+    """The message's own words: its prose lines, without code (a line of code goes, code
+    inside a sentence leaves a gap), quotes or pasted lines."""
+    masked = scan(message).masked
+    lines = (_CODE.sub(" ", line) for line in masked.split("\n") if line.strip(MASK + " \t"))
+    return "\n".join(line for line in lines if not _pasted(line))
+
+
+def pointed(ask: str) -> bool:
+    """Whether the ask has a short question, or ends with a short request."""
+    sentences = [s.strip() for s in _SENTENCE_END.split(ask) if _LETTER.search(s)]
+    if not sentences:
+        return False
+    short = [s for s in sentences if _words(s) <= POINTED_WORDS]
+    return bool(short) and (
+        short[-1] is sentences[-1] or any(_QUESTION_END.search(s) for s in short)
+    )
+
+
+def _pasted(line: str) -> bool:
+    visible = _VISIBLE.findall(line)
+    if not visible or _QUESTION_END.search(line):  # a question is someone's own words
+        return False
+    if len(visible) >= PROSE_MEASURED and len(_LETTER.findall(line)) < PROSE_LETTERS * len(visible):
+        return True
+    return _PASTED.match(line) is not None
+
+
+def _words(sentence: str) -> int:
+    """Words, two characters of Chinese, Japanese or Korean counting one."""
+    return len(sentence.split()) + len(_CJK.findall(sentence)) // 2
+
+
+def _visible(text: str, enough: int) -> int:
+    """How many visible characters `text` has, counting no further than `enough`."""
+    count = 0
+    for _ in _VISIBLE.finditer(text):
+        count += 1
+        if count >= enough:
+            break
+    return count
