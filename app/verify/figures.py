@@ -12,6 +12,7 @@ letters ("p99", "S3", "SHA-256", "HTTP/2").
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -22,28 +23,124 @@ Key = tuple[str, str]  # (kind, normalised value)
 
 _UNITS: dict[str, tuple[str, Fraction]] = {}
 for _kind, _scale, _names in (
-    ("duration", Fraction(1, 1000), "ms millisecond milliseconds"),
-    ("duration", Fraction(1), "s sec secs second seconds"),
-    ("duration", Fraction(60), "m min mins minute minutes"),
-    ("duration", Fraction(3600), "h hr hrs hour hours"),
-    ("duration", Fraction(86400), "d day days"),
-    ("duration", Fraction(604800), "w wk wks week weeks"),
-    ("duration", Fraction(2592000), "month months"),
-    ("duration", Fraction(31536000), "y yr yrs year years"),
+    (
+        "duration",
+        Fraction(1, 1000),
+        "ms millisecond milliseconds millisekunden millisecondes milisegundos millisecondi",
+    ),
+    (
+        "duration",
+        Fraction(1),
+        "s sec secs second seconds sekunde sekunden seconde secondes segundo segundos "
+        "secondo secondi seconden sekund sekundy 秒",
+    ),
+    (
+        "duration",
+        Fraction(60),
+        "m min mins minute minutes minuten minuto minutos minuti minuut minut minuty 分 分間 分钟",
+    ),
+    (
+        "duration",
+        Fraction(3600),
+        "h hr hrs hour hours std stunde stunden heure heures hora horas ora ore uur uren "
+        "godzina godziny godzin 時間 小时 小時",
+    ),
+    (
+        "duration",
+        Fraction(86400),
+        "d day days tag tage tagen jour jours día días dia dias giorno giorni dag dagen "
+        "dzień dni 日 日間 天",
+    ),
+    (
+        "duration",
+        Fraction(604800),
+        "w wk wks week weeks woche wochen semaine semaines semana semanas settimana "
+        "settimane weken tydzień tygodnie tygodni 週 週間 周 星期",
+    ),
+    (
+        "duration",
+        Fraction(2592000),
+        "month months monat monate monaten mois mes meses mese mesi mês maand maanden "
+        "miesiąc miesiące miesięcy か月 ヶ月 カ月 ケ月 个月",
+    ),
+    (
+        "duration",
+        Fraction(31536000),
+        "y yr yrs year years jahr jahre jahren an ans année années año años anno anni "
+        "ano anos jaar jaren rok lata lat 年",
+    ),
     ("size", Fraction(1), "b byte bytes"),
     ("size", Fraction(1024), "kb kib kilobyte kilobytes"),
     ("size", Fraction(1024**2), "mb mib megabyte megabytes"),
     ("size", Fraction(1024**3), "gb gib gigabyte gigabytes"),
     ("size", Fraction(1024**4), "tb tib terabyte terabytes"),
-    ("percent", Fraction(1), "% percent per cent pct"),
-    ("money", Fraction(1), "usd eur gbp dollar dollars euro euros"),
+    (
+        "percent",
+        Fraction(1),
+        "% ％ percent per cent pct prozent pourcent pour cent por ciento per cento "
+        "por cento procent",
+    ),
+    (
+        "money",
+        Fraction(1),
+        "usd eur gbp chf jpy cad aud sek nok dkk pln inr dollar dollars euro euros "
+        "pound pounds yen zł zloty złotych kr € $ £ ¥ ₹ 円 元 美元 欧元",
+    ),
     ("money", Fraction(1, 100), "cent cents"),
 ):
     for _name in _names.split():
         _UNITS[_name] = (_kind, _scale)
+_UNITS.update({"pour cent": _UNITS["%"], "por ciento": _UNITS["%"], "per cento": _UNITS["%"]})
+_UNITS.update({"por cento": _UNITS["%"], "per cent": _UNITS["%"]})
+for _word in "pour por per ciento cento an".split():
+    _UNITS.pop(_word, None)  # halves of units of two words, and French "an" (English "an")
+_CURRENCY_FIRST = "usd eur gbp chf jpy cad aud sek nok dkk pln inr".split()
 
-# Units with a second reading: a month is 30 days, or a twelfth of a year.
-_ALSO = {"month": (Fraction(31536000, 12),)}
+# Units with a second reading: a month is 30 days, or a twelfth of a year; "18h" is 18
+# hours, or 6 pm in French.
+_ALSO = {Fraction(2592000): (Fraction(31536000, 12),)}
+_CLOCK_UNITS = {"h", "uhr", "時"}
+# Multipliers written after a number: "1.2k", "2.5M", "1,3 Mrd.", "40 mil", "3万".
+_MULTIPLIERS = {
+    "k": 1000,
+    "K": 1000,
+    "thousand": 1000,
+    "tsd": 1000,
+    "tausend": 1000,
+    "mil": 1000,
+    "duizend": 1000,
+    "tys": 1000,
+    "M": 10**6,
+    "mn": 10**6,
+    "mio": 10**6,
+    "million": 10**6,
+    "millions": 10**6,
+    "millionen": 10**6,
+    "millón": 10**6,
+    "millones": 10**6,
+    "milione": 10**6,
+    "milioni": 10**6,
+    "milhão": 10**6,
+    "milhões": 10**6,
+    "miljoen": 10**6,
+    "mln": 10**6,
+    "bn": 10**9,
+    "Bn": 10**9,
+    "billion": 10**9,
+    "billions": 10**9,
+    "mrd": 10**9,
+    "milliard": 10**9,
+    "milliards": 10**9,
+    "milliarden": 10**9,
+    "miliardi": 10**9,
+    "bilhão": 10**9,
+    "bilhões": 10**9,
+    "miljard": 10**9,
+    "mld": 10**9,
+    "万": 10**4,
+    "億": 10**8,
+    "亿": 10**8,
+}
 _WORDS = {
     word: value
     for value, word in enumerate(
@@ -51,24 +148,92 @@ _WORDS = {
         "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 } | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100}
+# Spelled numbers in the other languages the rules read (none that is also an English
+# word or a unit: no "an", "mil", "tre"'s look-alikes).
+for _spelled in (
+    "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn "
+    "fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig",
+    "zéro un deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze "
+    "quinze seize dix-sept dix-huit dix-neuf vingt",
+    "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce "
+    "quince dieciséis diecisiete dieciocho diecinueve veinte",
+    "zero uno due tre quattro cinque sei sette otto nove dieci undici dodici tredici "
+    "quattordici quindici sedici diciassette diciotto diciannove venti",
+    "zero um dois três quatro cinco seis sete oito nove dez onze doze treze catorze "
+    "quinze dezesseis dezessete dezoito dezenove vinte",
+    "nul een twee drie vier vijf zes zeven acht negen tien elf twaalf dertien veertien "
+    "vijftien zestien zeventien achttien negentien twintig",
+):
+    for _value, _word in enumerate(_spelled.split()):
+        _WORDS.setdefault(_word, _value)
+_WORDS |= {
+    "ein": 1,
+    "eine": 1,
+    "einen": 1,
+    "une": 1,
+    "una": 1,
+    "dreißig": 30,
+    "vierzig": 40,
+    "fünfzig": 50,
+    "sechzig": 60,
+    "neunzig": 90,
+    "trente": 30,
+    "quarante": 40,
+    "cinquante": 50,
+    "soixante": 60,
+    "treinta": 30,
+    "cuarenta": 40,
+    "cincuenta": 50,
+    "sesenta": 60,
+    "noventa": 90,
+    "trenta": 30,
+    "quaranta": 40,
+    "cinquanta": 50,
+    "sessanta": 60,
+    "novanta": 90,
+    "trinta": 30,
+    "quarenta": 40,
+    "cinquenta": 50,
+    "sessenta": 60,
+    "dertig": 30,
+    "veertig": 40,
+    "vijftig": 50,
+    "zestig": 60,
+    "negentig": 90,
+    "hundert": 100,
+    "cent": 100,
+    "cien": 100,
+    "cento": 100,
+    "cem": 100,
+    "honderd": 100,
+    "a dozen": 12,
+    "dozen": 12,
+}
+for _word in "un uno um een cent once due elf null nul".split():
+    _WORDS.pop(_word, None)  # articles, a money unit, English words
+# Halves: "anderthalb Stunden", "an hour and a half" are read as 1.5 of the unit.
+_HALVES = {"anderthalb": Fraction(3, 2), "eineinhalb": Fraction(3, 2), "half": Fraction(1, 2)}
+_HALVES |= {"halbe": Fraction(1, 2), "halben": Fraction(1, 2), "demi": Fraction(1, 2)}
 _PERIODS = {"hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800}
-# Month names in English, German, French, Spanish, Italian, Portuguese and Dutch.
+_PERIODS |= {"täglich": 86400, "wöchentlich": 604800, "stündlich": 3600}
+_PERIODS |= {"quotidien": 86400, "hebdomadaire": 604800, "diario": 86400, "semanal": 604800}
+# Month names in English, German, French, Spanish, Italian, Portuguese, Dutch and Polish.
 _MONTHS = {
     name: number
     for number, names in enumerate(
         (
-            "jan january januar janvier enero gennaio janeiro januari",
-            "feb february februar février fevrier febrero febbraio fevereiro februari",
-            "mar march märz maerz mars marzo março maart",
-            "apr april avril abril aprile",
-            "may mai mayo maggio maio mei",
-            "jun june juni juin junio giugno junho",
-            "jul july juli juillet julio luglio julho",
-            "aug august août aout agosto augustus",
-            "sep sept september septembre septiembre settembre setembro",
-            "oct october oktober octobre octubre ottobre outubro",
-            "nov november novembre noviembre novembro",
-            "dec december dezember décembre decembre diciembre dicembre dezembro",
+            "jan january januar janvier enero gennaio janeiro januari stycznia styczeń",
+            "feb february februar février fevrier febrero febbraio fevereiro februari lutego luty",
+            "mar march märz maerz mars marzo março maart marca marzec",
+            "apr april avril abril aprile kwietnia kwiecień",
+            "may mai mayo maggio maio mei maja maj",
+            "jun june juni juin junio giugno junho czerwca czerwiec",
+            "jul july juli juillet julio luglio julho lipca lipiec",
+            "aug august août aout agosto augustus sierpnia sierpień",
+            "sep sept september septembre septiembre settembre setembro września wrzesień",
+            "oct october oktober octobre octubre ottobre outubro października październik",
+            "nov november novembre noviembre novembro listopada listopad",
+            "dec december dezember décembre decembre diciembre dicembre dezembro grudnia grudzień",
         ),
         1,
     )
@@ -76,34 +241,74 @@ _MONTHS = {
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 # Digit runs are bounded (a longer run is read in pieces, none of them a plausible figure);
-# thousands are grouped by commas, dots (German "1.000") or non-breaking spaces.
-_NUMBER = r"\d{1,3}(?:[,.\u202f\u00a0]\d{3}){1,5}(?:[.,]\d{1,6})?(?!\d)|\d{1,15}(?:[.,]\d{1,6})?"
-# ASCII only: Unicode case folding would let "ſep" match "sep", and \d match any digit.
-_FLAGS = re.IGNORECASE | re.ASCII
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b", re.ASCII)
-_DOTTED_DATE = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b", re.ASCII)  # 20.12.2024
+# thousands are grouped by commas, dots (German "1.000"), apostrophes (Swiss "1'000") or
+# spaces (French "1 000", thin or not).
+_NUMBER = (
+    r"[0-9]{1,3}(?:(?:[,.\u202f\u00a0']|\x20(?=[0-9]{3}(?![0-9])))[0-9]{3}){1,5}"
+    r"(?:[.,][0-9]{1,6})?(?![0-9])|[0-9]{1,15}(?:[.,][0-9]{1,6})?"
+)
+# Unicode-aware except for digits: "días" is a word, and only ASCII digits are numbers.
+_FLAGS = re.IGNORECASE
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+# Not glued to a word before: a figure may follow a CJK character ("約48時間"), as CJK
+# has no spaces between words, but not a letter of a Latin-script word ("p99").
+_FREE_BEFORE = rf"(?<![.,/-])(?<![^\W{_CJK}])"
+_ISO_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
+_DOTTED_DATE = re.compile(r"(?<![0-9.])([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})(?![0-9])")
+_SLASHED_DATE = re.compile(r"(?<![0-9/])([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})(?![0-9/])")
+_CJK_DATE = re.compile(r"(?:([0-9]{4})\s?年\s?)?([0-9]{1,2})\s?月\s?([0-9]{1,2})\s?日")
 _MONTH_DAY = re.compile(
-    rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", _FLAGS
+    rf"\b({_MONTH})\.?\s+([0-9]{{1,2}})(?:st|nd|rd|th)?(?:,?\s+([0-9]{{4}}))?(?![0-9])",
+    _FLAGS,
 )
 _DAY_MONTH = re.compile(  # 3 March 2026, 20. Dezember 2024, 20 de diciembre de 2024
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th|\.)?\s+(?:de\s+)?({_MONTH})\.?(?:,?\s+(?:de\s+)?(\d{{4}}))?\b",
+    rf"(?<![0-9])([0-9]{{1,2}})(?:st|nd|rd|th|er|\.)?\s+(?:de\s+)?({_MONTH})\b\.?"
+    rf"(?:,?\s+(?:de\s+)?([0-9]{{4}}))?(?![0-9])",
     _FLAGS,
 )
-_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\b|\b(\d{1,2})\s?([ap])\.?m\b\.?", _FLAGS)
+# 15:30, 3:30 pm, 3 pm, 15.30 Uhr, 9 Uhr, 18h30, 午後3時30分
+_CLOCK = re.compile(
+    r"(?<![0-9:.])(?P<h>[0-9]{1,2})(?::|(?P<dot>\.)(?=[0-9]{2}\s?uhr)|h(?=[0-9]{2}))"
+    r"(?P<m>[0-9]{2})(?![0-9:])(?:\s?(?P<ap>[ap])\.?m\b\.?|\s?uhr\b)?"
+    r"|(?<![0-9:.])(?P<h2>[0-9]{1,2})\s?(?:(?P<ap2>[ap])\.?m\b\.?|uhr\b)"
+    r"|(?P<half>午前|午後|上午|下午)?(?P<h3>[0-9]{1,2})\s?時(?!間)(?:\s?(?P<m3>[0-9]{1,2})\s?分)?",
+    _FLAGS,
+)
 _VERSION = re.compile(
-    r"(?:\b(?:v|version\s|release\s)\s?(\d+(?:\.\d+)*)|(?<![\w.])(\d+\.\d+\.\d+(?:\.\d+)*))"
-    r"(?![\w.]*\d)",
+    r"(?:\b(?:v|version\s|release\s)\s?([0-9]+(?:\.[0-9]+)*)"
+    r"|(?<![\w.])([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)*))"
+    r"(?![\w.]*[0-9])",
     _FLAGS,
 )
+
+
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_LATIN_UNITS = [u for u in _UNITS if not re.search(f"[{_CJK}%％€$£¥₹]", u)]
+_GLUED_UNITS = [u for u in _UNITS if u not in _LATIN_UNITS]
+_CJK_MULTIPLIERS = [m for m in _MULTIPLIERS if re.search(f"[{_CJK}]", m)]
+_LATIN_MULTIPLIERS = [m for m in _MULTIPLIERS if m not in _CJK_MULTIPLIERS]
+# Words that make the unit after them a rate ("100 per day" is no duration).
+_RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|times)"
 _QUANTITY = re.compile(
-    rf"(?<![\w.,/-])(?:([$€£])\s?)?({_NUMBER}|{'|'.join(_WORDS)})(?![\w-]*\d)"
-    r"(?:[\s-]?(%|[a-z]+))?(?![\w])",
+    rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"
+    rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)})\b|{_alternatives(_HALVES)})"
+    rf"(?![0-9]|[\w-]*[0-9])"
+    rf"(?:\s?(?P<mult>(?-i:k|K|M|Bn)\b|{_alternatives(_CJK_MULTIPLIERS)}"
+    rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"
+    rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
+    rf"|(?:(?!{_RATE}\b)[^\W\d_]{{3,}}\s)?(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
+    rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
+    rf"(?![^\W{_CJK}])",
     _FLAGS,
 )
-_ANY_NUMBER = re.compile(_NUMBER, re.ASCII)
-_COMMA_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
-_DOT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
-_GROUPED_DECIMAL = re.compile(r"\d{1,3}(?:,\d{3})+\.\d+|\d{1,3}(?:\.\d{3})+,\d+")
+_ANY_NUMBER = re.compile(_NUMBER)
+_COMMA_THOUSANDS = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
+_DOT_THOUSANDS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+")
+_SPACE_THOUSANDS = re.compile(r"[0-9]{1,3}(?:['\x20][0-9]{3})+")
+_GROUPED_DECIMAL = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+\.[0-9]+|[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+")
 _EVERY = re.compile(r"\bevery\s+(hour|day|week)\b", _FLAGS)
 
 
@@ -113,7 +318,9 @@ def figures(text: str) -> frozenset[Key]:
     number in it as a plain number, whatever its unit: a claim's "30-day" or "2026" is
     confirmed by a source's "30 days" or "2026-03-03". Cached: every attempt at a message,
     and every later message of its thread, gives the same sources and turns again."""
-    keys = {key for found in claims(text) for key in found} | _periods(text)
+    keys = {key for found in claims(text) for key in found}
+    keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
+    keys |= _periods(text)
     for number in _ANY_NUMBER.findall(text):
         keys.update(("number", _plain(v)) for v in _values(number))
     return frozenset(keys)
@@ -135,9 +342,16 @@ def claims(text: str) -> Iterator[frozenset[Key]]:
 
 def _take_dates(text: str) -> tuple[str, list[frozenset[Key]]]:
     found: list[frozenset[Key]] = []
-    patterns = ((_ISO_DATE, "ymd"), (_DOTTED_DATE, "dmy"), (_MONTH_DAY, "mdy"), (_DAY_MONTH, "dmy"))
-    for pattern, order in patterns:
-        text, dates = _take(text, pattern, functools.partial(_date, order=order))
+    patterns = (
+        (_ISO_DATE, "ymd"),
+        (_CJK_DATE, "ymd"),
+        (_DOTTED_DATE, "dmy"),
+        (_SLASHED_DATE, "dmy mdy"),  # 03/04/2026: either, as nothing tells which
+        (_MONTH_DAY, "mdy"),
+        (_DAY_MONTH, "dmy"),
+    )
+    for pattern, orders in patterns:
+        text, dates = _take(text, pattern, functools.partial(_date, orders=orders.split()))
         found += dates
     return text, found
 
@@ -157,47 +371,76 @@ def _take(
     return pattern.sub(blank, text), found
 
 
-def _date(m: re.Match[str], order: str) -> frozenset[Key]:
-    parts = dict(zip(order, m.groups(), strict=True))
-    month = parts["m"]
-    month_number = int(month) if month.isdigit() else _MONTHS.get(month.lower().rstrip("."), 0)
-    if not 1 <= month_number <= 12:
-        return frozenset()
-    day = f"{month_number:02d}-{int(parts['d']):02d}"
-    if parts["y"]:
-        return frozenset({("date", f"{parts['y']}-{day}")})
-    return frozenset({("day", day)})
+def _date(m: re.Match[str], orders: list[str]) -> frozenset[Key]:
+    keys: set[Key] = set()
+    for order in orders:
+        parts = dict(zip(order, m.groups(), strict=True))
+        month = parts["m"]
+        month_number = int(month) if month.isdigit() else _MONTHS.get(month.lower().rstrip("."), 0)
+        if not 1 <= month_number <= 12 or not 1 <= int(parts["d"]) <= 31:
+            continue
+        day = f"{month_number:02d}-{int(parts['d']):02d}"
+        keys.add(("date", f"{parts['y']}-{day}") if parts["y"] else ("day", day))
+    return frozenset(keys)
 
 
 def _version(m: re.Match[str]) -> frozenset[Key]:
-    """A version; a source may write it as a bare number ("2.3")."""
+    """A version; a source may write it as a bare number ("2.3"), and "1.500.000" may be
+    a million and a half."""
     version = m.group(1) or m.group(2)
     if version.count(".") > 1:
+        if _DOT_THOUSANDS.fullmatch(version):  # 1.500.000: a number with German thousands
+            return frozenset({("version", version), ("number", version.replace(".", ""))})
         return frozenset({("version", version)})
     return frozenset({("version", version), ("number", version)})
 
 
 def _clock(m: re.Match[str]) -> frozenset[Key]:
-    if m.group(1) is not None:
-        hour, minute = int(m.group(1)), int(m.group(2))
-    else:
-        hour, minute = int(m.group(3)) % 12 + (12 if m.group(4).lower() == "p" else 0), 0
-    return frozenset({("time", f"{hour:02d}:{minute:02d}")})
+    """A time of day, 24-hour ("15:30"), 12-hour ("3:30 pm"), German ("15.30 Uhr"),
+    French ("18h30") or Japanese and Chinese ("午後3時"), as one 24-hour key."""
+    hour_text = m.group("h") or m.group("h2") or m.group("h3")
+    minute = int(m.group("m") or m.group("m3") or 0)
+    half = (m.group("ap") or m.group("ap2") or "").lower()
+    if m.group("half") in ("午後", "下午"):
+        half = "p"
+    elif m.group("half") in ("午前", "上午"):
+        half = "a"
+    hour = int(hour_text)
+    if half:
+        if not 1 <= hour <= 12:
+            return frozenset()
+        hour = hour % 12 + (12 if half == "p" else 0)
+    if hour > 24 or minute > 59:
+        return frozenset()
+    return frozenset({("time", f"{hour % 24:02d}:{minute:02d}")})
 
 
 def _quantity(m: re.Match[str]) -> frozenset[Key]:
-    currency, number, unit = m.group(1), m.group(2), (m.group(3) or "").lower()
+    number, multiplier = m.group("num"), m.group("mult")
+    unit = (m.group("unit") or m.group("glued") or "").lower()
     values = _values(number)
     if not values:
         return frozenset()
-    if currency:
-        return frozenset(("money", _plain(v)) for v in values)
+    if multiplier:
+        times = _MULTIPLIERS.get(multiplier) or _MULTIPLIERS[multiplier.lower().rstrip(".")]
+        values = frozenset(v * times for v in values)
+    if m.group("and_half") and unit:
+        values = frozenset(v + Fraction(1, 2) for v in values)
+    money = _UNITS.get(unit, ("",))[0] == "money"
+    if m.group("sym") or money:
+        cents = _UNITS[unit][1] if money else Fraction(1)
+        return frozenset({("money", _plain(v * cents)) for v in values})
     if unit in _UNITS:
-        kind, scale = _UNITS[unit]
-        scales = {scale, *_ALSO.get(unit.rstrip("s"), ())}
+        kind, unit_scale = _UNITS[unit]
+        scales = {unit_scale, *_ALSO.get(unit_scale, ())}
         if kind == "size":
-            scales.add(_decimal(scale))
-        return frozenset((kind, _plain(v * s)) for v in values for s in scales)
+            scales.add(_decimal(unit_scale))
+        keys = {(kind, _plain(v * s)) for v in values for s in scales}
+        if unit in _CLOCK_UNITS:  # "18h": 18 hours, or 6 pm
+            keys |= {("time", f"{int(v):02d}:00") for v in values if v.denominator == 1 < v <= 24}
+        return frozenset(keys)
+    if multiplier:
+        return frozenset(("number", _plain(v)) for v in values)
     if max(values) < 10 and not re.search(r"[.,]", number):  # a count or a step, no claim
         return frozenset()
     return frozenset(("number", _plain(v)) for v in values)
@@ -206,21 +449,26 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
 @functools.lru_cache(maxsize=4096)
 def _values(number: str) -> frozenset[Fraction]:
     """The values a written number can mean: "1,000" is a thousand, "1,5" one and a half,
-    "1.000" a thousand in German or one in English."""
+    "1.000" a thousand in German or one in English, "1 000" and "1'000" a thousand."""
     word = _WORDS.get(number.lower())
     if word is not None:
         return frozenset({Fraction(word)})
+    half = _HALVES.get(number.lower())
+    if half is not None:
+        return frozenset({half})
     compact = number.replace("\u202f", "").replace("\u00a0", "")
-    if _COMMA_THOUSANDS.fullmatch(compact):  # 12,000
+    if _SPACE_THOUSANDS.fullmatch(compact):  # 1 000, 1'000
+        read = {compact.replace(" ", "").replace("'", "")}
+    elif _COMMA_THOUSANDS.fullmatch(compact):  # 12,000
         read = {compact.replace(",", "")}
     elif _DOT_THOUSANDS.fullmatch(compact):  # 1.000: German thousands, or 1.0
         read = {compact.replace(".", ""), compact}
     elif _GROUPED_DECIMAL.fullmatch(compact):  # 1,000.5 or 1.000,5
         cut = max(compact.rfind("."), compact.rfind(","))  # the decimal mark is the last
-        whole = compact[:cut].replace(",", "").replace(".", "")
+        whole = compact[:cut].replace(",", "").replace(".", "").replace(" ", "")
         read = {f"{whole}.{compact[cut + 1 :]}"}
     else:
-        read = {compact.replace(",", ".")}
+        read = {compact.replace(",", ".").replace(" ", "").replace("'", "")}
     values = set()
     for candidate in read:
         try:
@@ -260,11 +508,12 @@ OPERAND_SHARE = Fraction(1, 20)  # each operand is at least this share of the re
 @dataclass(frozen=True)
 class Known:
     """The figures a claim may use: every key the sources, the message and the thread give,
-    and the values of each kind, for sums and differences."""
+    and the values of each kind, for sums, differences and ratios."""
 
     keys: frozenset[Key]
     pools: dict[str, frozenset[Fraction]]
     shares: dict[str, frozenset[Fraction]]  # a given percentage of a given figure, by kind
+    ratios: tuple[Fraction, ...]  # the numbers as written, which a percentage may compare
 
     @classmethod
     def of(cls, texts: Iterable[str]) -> Known:
@@ -279,21 +528,26 @@ class Known:
         shares = {
             g: frozenset(p * a / 100 for p in percents for a in v) for g, v in bounded.items()
         }
-        return cls(keys, bounded, shares)
+        return cls(keys, bounded, shares, tuple(sorted(bounded.get("number", ()))))
 
     def confirms(self, claim: frozenset[Key]) -> bool:
         """Whether a claimed figure is given, in any of its forms, or derived from given
-        figures: the sum or difference of two different ones of its kind, or a given
+        figures: the sum or difference of two different ones of its kind, a given
         percentage of one, plus or minus another ("1 hour" and "20 min ago" give "40
-        minutes remain"; 1.4% + €0.25 of €3,200 is €45.05). Each operand must be at least a
-        twentieth of the result, so an off-by-one (2027 from 2026 and a stray 1) is no sum.
-        Products and longer chains are not tried: they would explain away real slips."""
+        minutes remain"; 1.4% + €0.25 of €3,200 is €45.05), or the percentage one given
+        number is of another (60,000 of 80,000 is 75%). Each operand must be at
+        least a twentieth of the result, so an off-by-one (2027 from 2026 and a stray 1) is
+        no sum. Products and longer chains are not tried: they would explain away real
+        slips."""
         return bool(claim & self.keys) or any(self._derives(kind, raw) for kind, raw in claim)
 
     def _derives(self, kind: str, raw: str) -> bool:
         target = _number(kind, raw)
-        if target is None or target <= 0 or (kind == "number" and target.denominator != 1):
+        whole = kind != "number" or target is None or target.denominator == 1
+        if target is None or target <= 0 or not whole:
             return False  # a decimal without a unit is a version or a ratio, not a sum
+        if kind == "percent" and self._compares(target, raw):
+            return True
         pool = self.pools.get(_GROUPS.get(kind, kind), frozenset())
         least = target * OPERAND_SHARE
         for a in pool:
@@ -306,6 +560,20 @@ class Known:
         return target in shares or any(
             target - share in pool or share - target in pool for share in shares
         )
+
+    def _compares(self, percent: Fraction, raw: str) -> bool:
+        """Whether one given number is `percent` of another, to the precision the
+        percentage is written with ("33%" for 1 of 3)."""
+        decimals = len(raw.partition(".")[2])
+        tolerance = Fraction(1, 2 * 10**decimals)
+        low, high = (percent - tolerance) / 100, (percent + tolerance) / 100
+        values = self.ratios
+        for base in values:
+            start = bisect.bisect_left(values, base * low)
+            end = bisect.bisect_right(values, base * high)
+            if any(values[i] != base for i in range(start, end)):
+                return True
+        return False
 
 
 def _number(kind: str, raw: str) -> Fraction | None:

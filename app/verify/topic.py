@@ -26,6 +26,12 @@ _SPACELESS = re.compile(
     "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
 )
 _SPACELESS_RUNS = re.compile(f"({_SPACELESS.pattern})")
+# Runs that carry content in a script written without spaces: Han, katakana, Thai, Lao,
+# Khmer, Myanmar (hiragana is Japanese grammar), and words of other scripts inside them.
+_CONTENT_RUN = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+|[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+"
+    "|[^\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}"
+)
 _SUFFIXES = ("ing", "ed", "es", "s")
 
 # Combining diacritical marks (the blocks Latin, Greek and Cyrillic accents decompose
@@ -67,7 +73,7 @@ def off_topic(question: str, answer: str, thread: Sequence[str] = ()) -> bool:
     """True when a long answer shares no content word with a question of several words, nor
     with the thread it follows. A translation shares none by design: it is never off topic."""
     asked = content_terms(question)
-    if len(asked) < MIN_QUESTION_TERMS or asks_for_language(question):
+    if _words(question) < MIN_QUESTION_TERMS or asks_for_language(question):
         return False
     if _mentions(answer, asked) or _mentions(answer.lower(), asked):  # the common cases
         return False
@@ -76,6 +82,21 @@ def off_topic(question: str, answer: str, thread: Sequence[str] = ()) -> bool:
         return False
     said = set().union(*(content_terms(turn) for turn in thread))
     return not _mentions(folded, said)
+
+
+def _words(text: str) -> int:
+    """How many content words `text` has: a run of a script written without spaces counts
+    as one word (its bigrams are terms, not words: "セキュリティ研修" is two words and
+    fourteen bigrams), and in Japanese a hiragana run is grammar, not a content word."""
+    folded = _fold(_ENTITY.sub(" ", text))
+    terms: set[str] = set()
+    runs = 0
+    for word in _WORD.findall(folded):
+        if _SPACELESS.search(word):
+            runs += len(_CONTENT_RUN.findall(word))
+        else:
+            terms.update(_word_terms(word))
+    return len(terms) + runs
 
 
 def _mentions(folded: str, asked: set[str]) -> bool:

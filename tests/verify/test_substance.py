@@ -70,6 +70,24 @@ GERMAN = (
         ("Wie starte ich die Auslieferung auf die Testumgebung?", ENGLISH),
         ("Comment est-ce que je lance le déploiement sur l'environnement de test ?", ENGLISH),
         ("ステージング環境へのデプロイはどうやって始めますか？", ENGLISH),
+        # by script, without a model: Arabic, Hindi, Thai, Hebrew, Greek, Korean
+        ("كيف أنشر خدمة الفواتير على بيئة الاختبار؟", ENGLISH),
+        ("बिलिंग सेवा को परीक्षण वातावरण में कैसे भेजें?", ENGLISH),
+        ("ฉันจะปรับใช้บริการเรียกเก็บเงินในสภาพแวดล้อมทดสอบได้อย่างไร", ENGLISH),
+        ("איך אני מפרסם את שירות החיוב לסביבת הבדיקות?", ENGLISH),
+        ("Πώς ξεκινάω την ανάπτυξη στο περιβάλλον δοκιμών;", ENGLISH),
+        ("스테이징 환경에 배포하려면 어떻게 시작하나요?", ENGLISH),
+        # close pairs, by model
+        (
+            "Как запустить развёртывание на тестовом окружении, если пайплайн упал?",
+            "Щоб запустити розгортання, відкрийте вкладку Actions і виберіть тестове "
+            "середовище; завдання чекає на схвалення.",
+        ),
+        (
+            "Hur startar jag driftsättningen till testmiljön efter att pipelinen har fallerat?",
+            "Du kan starte utrullingen fra fanen Actions. Velg testmiljøet, og jobben venter "
+            "på godkjenning før den starter. Det tar vanligvis noen minutter.",
+        ),
         ("How do I start the deployment to the staging environment?", GERMAN),
     ],
 )
@@ -77,11 +95,12 @@ def test_an_answer_in_another_language_is_flagged(question: str, answer: str) ->
     assert "WRONG_LANGUAGE" in verify(answer, question=question).codes
 
 
-def test_english_words_in_a_question_leave_english_to_the_judge() -> None:
-    """Precision first: "Deployment" and "Staging" make English plausible for this German
-    question, so an English answer to it is left to the judge (which is told to check it)."""
+def test_english_words_in_a_question_do_not_make_it_english() -> None:
+    """ "Deployment" and "Staging" are the words of every language's technical questions:
+    this one is German all the same, and an English answer to it is in another language."""
     question = "Wie starte ich das Deployment auf die Staging-Umgebung?"
-    assert "WRONG_LANGUAGE" not in verify(ENGLISH, question=question).codes
+    assert "WRONG_LANGUAGE" in verify(ENGLISH, question=question).codes
+    assert "WRONG_LANGUAGE" not in verify(GERMAN, question=question).codes
 
 
 @pytest.mark.parametrize(
@@ -95,8 +114,18 @@ def test_english_words_in_a_question_leave_english_to_the_judge() -> None:
         ("Wie heißt der Befehl?", "`kubectl rollout undo deploy/billing -n staging`", ()),
         ("Wer ist zuständig?", "<@U024BE7LH> and <#C0PEOPLE|people-ops>.", ()),
         ("Quel est le port de Postgres ?", "5432.", ()),
-        # a language the detector does not know is not judged by the rule
-        ("كيف أنشر خدمة الفواتير على بيئة الاختبار؟", ENGLISH, ()),
+        # a message in another script with English terms, answered in its script
+        (
+            "कल staging पर deploy fail क्यों हुआ?",
+            "कल deploy इसलिए fail हुआ क्योंकि staging पर database का पासवर्ड बदल गया था।",
+            (),
+        ),
+        (
+            "Как перезапустить deployment в Kubernetes?",
+            "Выполните `kubectl rollout restart deployment/app`: поды пересоздаются по "
+            "очереди, без простоя.",
+            (),
+        ),
         # the message asks for a language
         ("Kannst du mir das auf Englisch erklären?", ENGLISH, ()),
         ("Traduis ceci pour l'équipe de Berlin : « le déploiement est en pause »", GERMAN, ()),
@@ -180,6 +209,79 @@ def test_a_figure_from_the_thread_or_arithmetic_on_given_figures_passes() -> Non
     clock = ("The migration ran from 14:02 to 14:20.",)
     assert not figures_flagged("It took 18 minutes, under the 30 days of retention.", clock)
     assert figures_flagged("In a month you would need 1,200 GB in all.", thread)
+
+
+def restated_flagged(claim: str, source: str) -> bool:
+    verdict = verify(
+        f"{claim} See the page.",
+        question="?",
+        sources=(Source("s1", "Page", "https://wiki.example.com/p", source),),
+        citations=(Citation("s1", "", source, claim),),
+    )
+    return "UNSOURCED_FIGURE" in verdict.codes
+
+
+# (claim, what its source says): the same figure in another form, or derived from two.
+RESTATED = [
+    ("Seats cost $1.2k a year.", "Seats cost $1,200 per year."),
+    ("The budget is €40k.", "The budget is €40,000."),
+    ("We have 2.5M users.", "We have 2,500,000 users."),
+    ("It serves 1.3bn requests.", "It serves 1.3 billion requests a month."),
+    ("It costs 1,2 Mio. €.", "It costs EUR 1,200,000."),
+    ("It is $300 a month.", "The plan is USD 300 per month."),
+    ("It is €1,500.", "The fee is EUR 1.500,00."),
+    ("It is 300 €.", "The fee is €300."),
+    ("75% are migrated.", "60,000 of 80,000 records are migrated."),
+    ("A third (33%) is left.", "1 of 3 regions is left."),
+    ("You get 28 days.", "You get 25 vacation days and 3 personal days."),
+    ("€37,500 is left.", "The budget is €50,000; €12,500 is spent."),
+    ("Es dauert zwei Wochen.", "It takes 14 days."),
+    ("Cela prend trois jours.", "It takes 72 hours."),
+    ("Son cinco días.", "It takes 5 days."),
+    ("Sono dieci giorni.", "It takes 10 days."),
+    ("It takes twelve days.", "It takes 12 days."),
+    ("The call is at 3:30 pm.", "The call is at 15:30."),
+    ("Der Call ist um 9 Uhr.", "The call is at 09:00."),
+    ("L'appel est à 18h.", "The call is at 6 pm."),
+    ("L'appel est à 18h30.", "The call is at 18:30."),
+    ("Der Call ist um 15.30 Uhr.", "The call is at 3:30 PM."),
+    ("会議は午後3時です。", "The meeting is at 15:00."),
+    ("It ships on 14 March 2026.", "It ships on 2026-03-14."),
+    ("Es kommt am 14. März 2026.", "It ships on 2026-03-14."),
+    ("Il sort le 14 mars 2026.", "It ships on 2026-03-14."),
+    ("Sale el 14 de marzo de 2026.", "It ships on 2026-03-14."),
+    ("リリースは2026年3月14日です。", "It ships on 2026-03-14."),
+    ("It ships on 14/03/2026.", "It ships on 2026-03-14."),
+    ("You have 2 days.", "You have 48 hours."),
+    ("It takes 1.5 hours.", "It takes 90 minutes."),
+    ("Es dauert anderthalb Stunden.", "It takes 90 minutes."),
+    ("48時間以内に返信します。", "We answer within 2 days."),
+    ("We have 1 000 users.", "We have 1,000 users."),
+    ("We have 1'000 users.", "We have 1000 users."),
+]
+
+
+@pytest.mark.parametrize(("claim", "source"), RESTATED)
+def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> None:
+    assert not restated_flagged(claim, source)
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        ("Seats cost $12k a year.", "Seats cost $1,200 per year."),
+        ("The budget is €45k.", "The budget is €40,000."),
+        ("80% are migrated.", "60,000 of 80,000 records are migrated."),
+        ("You get 30 days.", "You get 25 vacation days and 3 personal days."),
+        ("The call is at 3:30 am.", "The call is at 15:30."),
+        ("It ships on 14 April 2026.", "It ships on 2026-03-14."),
+        ("You have 3 days.", "You have 48 hours."),
+        ("Es dauert drei Wochen.", "It takes 14 days."),
+        ("Downloads cost $0.09 per GB.", "Downloads cost $0.08 per GB."),
+    ],
+)
+def test_a_figure_restated_wrongly_is_flagged(claim: str, source: str) -> None:
+    assert restated_flagged(claim, source)
 
 
 def test_an_off_by_one_is_no_sum_of_given_figures() -> None:
