@@ -1,12 +1,16 @@
 """How well the rules alone catch what users notice, on the labelled corpus.
 
-Run: .venv/bin/python -m bench.efficacy [--heldout] [--show LABEL]
-Reads tests/fixtures/efficacy/*.jsonl (written blind to the rules; see FORMAT.md there),
-verifies every draft as the loop would (its dialect, question, thread, sources and
-citations) and prints per label how many drafts were caught, repaired or wrongly flagged.
-`--heldout` reads tests/fixtures/efficacy/heldout/ instead: a later batch, written blind like
-the first after the rules were tuned on it, so its figures show how they hold on new drafts.
-`--show LABEL` lists that label's drafts that went the wrong way, with their codes.
+Run: .venv/bin/python -m bench.efficacy [--set NAME] [--show LABEL]
+Verifies every draft of each set as the loop would (its dialect, question, thread, sources
+and citations) and prints per label how many drafts were caught, repaired or wrongly
+flagged. Every set was written blind to the rules (format: tests/fixtures/efficacy/FORMAT.md):
+- `corpus` (tests/fixtures/efficacy/*.jsonl): the first batch, which the rules were tuned on;
+- `heldout` (heldout/): a later batch, written after the rules were tuned on the first;
+- `lookalikes` (lookalikes/): good answers built to resemble each defect (terse answers to
+  long pastes, figures restated in other forms, answers that quote another language), with
+  defects in the same forms, written after the rules of issue 25.
+`--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
+went the wrong way, with their codes.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from app.verify import Citation, Dialect, Source, Verdict, verify
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "efficacy"
 HELDOUT = CORPUS / "heldout"
+LOOKALIKES = CORPUS / "lookalikes"
+SETS = {"corpus": CORPUS, "heldout": HELDOUT, "lookalikes": LOOKALIKES}
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)
 # Defects a deterministic rule is meant to catch, and the code it should catch them with.
@@ -169,17 +175,20 @@ def lines(rows: dict[str, Row]) -> Iterator[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", help="list the drafts of this label that went wrong")
-    parser.add_argument("--heldout", action="store_true", help="the held-out batch")
+    parser.add_argument("--set", choices=SETS, help="print only this set")
     args = parser.parse_args()
-    folder = HELDOUT if args.heldout else CORPUS
-    items = load(folder)
-    rows = evaluate(items)
-    print(f"{len(items)} drafts in {folder.relative_to(Path.cwd())}\n")
-    for line in lines(rows):
-        print(line)
-    if args.show:
-        for item_id, codes in rows[args.show].wrong:
-            print(f"  {item_id}: {', '.join(codes) or 'passed'}")
+    for name, folder in SETS.items():
+        if args.set not in (None, name):
+            continue
+        items = load(folder)
+        rows = evaluate(items)
+        print(f"{name}: {len(items)} drafts in {folder.relative_to(CORPUS.parent.parent.parent)}\n")
+        for line in lines(rows):
+            print(line)
+        if args.show and args.show in rows:
+            for item_id, codes in rows[args.show].wrong:
+                print(f"  {item_id}: {', '.join(codes) or 'passed'}")
+        print()
 
 
 if __name__ == "__main__":
