@@ -27,7 +27,7 @@ What a finding carries is the kind of credential (a plugin's name for it), never
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 
 from detect_secrets.filters import heuristic
@@ -125,12 +125,73 @@ _NAME_LIKE = re.compile(r"[A-Z][A-Z_]*")
 _PREFIX = re.compile(r"^(?:[A-Za-z]{2,6}[_-]|AKIA|ASIA|AIza|sk-ant-\w+-)")
 
 
-# What a text must hold for a plugin's patterns to match (implied by them, and found far
-# faster): the three slowest plugins, which took 60% of a scan, are run only then.
-_GATES = {
-    ArtifactoryDetector: re.compile(r"AKC|AP[0-9A-F]"),
-    MailchimpDetector: re.compile(r"-us[0-9]"),
-    TelegramBotTokenDetector: re.compile(r"[0-9]:[0-9A-Za-z_-]"),
+# What a text must hold for a plugin's patterns to match: a literal each of its patterns
+# starts with or contains (case-folded where the pattern ignores case), looked for with
+# `in`, far faster than any pattern; where a literal is common, a short pattern is tried at
+# each place it occurs. A plugin runs only on a text its gate opens for, so a clean 4 KB
+# answer costs tens of microseconds instead of three hundred.
+Gate = Callable[[str, str], bool]  # (text, text.casefold()) -> whether to run the plugin
+
+
+def _has(*literals: str) -> Gate:
+    return lambda text, _: any(literal in text for literal in literals)
+
+
+def _has_folded(*literals: str) -> Gate:
+    return lambda _, folded: any(literal in folded for literal in literals)
+
+
+def _at(literal: str, pattern: str, before: int = 0) -> Gate:
+    """`pattern` matched where `literal` occurs (starting `before` characters earlier)."""
+    compiled = re.compile(pattern)
+
+    def gate(text: str, _: str) -> bool:
+        at = text.find(literal)
+        while at != -1:
+            if compiled.match(text, max(0, at - before)):
+                return True
+            at = text.find(literal, at + 1)
+        return False
+
+    return gate
+
+
+def _search(pattern: str) -> Gate:
+    compiled = re.compile(pattern)
+    return lambda text, _: compiled.search(text) is not None
+
+
+def _any(*gates: Gate) -> Gate:
+    return lambda text, folded: any(gate(text, folded) for gate in gates)
+
+
+_GATES: dict[type[RegexBasedDetector], Gate] = {
+    ArtifactoryDetector: _any(_has("AKC"), _at("AP", r"AP[\dA-F]")),  # \d: any digit, as read
+    AWSKeyDetector: _any(_has("A3T", "ABIA", "ACCA", "AKIA", "ASIA"), _has_folded("aws")),
+    AzureStorageKeyDetector: _has("AccountKey="),
+    BasicAuthDetector: _has("://"),
+    DiscordBotTokenDetector: _search(r"\.[a-zA-Z\d_-]{6}\."),
+    GitHubTokenDetector: _at("gh", r"gh[pousr]_"),
+    GitLabTokenDetector: _any(_has("GR1348941"), _at("gl", r"gl[a-z]{2,6}-")),
+    JwtTokenDetector: _has("eyJ"),
+    MailchimpDetector: _at("-us", r"-us[0-9]"),
+    NpmDetector: _has(":_authToken="),
+    OpenAIDetector: _has("T3BlbkFJ"),
+    PrivateKeyDetector: _has("BEGIN ", "PuTTY-User-Key-File-2"),
+    PypiTokenDetector: _has("pypi-AgE"),
+    SendGridDetector: _has("SG."),
+    SlackDetector: _has_folded("xox", "hooks.slack.com"),
+    SquareOAuthDetector: _has("sq0csp-"),
+    StripeDetector: _has("k_live_"),
+    TelegramBotTokenDetector: _at(":", r"\d:[0-9A-Za-z_-]", before=1),
+    TwilioKeyDetector: _any(_at("AC", r"AC[a-z0-9]{32}"), _at("SK", r"SK[a-z0-9]{32}")),
+    AnthropicKeyDetector: _has("sk-ant-"),
+    GoogleApiKeyDetector: _has("AIza"),
+    GitHubFineGrainedDetector: _has("github_pat_"),
+    SlackAppTokenDetector: _has("xapp-", "xoxe"),
+    OpenAIProjectKeyDetector: _has("T3BlbkFJ"),
+    StripeWebhookSecretDetector: _has("whsec_"),
+    UrlPasswordDetector: _has("://:"),
 }
 
 
@@ -142,9 +203,9 @@ def _plugins() -> tuple[RegexBasedDetector, ...]:
 def credentials(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each credential in `text`, after detect-secrets' default
     filters (the plugins' patterns stop at line ends, as its line-by-line scan does)."""
+    folded = text.lower() if text.isascii() else text.casefold()
     for plugin in _plugins():
-        gate = _GATES.get(type(plugin))
-        if gate is not None and gate.search(text) is None:
+        if not _GATES[type(plugin)](text, folded):
             continue
         for secret in set(plugin.analyze_string(text)):
             for found in re.finditer(re.escape(secret), text):

@@ -4,9 +4,12 @@ only looks like one passes; the retry's feedback names the line, never the value
 from __future__ import annotations
 
 import pytest
+from detect_secrets.plugins.base import RegexBasedDetector
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.verify import feedback, verify
-from app.verify.secrets import credentials
+from app.verify.secrets import _GATES, PLUGINS, credentials
 
 # Made up for these tests, in each vendor's format (none was ever issued).
 CREDENTIALS = {
@@ -86,3 +89,18 @@ def test_a_url_password_written_like_a_name_is_a_placeholder() -> None:
     assert list(credentials("postgres://app:DB_PASSWORD_HERE@db:5432/app")) == []
     assert list(credentials("postgres://app:Tr0ub4dor@db:5432/app")) != []
     assert list(credentials("AKIAIOSFODNNABCDEFGH is the key id")) != []  # capitals: still a key
+
+
+@pytest.mark.parametrize("plugin", PLUGINS, ids=lambda plugin: plugin.__name__)
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_a_plugins_gate_finds_whatever_its_patterns_match(
+    plugin: type[RegexBasedDetector], data: st.DataObject
+) -> None:
+    """A plugin runs only on text its gate finds something in: a string any of its
+    patterns matches (in prose around it) must open the gate, or a credential is missed."""
+    pattern = data.draw(st.sampled_from(plugin().denylist))
+    found = data.draw(st.from_regex(pattern, fullmatch=True))
+    text = f"see {found} here"
+    if pattern.search(text):
+        assert _GATES[plugin](text, text.casefold())
