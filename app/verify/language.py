@@ -48,6 +48,7 @@ RULED_OUT = 0.01
 WRITING_SHARE = 0.6  # a text is in a writing system when this share of its letters is
 ANSWER_WRITING_SHARE = 0.8
 THREAD_TURNS = 6  # the latest turns whose languages the answer may follow
+TOP = 20  # the model's likeliest languages read; the rest of its 176 count as 0
 SAMPLE = 200  # characters of prose enough to tell a language (detection time grows with it)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # not text: the detector cannot take them
@@ -65,6 +66,7 @@ _SCRIPTS = {
     "kana": re.compile("[\u3040-\u30ff]"),
     "han": re.compile("[\u3400-\u4dbf\u4e00-\u9fff]"),
 }
+_OTHER_LETTER = re.compile("[^\\W\\dA-Za-z_\u00c0-\u024f\u1e00-\u1eff]")  # a letter not Latin
 # A character of these scripts carries a syllable or a word: it counts three letters.
 _HEAVY = {"hangul", "kana", "han"}
 _LANGUAGE_OF = {"greek": "el", "arabic": "ar", "hebrew": "he", "devanagari": "hi"}
@@ -174,7 +176,7 @@ class FastText:
         self._model = fasttext.load_model(str(path))
 
     def confidences(self, text: str) -> Mapping[str, float]:
-        labels, values = self._model.predict(text.replace("\n", " "), k=-1, threshold=0.0)
+        labels, values = self._model.predict(text.replace("\n", " "), k=TOP, threshold=0.0)
         return {
             label.removeprefix("__label__"): float(v)
             for label, v in zip(labels, values, strict=True)
@@ -326,6 +328,9 @@ def _confidences(text: str, script: str) -> Mapping[str, float]:
 def _counts(text: str) -> dict[str, int]:
     """Letters by writing system, a character of Chinese, Japanese or Korean counting
     three: one carries a syllable or a word, so 14 of them are a sentence."""
+    if _OTHER_LETTER.search(text) is None:  # most answers: one pass, Latin letters only
+        latin = len(_SCRIPTS["latin"].findall(text))
+        return {"latin": latin} if latin else {}
     counts: dict[str, int] = {}
     for script, pattern in _SCRIPTS.items():
         found = len(pattern.findall(text))
