@@ -51,7 +51,9 @@ Fail it (passed=false) and name each problem with one code:
 - HALLUCINATION: states facts that are likely invented (commands, options, names, numbers, \
 versions, dates).
 - UNSUPPORTED_CLAIM: makes claims that nothing in the thread or the docs supports and that are \
-not common knowledge. What the docs given say counts as supported.
+not common knowledge. What the thread's messages or the docs given say counts as supported, \
+including facts particular to the team (its commands, names, owners, processes) restated or \
+combined from them.
 - INVENTED_LINK: links or names a URL, document, ticket, runbook or internal page that appears \
 neither in the thread nor in the docs given and is not a well-known public site.
 - OFF_TOPIC: is about a different subject than the latest message.
