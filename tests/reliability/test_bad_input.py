@@ -52,7 +52,9 @@ async def next_message_is_answered(app: AsyncApp, slack: FakeSlack) -> None:
         "how do I deploy? " + "x" * 40_000,  # Slack's longest message
         "🎉🚀🔥 :tada:",  # emoji only
         "```\nSELECT id FROM invoices WHERE paid = false;\n```",  # code only
-        "كيف أنشر خدمة الفواتير؟ \u202bאיך אני פורס?\u202c",  # right-to-left, with bidi marks
+        # right-to-left words and bidi marks in an English question (an English answer to an
+        # Arabic or Hebrew question would rightly fail: WRONG_LANGUAGE)
+        "how do I deploy billing (\u202bאיך אני פורס?\u202c, كيف أنشر) to staging?",
         "\u200b\u200d",  # only invisible characters
     ],
     ids=["40000-chars", "emoji-only", "code-only", "right-to-left", "invisible-only"],
