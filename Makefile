@@ -42,6 +42,7 @@ test: lint typecheck pytest
 bench: $(STAMP) redis-server
 	$(BIN)/python -m bench.verify
 	$(BIN)/python -m bench.efficacy
+	$(BIN)/python -m bench.languages
 	$(BIN)/python -m bench.injection
 	$(BIN)/python -m bench.loop
 	$(BIN)/python -m bench.load

@@ -10,7 +10,8 @@ once, signed as Slack signs them, from a process of its own (the fakes' work doe
 delay the sending), and reports: every message answered exactly once; the
 time to acknowledge an event (p50/p99, while all answers are in flight), for events sent
 all at once (burst) and spread over one second (ramp); the overhead per
-message beyond model time (reply arrival − event sent − model latency); the bot's peak RSS.
+message beyond model time (reply arrival − event sent − model latency); the bot's peak RSS;
+the time from starting the processes to every instance answering its health check.
 With two instances every event is sent to one of them (round robin, as a load balancer
 would) and a copy to the other (as a Slack retry landing elsewhere would): each message
 must still be answered exactly once. Then, with two instances, the time for the survivor
@@ -159,11 +160,13 @@ async def run(conversations: int, rounds: int, instances: int) -> None:
         if instances > 1:
             redis_url = stack.enter_context(running_redis()).url
         ports = [free_port() for _ in range(instances)]
+        started = time.monotonic()
         bots = [start_bot(slack, model, port, redis_url) for port in ports]
         urls = [f"http://127.0.0.1:{port}" for port in ports]
         try:
             for url in urls:
                 await wait_healthy(url)
+            print(f"  ready after start      {time.monotonic() - started:.2f} s (all instances)")
             await warm_up(urls, slack)
             await measure(urls, slack, delays, delays_by_n, rounds=rounds)
             rss = ", ".join(f"{peak_rss_mb(bot.pid):.0f}" for bot in bots)
