@@ -34,8 +34,9 @@ redis-server:
 	  { $(SUDO) apt-get update -qq && \
 	    $(SUDO) apt-get install -y -qq --no-install-recommends redis-server >/dev/null; }; }
 
+# Across the cores: most of the suite's time is waiting on processes and sockets.
 pytest: $(STAMP) redis-server
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto
 
 test: lint typecheck pytest
 
