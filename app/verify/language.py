@@ -53,7 +53,6 @@ SAMPLE = 200  # characters of prose enough to tell a language (detection time gr
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # not text: the detector cannot take them
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
-_LETTER = re.compile(r"[^\W\d_]")
 _SCRIPTS = {
     "latin": re.compile("[A-Za-z\u00c0-\u024f\u1e00-\u1eff]"),
     "cyrillic": re.compile("[\u0400-\u052f]"),

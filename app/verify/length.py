@@ -10,6 +10,7 @@ answer with no such token, or a short one to a long open question, is too short.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from app.verify.scan import MASK, scan
@@ -52,9 +53,11 @@ def too_short(answer: str, question: str) -> bool:
     return _visible(answer, needed) < needed
 
 
+@functools.lru_cache(maxsize=256)
 def asked(message: str) -> str:
     """The message's own words: its prose lines, without code (a line of code goes, code
-    inside a sentence leaves a gap), quotes or pasted lines."""
+    inside a sentence leaves a gap), quotes or pasted lines. Cached: every attempt at a
+    message asks again."""
     masked = scan(message).masked
     lines = (_CODE.sub(" ", line) for line in masked.split("\n") if line.strip(MASK + " \t"))
     return "\n".join(line for line in lines if not _pasted(line))
