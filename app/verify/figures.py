@@ -13,6 +13,7 @@ letters ("p99", "S3", "SHA-256", "HTTP/2").
 from __future__ import annotations
 
 import bisect
+import datetime
 import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -209,6 +210,67 @@ _WORDS |= {
     "a dozen": 12,
     "dozen": 12,
 }
+_WORDS |= {"seventy": 70, "eighty": 80, "siebzig": 70, "achtzig": 80, "setenta": 70}
+_WORDS |= {"ochenta": 80, "settanta": 70, "ottanta": 80, "oitenta": 80}
+_WORDS |= {"zeventig": 70, "tachtig": 80}
+
+
+def _compounds() -> dict[str, int]:
+    """Spelled numbers from 21 to 99 as each language builds them from its tens and units:
+    "twenty-five", "vingt-cinq", "veinticinco", "treinta y dos", "venticinque", "vinte e
+    cinco", "fünfundzwanzig", "vijfentwintig"."""
+    units = {
+        "en": "one two three four five six seven eight nine",
+        "fr": "un deux trois quatre cinq six sept huit neuf",
+        "es": "uno dos tres cuatro cinco seis siete ocho nueve",
+        "it": "uno due tre quattro cinque sei sette otto nove",
+        "pt": "um dois três quatro cinco seis sete oito nove",
+        "de": "ein zwei drei vier fünf sechs sieben acht neun",
+        "nl": "een twee drie vier vijf zes zeven acht negen",
+    }
+    tens = {
+        "en": "twenty thirty forty fifty sixty seventy eighty ninety",
+        "fr": "vingt trente quarante cinquante soixante",
+        "es": "veinte treinta cuarenta cincuenta sesenta setenta ochenta noventa",
+        "it": "venti trenta quaranta cinquanta sessanta settanta ottanta novanta",
+        "pt": "vinte trinta quarenta cinquenta sessenta setenta oitenta noventa",
+        "de": "zwanzig dreißig vierzig fünfzig sechzig siebzig achtzig neunzig",
+        "nl": "twintig dertig veertig vijftig zestig zeventig tachtig negentig",
+    }
+    words: dict[str, int] = {}
+    for language, named in tens.items():
+        for ten, tens_word in enumerate(named.split(), 2):
+            for unit, unit_word in enumerate(units[language].split(), 1):
+                value = ten * 10 + unit
+                for word in _COMPOUND[language](tens_word, unit_word):
+                    words.setdefault(word, value)
+    return words
+
+
+def _spanish(tens: str, unit: str) -> tuple[str, ...]:
+    if tens == "veinte":  # veinticinco, veintidós
+        return ("veinti" + {"dos": "dós", "tres": "trés", "seis": "séis"}.get(unit, unit),)
+    return (f"{tens} y {unit}",)
+
+
+def _italian(tens: str, unit: str) -> tuple[str, ...]:
+    joined = tens[:-1] + unit if unit in ("uno", "otto") else tens + unit  # ventuno
+    return (joined.removesuffix("tre") + "tré",) if unit == "tre" else (joined,)  # ventitré
+
+
+_COMPOUND: dict[str, Callable[[str, str], tuple[str, ...]]] = {
+    "en": lambda tens, unit: (f"{tens}-{unit}", f"{tens} {unit}"),
+    "fr": lambda tens, unit: (f"{tens} et un",) if unit == "un" else (f"{tens}-{unit}",),
+    "es": _spanish,
+    "it": _italian,
+    "pt": lambda tens, unit: (f"{tens} e {unit}",),
+    "de": lambda tens, unit: (f"{unit}und{tens}",),
+    # Dutch: vijfentwintig, tweeëntwintig
+    "nl": lambda tens, unit: (f"{unit}{'ën' if unit.endswith('e') else 'en'}{tens}",),
+}
+
+
+_WORDS |= _compounds()
 for _word in "un uno um een cent once due elf null nul".split():
     _WORDS.pop(_word, None)  # articles, a money unit, English words
 # Halves: "anderthalb Stunden", "an hour and a half" are read as 1.5 of the unit.
@@ -502,7 +564,10 @@ def _periods(text: str) -> set[Key]:
 ARITHMETIC_POOL = 1000  # most known figures of one kind combined (a bound on the work)
 SHARE_PERCENTS = 20  # most percentages applied to them
 _GROUPS = {"time": "duration"}  # a difference of times of day is a duration
-OPERAND_SHARE = Fraction(1, 20)  # each operand is at least this share of the result
+# The durations a date may be shifted by (seconds): a day earlier or later is a slip
+# (03-04 for the source's 03-03, with "daily" in it), not arithmetic.
+MIN_DATE_SHIFT, MAX_DATE_SHIFT = 2 * 86400, 5 * 365 * 86400
+OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
 
 
 @dataclass(frozen=True)
@@ -534,14 +599,17 @@ class Known:
         """Whether a claimed figure is given, in any of its forms, or derived from given
         figures: the sum or difference of two different ones of its kind, a given
         percentage of one, plus or minus another ("1 hour" and "20 min ago" give "40
-        minutes remain"; 1.4% + €0.25 of €3,200 is €45.05), or the percentage one given
-        number is of another (60,000 of 80,000 is 75%). Each operand must be at
-        least a twentieth of the result, so an off-by-one (2027 from 2026 and a stray 1) is
-        no sum. Products and longer chains are not tried: they would explain away real
+        minutes remain"; 1.4% + €0.25 of €3,200 is €45.05), the percentage one given
+        number is of another (60,000 of 80,000 is 75%), or a given date plus or minus a
+        given number of days (2026-01-15 less 60 days' notice is 2025-11-16). Each operand
+        must be at least a fiftieth of the result, so an off-by-one (2027 from 2026 and a
+        stray 1) is no sum. Products and longer chains are not tried: they would explain away real
         slips."""
         return bool(claim & self.keys) or any(self._derives(kind, raw) for kind, raw in claim)
 
     def _derives(self, kind: str, raw: str) -> bool:
+        if kind == "date":
+            return self._dated(raw)
         target = _number(kind, raw)
         whole = kind != "number" or target is None or target.denominator == 1
         if target is None or target <= 0 or not whole:
@@ -561,6 +629,20 @@ class Known:
             target - share in pool or share - target in pool for share in shares
         )
 
+    def _dated(self, raw: str) -> bool:
+        """Whether a date is a given date plus or minus a given number of days (two or
+        more) or weeks: a renewal date less its notice period."""
+        target = _ordinal(raw)
+        given = {day for kind, value in self.keys if kind == "date" for day in [_ordinal(value)]}
+        days = {
+            int(seconds / 86400)
+            for seconds in self.pools.get("duration", ())
+            if seconds % 86400 == 0 and MIN_DATE_SHIFT <= seconds <= MAX_DATE_SHIFT
+        }
+        return target is not None and any(
+            target - shift in given or target + shift in given for shift in days
+        )
+
     def _compares(self, percent: Fraction, raw: str) -> bool:
         """Whether one given number is `percent` of another, to the precision the
         percentage is written with ("33%" for 1 of 3)."""
@@ -574,6 +656,14 @@ class Known:
             if any(values[i] != base for i in range(start, end)):
                 return True
         return False
+
+
+def _ordinal(iso: str) -> int | None:
+    """The day number of an ISO date, None if it is no date (2026-02-30)."""
+    try:
+        return datetime.date.fromisoformat(iso).toordinal()
+    except ValueError:
+        return None
 
 
 def _number(kind: str, raw: str) -> Fraction | None:

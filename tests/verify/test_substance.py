@@ -258,6 +258,12 @@ RESTATED = [
     ("48時間以内に返信します。", "We answer within 2 days."),
     ("We have 1 000 users.", "We have 1,000 users."),
     ("We have 1'000 users.", "We have 1000 users."),
+    ("Tu as vingt-cinq jours.", "You get 25 days."),
+    ("Son veinticinco días.", "You get 25 days."),
+    ("Du hast fünfundzwanzig Tage.", "You get 25 days."),
+    ("Je hebt vijfentwintig dagen.", "You get 25 days."),
+    ("Pro gives 240.000 calls more.", "Free: 10,000 calls. Pro: 250,000 calls."),
+    ("Cancel by 16 November 2025.", "Renewal: 2026-01-15. Notice period: 60 days."),
 ]
 
 
@@ -278,6 +284,8 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("You have 3 days.", "You have 48 hours."),
         ("Es dauert drei Wochen.", "It takes 14 days."),
         ("Downloads cost $0.09 per GB.", "Downloads cost $0.08 per GB."),
+        ("Tu as vingt-six jours.", "You get 25 days."),
+        ("Cancel by 17 November 2025.", "Renewal: 2026-01-15. Notice period: 60 days."),
     ],
 )
 def test_a_figure_restated_wrongly_is_flagged(claim: str, source: str) -> None:
