@@ -103,3 +103,12 @@ def test_look_alikes_written_after_the_rules_pass_and_their_defects_are_caught()
     assert rows["good"].total >= 80 and rows["good"].wrong == []
     assert rows["wrong_language"].caught == rows["wrong_language"].total  # 9 of 9
     assert rows["wrong_figure"].caught == rows["wrong_figure"].total  # 8 of 8
+
+
+def test_preambles_written_after_the_structural_rule_as_recorded() -> None:
+    """Preambles and their look-alikes in 15 languages, written blind after NO_CONTENT's
+    structural test (heldout/preambles.jsonl): no good answer fails; the rules catch 6 of
+    40 preambles (the judge's NON_ANSWER is the net under the rest: docs/verification.md)."""
+    rows = evaluate(i for i in load(HELDOUT) if i.corpus == "preambles")
+    assert rows["good"].total >= 50 and rows["good"].wrong == []
+    assert rows["no_content"].caught >= 6  # of 40
