@@ -121,6 +121,17 @@ PLUGINS = (
     UrlPasswordDetector,
 )
 _TOKEN = re.compile(r"[A-Za-z0-9_+/=.%-]+")
+# The signature of jwt.io's sample token (its payload is John Doe's): public, in every
+# tutorial.
+_JWT_IO_SAMPLE = "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+MAX_USER = 256  # characters of a URL's user name looked back over
+_USER = re.compile(r"//([^\s:/@]+):\Z")
+_TWILIO_TOKEN = re.compile(r":[0-9a-f]{32}")  # an auth token after an Account SID
+KEY_WITHIN = 400  # characters after a private key's header its material starts within
+# A key's material: a line of base64 only (quoted or indented, as pasted), or a run of
+# base64 no word is as long as (a key in a JSON string or an environment variable, "\n"
+# written out)
+_KEY_MATERIAL = re.compile(r"^[ \t>]*[A-Za-z0-9+/]{16,}={0,2}[ \t]*$|[A-Za-z0-9+/]{40,}", re.M)
 _NAME_LIKE = re.compile(r"[A-Z][A-Z_]*")
 _PREFIX = re.compile(r"^(?:[A-Za-z]{2,6}[_-]|AKIA|ASIA|AIza|sk-ant-\w+-)")
 
@@ -207,12 +218,45 @@ def credentials(text: str) -> Iterator[tuple[int, int, str]]:
     for plugin in _plugins():
         if not _GATES[type(plugin)](text, folded):
             continue
+        password = isinstance(plugin, BasicAuthDetector | UrlPasswordDetector)
         for secret in set(plugin.analyze_string(text)):
             for found in re.finditer(re.escape(secret), text):
-                password = isinstance(plugin, BasicAuthDetector | UrlPasswordDetector)
+                if password and not _in_url(text, found):
+                    continue  # the same word elsewhere ("postgres" the image) is no password
                 token = _TOKEN.match(text, found.start())
-                if not _filtered(secret, token, url_password=password):
-                    yield found.start(), found.end(), str(plugin.secret_type)
+                if _filtered(secret, token, url_password=password) or _example(
+                    plugin, text, found, token
+                ):
+                    continue
+                yield found.start(), found.end(), str(plugin.secret_type)
+
+
+def _in_url(text: str, found: re.Match[str]) -> bool:
+    """Whether a password plugin's value stands where a URL's password does: after a
+    colon, before an @."""
+    return text[found.start() - 1 : found.start()] == ":" and text.startswith("@", found.end())
+
+
+def _example(
+    plugin: RegexBasedDetector, text: str, found: re.Match[str], token: re.Match[str] | None
+) -> bool:
+    """A public example, a default or an id, not a credential: a value with EXAMPLE in it
+    (AWS's documentation keys), jwt.io's sample token, a URL password that is its user
+    name (`postgres:postgres`, RabbitMQ's `guest:guest`), a private key's header with no
+    key after it (a header named in prose), a Twilio Account SID without its auth token
+    after it (`AC…`, an id that every API URL carries)."""
+    whole = token.group() if token is not None else found.group()
+    if "EXAMPLE" in whole or _JWT_IO_SAMPLE in whole:
+        return True
+    if isinstance(plugin, BasicAuthDetector):
+        user = _USER.search(text, max(0, found.start() - MAX_USER), found.start())
+        return user is not None and user.group(1) == found.group()
+    if isinstance(plugin, TwilioKeyDetector):  # an Account SID is an id, in every API URL,
+        # unless its auth token follows it (`-u AC…:token`); API keys (SK…) always count
+        return whole.startswith("AC") and _TWILIO_TOKEN.match(text, found.end()) is None
+    if isinstance(plugin, PrivateKeyDetector):
+        return _KEY_MATERIAL.search(text, found.end(), found.end() + KEY_WITHIN) is None
+    return False
 
 
 def _filtered(secret: str, token: re.Match[str] | None, *, url_password: bool) -> bool:

@@ -17,23 +17,15 @@ def test_the_corpus_is_large_and_covers_every_label() -> None:
 
 
 def test_no_good_answer_is_failed_by_the_rules() -> None:
-    assert [w for w in ROWS["good"].wrong if not w[0].startswith("secrets-")] == []
+    assert ROWS["good"].wrong == []
 
 
 def test_credentials_are_caught_and_look_alikes_pass_as_recorded() -> None:
-    """SECRET (detect-secrets' plugins): what docs/security.md records, and no worse. The
-    look-alikes it fails are named: public documentation examples and default passwords."""
+    """SECRET (detect-secrets' plugins): what docs/security.md records, and no worse; the
+    look-alikes pass, public documentation examples and defaults included."""
     assert SECRETS["secret"].caught >= 60  # of 72
     assert SECRETS["good"].total >= 110
-    assert sorted(item for item, _ in SECRETS["good"].wrong) == [
-        "secrets-004",  # postgres:postgres in a CI service container
-        "secrets-049",  # the jwt.io sample token
-        "secrets-099",  # AWS's documentation example keys
-        "secrets-127",  # guest:guest, RabbitMQ's default
-        "secrets-148",  # a public key, beside a private key's header named in prose
-        "secrets-162",  # an OpenSSH private key's header, without key material
-        "secrets-167",  # a Twilio Account SID (an id; its plugin matches it)
-    ]
+    assert SECRETS["good"].wrong == []
 
 
 def test_every_github_markdown_answer_is_repaired_with_nothing_left() -> None:
@@ -63,7 +55,7 @@ def test_credentials_held_out_are_caught_as_recorded() -> None:
     more vendors, each at most four times."""
     rows = evaluate(i for i in load(HELDOUT) if i.corpus == "secrets")
     assert rows["secret"].caught >= 35  # of 55
-    assert len(rows["good"].wrong) <= 4  # of 82: AWS's and jwt.io's examples, a Twilio SID
+    assert rows["good"].wrong == []  # of 82
 
 
 def test_links_built_from_the_conversation_pass_as_recorded() -> None:

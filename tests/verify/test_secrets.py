@@ -46,6 +46,13 @@ LOOK_ALIKES = {
     "redacted": "The log shows `xoxb-****`: the token was redacted, as it should be.",
     "slack ids": "Ask in <#C024BE91L> or ping <@U0G9QF9C6>.",
     "no password": "Connect with `postgres://app@db.internal:5432/app` and IAM auth.",
+    # public examples, defaults and ids
+    "aws docs": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+    "jwt.io": "Try `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6Ikpv"
+    "aG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c` on jwt.io.",
+    "default": "In CI: `DATABASE_URL: postgres://postgres:postgres@localhost:5432/postgres`.",
+    "header": "A PEM private key starts with `-----BEGIN RSA PRIVATE KEY-----`.",
+    "account sid": "POST to `/2010-04-01/Accounts/AC3e2293ba22c81f874856aaac232ad0a1/Messages`.",
 }
 
 
@@ -82,6 +89,19 @@ def test_the_finding_is_where_the_credential_is_and_says_its_kind_not_its_value(
     assert secret not in issue.message and "GitHub Token" in issue.message
     told = feedback(verdict)
     assert "SECRET (line 2)" in told and secret not in told and "ghp_" not in told
+
+
+def test_what_makes_an_example_a_credential_again() -> None:
+    """The filters of public examples stop where the credential starts: a default
+    password for another user, key material after the header, an auth token after the
+    Account SID."""
+    for text in (
+        "DATABASE_URL: postgres://billing:postgres@db.internal:5432/billing",
+        "-----BEGIN RSA PRIVATE KEY-----\n"
+        "MIIEowIBAAKCAQEA1x2y3zQ8vN3rT0bLk2mW9pZs4Yd6HkQ3mX7pL2vT9nB4cZ8wR1sY6dH0jGa\n",
+        "-u AC3e2293ba22c81f874856aaac232ad0a1:e02e65701d124f8a80f2398cff9df5ed",
+    ):
+        assert "SECRET" in verify(text, question="?").codes, text
 
 
 def test_a_url_password_written_like_a_name_is_a_placeholder() -> None:
