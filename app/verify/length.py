@@ -41,7 +41,7 @@ _PASTED = re.compile(
     re.VERBOSE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
-_QUESTION_END = re.compile(r"[?？;؟]\W*$")
+_QUESTION_END = re.compile(r"[?？\u037e؟]\W*$")  # Latin, CJK, Greek, Arabic
 
 
 def too_short(answer: str, question: str) -> bool:
