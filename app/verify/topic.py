@@ -8,9 +8,11 @@ letters, so "deploy", "deploying" and "deployment" meet.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 
 from app.verify.language import asks_for_language
 
@@ -63,10 +65,13 @@ STOP_WORDS = frozenset(
 )
 
 
-def content_terms(text: str) -> set[str]:
-    """The normalised content words of `text` (Slack entities and stop words removed)."""
+@functools.lru_cache(maxsize=512)
+def content_terms(text: str) -> frozenset[str]:
+    """The normalised content words of `text` (Slack entities and stop words removed).
+    Cached: every attempt at a message, and every later message of its thread, asks
+    about the same question and turns."""
     folded = _fold(_ENTITY.sub(" ", text))
-    return {term for word in _WORD.findall(folded) for term in _word_terms(word)}
+    return frozenset(term for word in _WORD.findall(folded) for term in _word_terms(word))
 
 
 def off_topic(question: str, answer: str, thread: Sequence[str] = ()) -> bool:
@@ -84,6 +89,7 @@ def off_topic(question: str, answer: str, thread: Sequence[str] = ()) -> bool:
     return not _mentions(folded, said)
 
 
+@functools.lru_cache(maxsize=256)
 def _words(text: str) -> int:
     """How many content words `text` has: a run of a script written without spaces counts
     as one word (its bigrams are terms, not words: "セキュリティ研修" is two words and
@@ -99,7 +105,7 @@ def _words(text: str) -> int:
     return len(terms) + runs
 
 
-def _mentions(folded: str, asked: set[str]) -> bool:
+def _mentions(folded: str, asked: AbstractSet[str]) -> bool:
     """Whether any content word of `folded` has a key in `asked`.
 
     Every key is a prefix of its word, so only the places where a key occurs as a
