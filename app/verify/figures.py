@@ -49,7 +49,7 @@ for _kind, _scale, _names in (
     (
         "duration",
         Fraction(86400),
-        "d day days tag tage tagen jour jours día días dia dias giorno giorni dag dagen "
+        "d day days tage tagen jour jours día días dia dias giorno giorni dag dagen "
         "dzień dni 日 日間 天",
     ),
     (
@@ -67,7 +67,7 @@ for _kind, _scale, _names in (
     (
         "duration",
         Fraction(31536000),
-        "y yr yrs year years jahr jahre jahren an ans année années año años anno anni "
+        "yr yrs year years jahr jahre jahren an ans année années año años anno anni "
         "ano anos jaar jaren rok lata lat 年",
     ),
     ("size", Fraction(1), "b byte bytes"),
@@ -112,7 +112,6 @@ _MULTIPLIERS = {
     "duizend": 1000,
     "tys": 1000,
     "M": 10**6,
-    "mn": 10**6,
     "mio": 10**6,
     "million": 10**6,
     "millions": 10**6,
@@ -142,6 +141,7 @@ _MULTIPLIERS = {
     "億": 10**8,
     "亿": 10**8,
 }
+_FOLDED_MULTIPLIERS = {name.casefold(): times for name, times in _MULTIPLIERS.items()}
 _WORDS = {
     word: value
     for value, word in enumerate(
@@ -149,8 +149,9 @@ _WORDS = {
         "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 } | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100}
-# Spelled numbers in the other languages the rules read (none that is also an English
-# word or a unit: no "an", "mil", "tre"'s look-alikes).
+# Spelled numbers in the other languages the rules read; a spelled number is a figure
+# only with a unit or a multiplier ("zwei Wochen", "seize jours"), since many are words
+# of other languages too ("seize", "doze", "venti").
 for _spelled in (
     "null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn "
     "fünfzehn sechzehn siebzehn achtzehn neunzehn zwanzig",
@@ -339,7 +340,7 @@ _CLOCK = re.compile(
 _VERSION = re.compile(
     r"(?:\b(?:v|version\s|release\s)\s?([0-9]+(?:\.[0-9]+)*)"
     r"|(?<![\w.])([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)*))"
-    r"(?![\w.]*[0-9])",
+    r"(?![\w.]*?[0-9])",
     _FLAGS,
 )
 
@@ -357,7 +358,7 @@ _RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|time
 _QUANTITY = re.compile(
     rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"
     rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)})\b|{_alternatives(_HALVES)})"
-    rf"(?![0-9]|[\w-]*[0-9])"
+    rf"(?![0-9]|[\w-]*?[0-9])"
     rf"(?:\s?(?P<mult>(?-i:k|K|M|Bn)\b|{_alternatives(_CJK_MULTIPLIERS)}"
     rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
@@ -480,12 +481,9 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
 def _quantity(m: re.Match[str]) -> frozenset[Key]:
     number, multiplier = m.group("num"), m.group("mult")
     unit = (m.group("unit") or m.group("glued") or "").lower()
-    values = _values(number)
+    values = _scaled(_values(number), multiplier)
     if not values:
         return frozenset()
-    if multiplier:
-        times = _MULTIPLIERS.get(multiplier) or _MULTIPLIERS[multiplier.lower().rstrip(".")]
-        values = frozenset(v * times for v in values)
     if m.group("and_half") and unit:
         values = frozenset(v + Fraction(1, 2) for v in values)
     money = _UNITS.get(unit, ("",))[0] == "money"
@@ -493,19 +491,37 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
         cents = _UNITS[unit][1] if money else Fraction(1)
         return frozenset({("money", _plain(v * cents)) for v in values})
     if unit in _UNITS:
-        kind, unit_scale = _UNITS[unit]
-        scales = {unit_scale, *_ALSO.get(unit_scale, ())}
-        if kind == "size":
-            scales.add(_decimal(unit_scale))
-        keys = {(kind, _plain(v * s)) for v in values for s in scales}
-        if unit in _CLOCK_UNITS:  # "18h": 18 hours, or 6 pm
-            keys |= {("time", f"{int(v):02d}:00") for v in values if v.denominator == 1 < v <= 24}
-        return frozenset(keys)
+        return _with_unit(values, unit)
+    plain = frozenset(("number", _plain(v)) for v in values)
     if multiplier:
-        return frozenset(("number", _plain(v)) for v in values)
-    if max(values) < 10 and not re.search(r"[.,]", number):  # a count or a step, no claim
-        return frozenset()
-    return frozenset(("number", _plain(v)) for v in values)
+        return plain
+    # A spelled number with no unit ("seize", "doze", "venti" are words too), or a lone
+    # digit (a count, a step), is no claim.
+    spelled = not number[0].isdigit()
+    small = max(values) < 10 and not re.search(r"[.,]", number)
+    return frozenset() if spelled or small else plain
+
+
+def _scaled(values: frozenset[Fraction], multiplier: str | None) -> frozenset[Fraction]:
+    """The values times their multiplier ("1.2k"); none for a multiplier matched only by
+    ignoring case and not one we know ("MİO")."""
+    if not multiplier:
+        return values
+    times = _MULTIPLIERS.get(multiplier) or _FOLDED_MULTIPLIERS.get(
+        multiplier.casefold().rstrip(".")
+    )
+    return frozenset() if times is None else frozenset(v * times for v in values)
+
+
+def _with_unit(values: frozenset[Fraction], unit: str) -> frozenset[Key]:
+    kind, unit_scale = _UNITS[unit]
+    scales = {unit_scale, *_ALSO.get(unit_scale, ())}
+    if kind == "size":
+        scales.add(_decimal(unit_scale))
+    keys = {(kind, _plain(v * s)) for v in values for s in scales}
+    if unit in _CLOCK_UNITS:  # "18h": 18 hours, or 6 pm
+        keys |= {("time", f"{int(v):02d}:00") for v in values if v.denominator == 1 < v <= 24}
+    return frozenset(keys)
 
 
 @functools.lru_cache(maxsize=4096)

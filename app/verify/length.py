@@ -20,6 +20,7 @@ from app.verify.scan import MASK, scan
 FLOOR, RATIO, CAP = 2, 10, 60
 POINTED_WORDS = 20  # a question or closing request of at most this many words is pointed
 PROSE_LETTERS = 0.5  # a line with a smaller share of letters is pasted (logs, tables, CSV)
+QUESTION_TAIL = 16  # characters after a question mark that may still close a question
 PROSE_MEASURED = 20  # visible characters a line needs before its share of letters tells
 
 _CODE = re.compile(f"{MASK}+")  # code, a link or a mention inside a line: a gap in its prose
@@ -69,14 +70,18 @@ def pointed(ask: str) -> bool:
     if not sentences:
         return False
     short = [s for s in sentences if _words(s) <= POINTED_WORDS]
-    return bool(short) and (
-        short[-1] is sentences[-1] or any(_QUESTION_END.search(s) for s in short)
-    )
+    return _words(sentences[-1]) <= POINTED_WORDS or any(_asks(s) for s in short)
+
+
+def _asks(text: str) -> bool:
+    """Whether `text` ends as a question (read from its last characters only: a search
+    from every "?" to the end would take quadratic time on "? ? ? …")."""
+    return _QUESTION_END.search(text, max(0, len(text) - QUESTION_TAIL)) is not None
 
 
 def _pasted(line: str) -> bool:
     visible = _VISIBLE.findall(line)
-    if not visible or _QUESTION_END.search(line):  # a question is someone's own words
+    if not visible or _asks(line):  # a question is someone's own words
         return False
     if len(visible) >= PROSE_MEASURED and len(_LETTER.findall(line)) < PROSE_LETTERS * len(visible):
         return True

@@ -4,10 +4,7 @@ no answer after it, as a model writes when it stops right after its opener.
 A draft has content when anything is left once its sentences of courtesy ("Sure!", "Great
 question.") and of promise ("Let me explain.", "Here is what you need:") are set aside: a
 word of an answer, a code span, a link or a mention. A short draft that ends on a colon
-promises what never comes, in any language. So does a short draft that opens with
-courtesy or an exclamation and ends on a promise when its other sentences only frame the
-question: none of them holds a fact marker (a digit, a technical token, a list item, a
-quote), whatever its language.
+promises what never comes, in any language.
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ from app.verify.scan import MASK, Layout
 
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
 LONG = 1500  # characters: more than any preamble; such a draft has content
-FRAMED = 400  # characters: the most a preamble that frames before its promise runs to
 _SENTENCES = re.compile(r"[^.!?。！？:：;\n…]+[.!?。！？:：;…]*")
 _COLON_END = re.compile(r"[:：]\s*$")
 
@@ -75,11 +71,6 @@ LEAD_IN_WORDS = 16  # a lead-in sentence longer than this says something
 LATE_PROMISE_WORDS = 20
 # Not an answer either: headings (a title line) and emoji.
 _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,2}[ \t]*)$", re.M)
-# What states a fact, a step or a value in any language: a digit, a technical token
-# (snake_case, dotted.names, paths, key=value, camelCase, an acronym), a list item, a quote.
-_FACT = re.compile(
-    r"\d|\w[._/:=@-]\w|[a-z][A-Z]|\b[A-Z]{2,}\b|^\s*(?:[-*•]|\d+[.)])\s|[\"“”«»「」„]", re.M
-)
 _EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
 
@@ -93,25 +84,7 @@ def no_content(layout: Layout) -> bool:
     if len(prose) <= SHORT and _COLON_END.search(prose) and len(sentences) <= 2:
         return True
     kinds = [_kind(sentence) for sentence in sentences]
-    if not kinds:
-        return False
-    if None not in kinds and "promise" in kinds:
-        return True
-    # Structurally: a short draft that opens with courtesy or an exclamation ("¡Muy buena
-    # pregunta!", "ご質問ありがとうございます！") and ends on a promise, whose other
-    # sentences state no fact (framing: "This is something many teams struggle with."), in
-    # any language, without a phrase for each. A plain statement first ("The config
-    # reloads itself.") is an answer, whatever follows it.
-    return (
-        len(kinds) > 1
-        and kinds[-1] == "promise"
-        and (kinds[0] == "courtesy" or sentences[0].endswith(("!", "！")))
-        and len(prose) <= FRAMED
-        and all(
-            kind is not None or _FACT.search(sentence) is None
-            for kind, sentence in zip(kinds, sentences, strict=True)
-        )
-    )
+    return bool(kinds) and None not in kinds and "promise" in kinds
 
 
 def _kind(sentence: str) -> str | None:

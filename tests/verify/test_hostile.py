@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from app.verify import verify
+from app.verify import Citation, Source, verify
 
 SIZE = 100_000
 CHARS = "*_[(`<|"
@@ -64,3 +64,32 @@ def test_time_grows_linearly_with_size() -> None:
 
     small, large = cost(500), cost(2000)
     assert large < small * 10, (small, large)
+
+
+# What a person writes reaches the rules too: the message (and the thread's turns, and
+# the sources a cited figure is checked against) are read for their ask, their language
+# and their figures.
+HOSTILE_MESSAGES = {
+    "question marks": "? " * 20_000 + "a",
+    "question marks, no spaces": "?" * 40_000 + "a",
+    "figures after CJK": "1年" * 20_000,
+    "version-like": "v1." * 13_000,
+    "multipliers ignoring case": "Is it 5 MİO or 5 tſd or 3 thouſand? " * 500,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_MESSAGES))
+def test_a_hostile_message_or_source_completes_quickly(name: str) -> None:
+    text = HOSTILE_MESSAGES[name]
+    source = Source("s1", "S", None, text)
+    started = time.perf_counter()
+    verdict = verify(
+        "It takes 3 days, about 40%.",
+        question=text,
+        thread=(text,),
+        sources=(source,),
+        citations=(Citation("s1", "", "", "It takes 3 days, about 40%."),),
+    )
+    elapsed = time.perf_counter() - started
+    assert elapsed < 2.0, f"{name}: {elapsed:.2f}s"
+    assert isinstance(verdict.passed, bool)

@@ -23,11 +23,6 @@ PREAMBLES = [
     "当然！下面是具体步骤：",
     "Конечно! Вот что нужно сделать:",
     "*Here's how to do it:*",
-    # framing between an opener and a promise, found by structure in any language
-    "Great question! This is something many teams struggle with. Let me break it down.",
-    "¡Muy buena pregunta! Es un tema que genera mucha confusión. Vamos a verlo con calma.",
-    "Herzlichen Glückwunsch und gute Frage! Ich erkläre es dir Schritt für Schritt.",
-    "ご質問ありがとうございます！確認してご説明しますね。",
 ]
 ANSWERS = [
     "Yes.",
@@ -48,9 +43,9 @@ ANSWERS = [
     # a statement first is an answer, whatever offer follows it
     "You don't need to restart; the config reloads itself. I can walk you through it.",
     "The config reloads itself. Let me explain.",
-    # framing that states a fact (a digit, an acronym, a technical token) says something
     "Great question! Since v2 the flag is gone. Let me explain.",
-    "Good question! The VPN is only for staging. Let me walk you through it.",
+    "Good news! You can keep your laptop when you move teams. I can walk you through it.",
+    "¡Sí! Puedes conservar tu portátil cuando cambies de equipo. Te explico cómo hacerlo.",
 ]
 
 
