@@ -151,7 +151,7 @@ def figure_findings(
     claimed = {citation.claim for citation in citations if citation.claim}
     if not sources or not claimed:
         return
-    known = Known.of((*(source.text for source in sources), *messages))
+    known = _known((*(source.text for source in sources), *messages))
     unsourced = {
         claim
         for claim in claimed
@@ -160,6 +160,13 @@ def figure_findings(
     for number, citation in enumerate(citations, 1):
         if citation.claim in unsourced:
             yield Finding("UNSOURCED_FIGURE", 0, 0, detail=f"(citation {number})")
+
+
+@functools.lru_cache(maxsize=32)
+def _known(texts: tuple[str, ...]) -> Known:
+    """The figures the sources and the conversation give (cached: every attempt at a
+    message checks its claims against the same texts, and a long file costs a lot)."""
+    return Known.of(texts)
 
 
 def _figures(claim: str) -> Iterator[frozenset[Key]]:
