@@ -6,8 +6,8 @@ model comes with Vouch). For each, the rule runs over every set of the labelled 
 (tests/fixtures/efficacy: corpus, heldout, lookalikes) and the table gives, per set, the
 wrong-language drafts caught, the good drafts wrongly failed for their language, and, in a
 fresh process per run, the memory the model adds (RSS after loading it and judging every
-draft, less a bare process's), its load time and the time of one 200-character detection
-(medians of --runs processes, and the p99 of the detections).
+draft, less the RSS once the bench and `app.verify` are imported), its load time and the
+time of one 200-character detection (medians of --runs processes; p99: the worst run's).
 """
 
 from __future__ import annotations

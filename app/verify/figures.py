@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
+from app.verify.scan import CJK
+
 Key = tuple[str, str]  # (kind, normalised value)
 
 _UNITS: dict[str, tuple[str, Fraction]] = {}
@@ -312,10 +314,9 @@ _NUMBER = (
 )
 # Unicode-aware except for digits: "días" is a word, and only ASCII digits are numbers.
 _FLAGS = re.IGNORECASE
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 # Not glued to a word before: a figure may follow a CJK character ("約48時間"), as CJK
 # has no spaces between words, but not a letter of a Latin-script word ("p99").
-_FREE_BEFORE = rf"(?<![.,/-])(?<![^\W{_CJK}])"
+_FREE_BEFORE = rf"(?<![.,/-])(?<![^\W{CJK}])"
 _ISO_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
 _DOTTED_DATE = re.compile(r"(?<![0-9.])([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})(?![0-9])")
 _SLASHED_DATE = re.compile(r"(?<![0-9/])([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})(?![0-9/])")
@@ -349,9 +350,9 @@ def _alternatives(words: Iterable[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
-_LATIN_UNITS = [u for u in _UNITS if not re.search(f"[{_CJK}%％€$£¥₹]", u)]
+_LATIN_UNITS = [u for u in _UNITS if not re.search(f"[{CJK}%％€$£¥₹]", u)]
 _GLUED_UNITS = [u for u in _UNITS if u not in _LATIN_UNITS]
-_CJK_MULTIPLIERS = [m for m in _MULTIPLIERS if re.search(f"[{_CJK}]", m)]
+_CJK_MULTIPLIERS = [m for m in _MULTIPLIERS if re.search(f"[{CJK}]", m)]
 _LATIN_MULTIPLIERS = [m for m in _MULTIPLIERS if m not in _CJK_MULTIPLIERS]
 # Words that make the unit after them a rate ("100 per day" is no duration).
 _RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|times)"
@@ -364,7 +365,7 @@ _QUANTITY = re.compile(
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
     rf"|(?:(?!{_RATE}\b)[^\W\d_]{{3,}}\s)?(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
-    rf"(?![^\W{_CJK}])",
+    rf"(?![^\W{CJK}])",
     _FLAGS,
 )
 _ANY_NUMBER = re.compile(_NUMBER)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from app.verify.scan import MASK, scan
+from app.verify.scan import CJK, MASK, scan
 
 # An answer needs at least a tenth of the ask's visible characters, never fewer than
 # FLOOR and never more than CAP (a sentence).
@@ -26,9 +26,9 @@ PROSE_MEASURED = 20  # visible characters a line needs before its share of lette
 _CODE = re.compile(f"{MASK}+")  # code, a link or a mention inside a line: a gap in its prose
 _VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
 _LETTER = re.compile(r"[^\W\d_]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = re.compile(f"[{CJK}]")
 # A token that answers: a number, a word of two letters or more, or one CJK character.
-_TOKEN = re.compile(r"\d|[^\W\d_]{2}|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_TOKEN = re.compile(rf"\d|[^\W\d_]{{2}}|[{CJK}]")
 _PASTED = re.compile(
     r"""^(?:
         [ \t]{2,}\S | \t                                   # indented

@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 MASK = "\ue000"
+# Scripts written without spaces, or whose characters carry a syllable or a word: kana,
+# Han and Hangul (a character class body, for the rules that count or skip them).
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 _TICKS = re.compile(r"``*")  # not `+: only a literal-led pattern is scanned at C speed
 _FENCE_INDENT = re.compile(r"[ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?")
 # A line that starts with a fence: group 1 the fence, group 2 the rest (the info string).
