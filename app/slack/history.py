@@ -28,6 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.errors import label
 from app.slack.deliver import ANSWER_EVENT, Target, answer_mark
 from app.slack.errors import SLACK_FAILURES
+from app.slack.files import recorded
 from app.slack.thread import Bot, is_own
 from app.work.record import message_key
 
@@ -36,7 +37,7 @@ log = logging.getLogger("vouch.slack")
 PAGE = 1000  # conversations.replies' largest page (Slack caps it at 15 for some apps)
 PAGES = 10
 TTL = 86_400.0  # seconds a thread no message touched is kept
-KEPT = ("ts", "thread_ts", "user", "bot_id", "subtype", "text", "metadata")
+KEPT = ("ts", "thread_ts", "user", "bot_id", "subtype", "text", "metadata", "files")
 _TS = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,9})?")  # a Slack ts; anything else is not kept
 
 
@@ -80,13 +81,16 @@ class ThreadLog:
             return None
         return logged
 
-    def record(self, thread: str, message: dict[str, Any], own: bool) -> None:
-        """Keep a new or edited message; a thread's first message makes its log complete."""
+    def record(self, thread: str, message: dict[str, Any], own: bool, edit: bool = False) -> None:
+        """Keep a new or edited message. A thread's first message makes its log complete
+        when it is new; an edit of it does not (Slack sends one whenever a reply changes
+        its reply count, so it says nothing of what this process saw)."""
         if self._limits[0] == 0 or not is_ts(message.get("ts")):
             return
         logged = self.get(thread) or Logged()
-        logged.messages[message["ts"]] = {k: message[k] for k in KEPT if k in message}
-        logged.complete = logged.complete or thread.endswith(f":{message['ts']}")
+        logged.messages[message["ts"]] = _kept(message)
+        first = not edit and thread.endswith(f":{message['ts']}")
+        logged.complete = logged.complete or first
         logged.joined = logged.joined or own
         self._keep(thread, logged)
 
@@ -100,9 +104,7 @@ class ThreadLog:
         logged = self.get(thread) or Logged()
         for message in messages:
             if is_ts(message.get("ts")):
-                logged.messages.setdefault(
-                    message["ts"], {k: message[k] for k in KEPT if k in message}
-                )
+                logged.messages.setdefault(message["ts"], _kept(message))
         logged.complete, logged.joined = True, logged.joined or joined
         self._keep(thread, logged)
 
@@ -140,7 +142,8 @@ class ThreadHistory:
         if not isinstance(channel, str):
             return
         subtype = event.get("subtype")
-        if subtype == "message_changed" and isinstance(event.get("message"), dict):
+        edit = subtype == "message_changed"
+        if edit and isinstance(event.get("message"), dict):
             message = event["message"]
         elif subtype == "message_deleted":
             previous = event.get("previous_message") or {}
@@ -152,7 +155,7 @@ class ThreadHistory:
             message = event
         root = message.get("thread_ts") or message.get("ts")
         if isinstance(root, str):
-            self.log.record(f"{team}:{channel}:{root}", message, is_own(message, bot))
+            self.log.record(f"{team}:{channel}:{root}", message, is_own(message, bot), edit)
 
     def posted(
         self, target: Target, posted: list[str], text: str, bot: Bot, answers: str = ""
@@ -240,6 +243,15 @@ class ThreadHistory:
                 return messages, any(is_own(m, bot) for m in messages), True
         log.warning("thread over %d messages: answered from its oldest part", PAGE * PAGES)
         return messages, any(is_own(m, bot) for m in messages), False
+
+
+def _kept(message: dict[str, Any]) -> dict[str, Any]:
+    """What the log keeps of a message: what answering in its thread needs (of its files,
+    what reading them needs)."""
+    kept = {k: message[k] for k in KEPT if k in message}
+    if "files" in kept:
+        kept["files"] = recorded(kept["files"])
+    return kept
 
 
 def _answers(message: dict[str, Any], ts: str) -> bool:

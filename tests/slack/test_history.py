@@ -14,7 +14,8 @@ from slack_sdk.errors import SlackApiError
 from app.slack.app import make_web_client
 from app.slack.history import TTL, ThreadLog
 from tests.fakes.anthropic import FakeAnthropic, Reply
-from tests.fakes.slack import FakeSlack
+from tests.fakes.anthropic_blocks import pdf
+from tests.fakes.slack import BOT_USER, FakeSlack
 from tests.slack.bolt import dispatch, make_app, mention, message, until
 
 GOOD = "Merge to `main` and the pipeline deploys billing to staging."
@@ -159,3 +160,46 @@ async def test_the_fake_allows_a_non_marketplace_app_one_replies_call_a_minute(
         await client.conversations_replies(channel="C0001", ts="1.0", limit=1000)
     assert refused.value.response.status_code == 429
     assert refused.value.response.headers.get("Retry-After") == "60"
+
+
+async def test_a_file_shared_at_a_threads_start_is_read_when_asked_about_later(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """The thread log keeps a message's files: a thread followed from its start reads the
+    PDF its first message shared, as it does after a restart (conversations.replies)."""
+    page = "Rotate the database password every 90 days with the vault CLI."
+    doc = fake_slack.add_file("policy.pdf", pdf(page), "application/pdf", channels=("C0001",))
+    fake_anthropic.default = Reply(GOOD)
+    app = make_app(make_settings())
+    root = "206.000001"
+    await dispatch(app, message("the new policy", root, subtype="file_share", files=[doc]))
+    await dispatch(app, mention("how often do we rotate it?", "206.000002", thread_ts=root))
+    await until(lambda: len(fake_slack.of("chat.postMessage")) == 1)
+    assert fake_slack.of("conversations.replies") == []  # read from the events
+    [request] = fake_anthropic.requests
+    content = [b for m in request["messages"] for b in m["content"]]
+    assert [b["title"] for b in content if b["type"] == "document"] == ["policy.pdf"]
+
+
+async def test_a_follow_up_after_a_restart_and_an_edit_of_the_threads_start_is_answered(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """An edit of the thread's first message (Slack also sends one when a reply changes its
+    reply count) is no sign this process saw the thread from its start: the thread is still
+    read from Slack, where Vouch's earlier answer is."""
+    fake_anthropic.default = Reply(GOOD)
+    root = "207.000001"
+    await dispatch(make_app(make_settings()), mention("how do I deploy?", root))
+    await until(lambda: len(fake_slack.of("chat.postMessage")) == 1)
+    first = {"ts": root, "user": "U0001", "text": f"<@{BOT_USER}> how do I deploy?"}
+    fake_slack.threads[("C0001", root)].insert(0, first)
+    app = make_app(make_settings())  # a new process: an empty log
+    edited = {**first, "text": f"<@{BOT_USER}> how do I deploy billing?", "thread_ts": root}
+    edit = message("", "207.000005", subtype="message_changed", hidden=True, message=edited)
+    await dispatch(app, edit)
+    follow_up = {"ts": "207.000006", "user": "U0001", "text": "and rollback?"}
+    fake_slack.threads[("C0001", root)].append(follow_up)
+    await dispatch(app, message("and rollback?", "207.000006", thread_ts=root))
+    await until(lambda: len(fake_slack.of("chat.postMessage")) == 2)
+    assert len(fake_slack.of("conversations.replies")) == 1
+    assert GOOD in history_of(fake_anthropic.requests[-1])
