@@ -23,7 +23,7 @@ from app.eval import command as evaluation
 from app.eval.dataset import DatasetError
 from app.knowledge.retrieve import open_index, summary
 from app.metrics import MetricsError, parse_window
-from app.metrics import run as metrics
+from app.metrics.command import run as metrics
 from app.server import SETUP_HINT, credential_problems, health, serve
 from app.settings import Settings, SettingsError, load_settings
 

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from langfuse.api import LangfuseAPI
 
-from app.metrics import MetricsError, Report, parse_window, questions, render, run
-from app.metrics_api import Reader, client
+from app.metrics import MetricsError, Report, parse_window, questions
+from app.metrics.api import Reader, client
+from app.metrics.command import render, run
 from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.langfuse import FakeLangfuse

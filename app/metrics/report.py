@@ -1,6 +1,8 @@
-"""`python -m app metrics [--since 7d]`: verification rates and failure patterns, computed by
-the Langfuse Metrics API (v2, or v1 on self-hosted v3 servers, or from the scores API: see
-`app.metrics_api`) from the scores Vouch records on each trace.
+"""The report of verification rates and failure patterns over a window: what
+`python -m app metrics` prints (app/metrics/command.py) and the App Home shows
+(app/slack/home.py), computed by the Langfuse Metrics API (v2, or v1 on self-hosted v3
+servers, or from the scores API: see `app.metrics.api`) from the scores Vouch records on
+each trace.
 
 - verified_message_rate: the average of `verified` (BOOLEAN) — the share of answered
   messages that got a verified answer. Target: over 95%.
@@ -17,9 +19,9 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, TextIO, get_args
+from typing import Any, get_args
 
-from app.metrics_api import Ask, MetricsError, Reader, Rows, apis
+from app.metrics.api import Ask, MetricsError, Reader, Rows, apis
 from app.settings import Settings
 from app.telemetry import Fate
 
@@ -32,16 +34,17 @@ _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 Query = Callable[[Ask], Rows]
 __all__ = [
+    "BUSY_LIMIT",
+    "TARGET",
     "MetricsError",
+    "Pattern",
     "Report",
     "decimal",
     "fetch",
     "parse_window",
     "percent",
     "questions",
-    "render",
     "report",
-    "run",
 ]
 
 
@@ -162,75 +165,6 @@ def _patterns(codes: Mapping[str, int], outcomes: Mapping[str, int]) -> tuple[Pa
     )
 
 
-def render(report: Report, top: int = 10) -> str:
-    lines = [
-        f"Vouch verification, {_stamp(report.start)} to {_stamp(report.end)} UTC "
-        f"(environment {report.environment})",
-        *([f"From the {report.source}."] if report.source else []),
-        "",
-    ]
-    if report.messages == 0:
-        lines.append("No answered messages in this window.")
-        return "\n".join(lines)
-    busy = report.busy
-    lines += [
-        f"  messages                     {report.messages:,}"
-        + (f" ({busy:,} busy replies, model unavailable: not in the rates)" if busy else ""),
-        f"  verified_message_rate        {percent(report.verified_rate)}   (target > 95%)",
-        f"  pass_on_first_attempt_rate   {percent(report.first_rate)}",
-        f"  avg_attempts_to_verify       {decimal(report.avg_attempts)}",
-        f"  avg_quality_score            {decimal(report.avg_quality)}",
-    ]
-    if report.judged_rate is not None and report.judged_rate < 1:
-        lines.append(
-            f"  judged_rate                  {percent(report.judged_rate)}   "
-            "(the rest went out on the rules alone: judge unreachable, JUDGE_FALLBACK=deliver)"
-        )
-    rated = ("verified", "stopped", "unavailable")  # stopped: verified, stopped by the user
-    unverified = {k: v for k, v in report.outcomes.items() if k not in rated and v}
-    if unverified:
-        ranked = sorted(unverified.items(), key=lambda item: -item[1])
-        lines.append("  not verified, by reason      " + ", ".join(f"{k} {v}" for k, v in ranked))
-    if report.below_target:
-        lines += ["", f"! verified_message_rate is under the {TARGET:.0%} target."]
-    if report.too_busy:
-        lines += [
-            "",
-            f"! {busy / report.messages:.1%} of messages got the busy reply (over "
-            f"{BUSY_LIMIT:.0%}): the model or the judge was unavailable or answered badly.",
-        ]
-    lines += ["", "Failure patterns: issue codes found, most frequent first"]
-    if not report.patterns:
-        lines.append("  none")
-        return "\n".join(lines)
-    header = f"  {'code':<24}{'found':>7}{'share':>8}{'repaired':>10}{'retried':>9}"
-    lines.append(header + f"{'failed':>8}{'accepted':>10}")
-    for pattern in report.patterns[:top]:
-        fates = pattern.fates
-        lines.append(
-            f"  {pattern.code:<24}{pattern.count:>7,}{pattern.share:>8.1%}"
-            f"{fates['repaired']:>10,}{fates['retried']:>9,}{fates['failed']:>8,}"
-            f"{fates['accepted']:>10,}"
-        )
-    lines += [
-        "",
-        "  repaired: fixed by the deterministic repair; retried: a later attempt passed;",
-        "  failed: the message got no verified answer; accepted: a warning in a verified answer.",
-    ]
-    return "\n".join(lines)
-
-
-def run(settings: Settings, since: str, out: TextIO, top: int = 10) -> int:
-    """Print the report. Exit status: 0, 1 when the verified rate is under target or too
-    many messages got the busy reply (for cron or CI alerts), 2 when no report was made."""
-    window = parse_window(since)
-    if top < 1:
-        raise MetricsError("--top takes a number of codes, 1 or more")
-    made = fetch(settings, window)
-    print(render(made, top), file=out)
-    return 1 if made.alert else 0
-
-
 def fetch(settings: Settings, window: timedelta) -> Report:
     """The report of the last `window` from the first Langfuse API the server offers: what
     the command prints and the App Home shows (app/slack/home.py), so both give the same
@@ -254,10 +188,6 @@ def _number(row: Mapping[str, Any] | None, alias: str) -> float | None:
         return float(row[alias])
     except (TypeError, ValueError):
         raise MetricsError(f"Langfuse returned a non-number for {alias}") from None
-
-
-def _stamp(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def percent(value: float | None) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from app.metrics import run
+from app.metrics.command import run
 from app.slack.home import CACHE_SECONDS, MAX_CHANNELS, Figures
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.server import free_port
