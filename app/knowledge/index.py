@@ -1,9 +1,10 @@
 """The knowledge index: passages of the team's docs in an embedded SQLite FTS5 index,
 ranked with BM25; kept in step with the folder by re-indexing only files that changed.
 
-Text is indexed with the unicode61 tokenizer (case and accents folded), and Chinese,
-Japanese and Korean characters are indexed one by one (they have no spaces) and searched as
-pairs, so "デプロイ" finds "デプロイ手順".
+Text is indexed with the unicode61 tokenizer, as app/knowledge/terms.py analyses it (case
+and accents folded, words as their stems, Chinese, Japanese and Korean characters one by
+one) and searched with the terms it makes of a question (CJK characters as pairs, so
+"デプロイ" finds "デプロイ手順").
 
 Layout: `passages` holds each passage once; `search` is a contentless FTS5 table over its
 title and text (rowid = passage id); `vocab` holds how many passages each term is in, so a
@@ -23,47 +24,27 @@ over their text), so the words left out still order them.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import importlib.metadata
 import logging
 import math
-import re
 import sqlite3
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
 
-import Stemmer  # type: ignore[import-not-found]  # PyStemmer: Snowball's stemmers, in C
-
 from app.errors import label
-from app.knowledge import stopwords
 from app.knowledge.chunk import Passage, passages
+from app.knowledge.terms import ANALYZER, Term, indexed, pairs_of, terms_of, tokens_of
 
 log = logging.getLogger("vouch.knowledge")
 
 SUFFIXES = frozenset({".md", ".markdown", ".txt"})
 SCORED_ROWS = 4_000  # passages one query may score; beyond it the query is planned
 LAYOUT = 4  # PRAGMA user_version of the current layout
-# Words are indexed as their stems: a change of stemmer re-indexes (a contentless FTS5 row
-# is deleted by giving back the terms it was indexed with).
-ANALYZER = f"snowball english+russian, pystemmer {importlib.metadata.version('pystemmer')}"
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
-_CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_CJK = re.compile(f"[{_CJK_RANGES}]")
-_WORD = re.compile(r"[^\W_]+")
-_SCRIPTS = re.compile(f"[{_CJK_RANGES}]+|[^\\W_{_CJK_RANGES}]+")
-_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-_TOKEN = re.compile(f"[{_CJK_RANGES}]|[^\\W_{_CJK_RANGES}]+")  # CJK one by one
-_MAX_TERMS = 32
 _TITLE_WEIGHT, _TEXT_WEIGHT = 4.0, 1.0  # bm25() weights: a title match counts more
 _K1, _B = 1.2, 0.75  # FTS5's bm25() constants
 RERANKED = 30  # a query's best passages, re-scored with every query word
-CONTEXT_WEIGHT = 0.1  # a word of the thread's recent turns, against one of the message (measured)
-_HIRAGANA = re.compile("[\u3040-\u309f]{2}")
 
 _TABLES = ("files", "passages", "search", "vocab", "meta")
 SCHEMA = """
@@ -101,13 +82,6 @@ class Synced:
     @property
     def changed(self) -> bool:
         return bool(self.added or self.updated or self.removed)
-
-
-@dataclass(frozen=True, slots=True)
-class _Term:
-    expression: str  # an FTS5 phrase, quoted
-    tokens: tuple[str, ...]  # as the tokenizer folds them
-    weight: float = 1.0  # CONTEXT_WEIGHT for a word only the context has
 
 
 class Index:
@@ -255,10 +229,10 @@ class Index:
         weigh CONTEXT_WEIGHT of a word of the query; stop words nothing.
         `planned=False` scores every passage holding any of its words (slow on a large
         index; it is what the plan is measured against)."""
-        terms = _terms_of(query, context)
+        terms = terms_of(query, context)
         if not terms or k <= 0:
             return []
-        terms, rows = self._joined(terms, _pairs_of(query, context))
+        terms, rows = self._joined(terms, pairs_of(query, context))
         plans = self._plan(terms, rows) if planned else [_any(terms)]
         found: dict[str, Hit] = {}
         for match in plans:  # the next plan only if the last found too few
@@ -291,8 +265,8 @@ class Index:
         return int(row[0]) if row is not None else 0
 
     def _joined(
-        self, terms: list[_Term], pairs: list[tuple[_Term, _Term, _Term]]
-    ) -> tuple[list[_Term], dict[_Term, int]]:
+        self, terms: list[Term], pairs: list[tuple[Term, Term, Term]]
+    ) -> tuple[list[Term], dict[Term, int]]:
         """`terms` with the words of adjacent pairs written as one where the docs write them
         so ("roll back" → "rollback"), and without a word of such a pair that no passage
         holds; with how many passages hold each."""
@@ -304,7 +278,7 @@ class Index:
         kept = [t for t in terms if t not in gone] + [joined for joined, _ in found]
         return kept, {t: rows[t] for t in kept}
 
-    def _rows(self, terms: list[_Term]) -> dict[_Term, int]:
+    def _rows(self, terms: list[Term]) -> dict[Term, int]:
         """How many passages hold each term (a phrase: estimated by its rarest token, an
         upper bound; a token the index has never seen: none)."""
         tokens = sorted({token for term in terms for token in term.tokens})
@@ -314,7 +288,7 @@ class Index:
         )
         return {t: min(found.get(token, 0) for token in t.tokens) for t in terms}
 
-    def _plan(self, terms: list[_Term], rows: dict[_Term, int]) -> list[str]:
+    def _plan(self, terms: list[Term], rows: dict[Term, int]) -> list[str]:
         """FTS5 queries for `terms`, each scoring at most about `scored_rows` passages where
         it can; the first that finds enough wins. A last resort (the rarest word alone) may
         score more, and runs only when the cheaper queries found too few."""
@@ -345,7 +319,7 @@ class Index:
         return [first, useful[0].expression]
 
     def _rescored(
-        self, hits: Iterable[Hit], terms: list[_Term], rows: dict[_Term, int]
+        self, hits: Iterable[Hit], terms: list[Term], rows: dict[Term, int]
     ) -> Iterator[Hit]:
         """`hits` scored with every term, as FTS5's bm25() would with all of them in the
         query (idf floored at 1e-6, column weights on term counts, length normalised by
@@ -363,8 +337,8 @@ class Index:
         share = {t: t.weight * math.log1p((total - n + 0.5) / (n + 0.5)) for t, n in rows.items()}
         whole = sum(share.values())
         for hit in hits:
-            title = _tokens(hit.passage.title)
-            text = _tokens(hit.passage.text)
+            title = tokens_of(hit.passage.title)
+            text = tokens_of(hit.passage.text)
             norm = _K1 * (1 - _B + _B * (len(title) + len(text)) / average)
             title_counts, text_counts = _counts(title, terms), _counts(text, terms)
             score = held = 0.0
@@ -382,7 +356,7 @@ class Index:
             )
             self.db.execute(
                 "INSERT INTO search (rowid, title_terms, terms) VALUES (?, ?, ?)",
-                (cursor.lastrowid, _indexed(p.title), _indexed(p.text)),
+                (cursor.lastrowid, indexed(p.title), indexed(p.text)),
             )
 
     def _drop(self, relative: str) -> None:
@@ -392,7 +366,7 @@ class Index:
         ).fetchall()
         self.db.executemany(
             "INSERT INTO search (search, rowid, title_terms, terms) VALUES ('delete', ?, ?, ?)",
-            ((id_, _indexed(title), _indexed(text)) for id_, title, text in rows),
+            ((id_, indexed(title), indexed(text)) for id_, title, text in rows),
         )
         self.db.execute("DELETE FROM passages WHERE path = ?", (relative,))
         self.db.execute("DELETE FROM files WHERE path = ?", (relative,))
@@ -435,48 +409,10 @@ def _readable(file: Path) -> tuple[str, None] | tuple[None, str]:
         return None, "not UTF-8"
 
 
-def _indexed(text: str) -> str:
-    """Text as the tokenizer should see it: folded here, as queries are (unicode61 alone
-    keeps Greek and Cyrillic accents), words as their stems, CJK characters one by one."""
-    return " ".join(_tokens(text))
-
-
-def _fold(word: str) -> str:
-    """Text as unicode61 with remove_diacritics folds it: lower case, no accents on Latin,
-    Greek and Cyrillic letters (combining marks removed), everything else as it is."""
-    if word.isascii():
-        return word.lower()
-    bare = _COMBINING.sub("", unicodedata.normalize("NFD", word.lower()))
-    return unicodedata.normalize("NFC", bare)  # kana keep their voicing marks, as in FTS5
-
-
-def _tokens(text: str) -> list[str]:
-    """Text as the index tokenizes it (unicode61's word characters are letters and
-    digits, as here), words as their stems, CJK characters one by one."""
-    return [_stem(token) for token in _TOKEN.findall(_fold(text))]
-
-
-@functools.lru_cache(maxsize=65_536)
-def _stem(word: str) -> str:
-    """A folded word's stem, so "deploys", "deployed" and "deploying" are one term: by
-    Snowball's English stemmer for Latin script (English is what team docs are mostly
-    written in; other languages' words are mostly left alone by it, and a document and a
-    question are stemmed alike), its Russian one for Cyrillic; other scripts as they are."""
-    if word.isascii() or _LATIN.fullmatch(word):
-        return str(_STEMMERS["english"].stemWord(word))
-    if _CYRILLIC.match(word):
-        return str(_STEMMERS["russian"].stemWord(word))
-    return word
-
-
-_STEMMERS = {name: Stemmer.Stemmer(name) for name in ("english", "russian")}
-_LATIN = re.compile("[0-9a-z\u00c0-\u024f]+")
-
-
-def _counts(tokens: list[str], terms: list[_Term]) -> Counter[_Term]:
+def _counts(tokens: list[str], terms: list[Term]) -> Counter[Term]:
     """How often each term (a token, or a phrase of consecutive tokens) occurs."""
     single = Counter(tokens)
-    counts: Counter[_Term] = Counter()
+    counts: Counter[Term] = Counter()
     for term in terms:
         if len(term.tokens) == 1:
             counts[term] = single[term.tokens[0]]
@@ -490,70 +426,5 @@ def _counts(tokens: list[str], terms: list[_Term]) -> Counter[_Term]:
     return counts
 
 
-def _terms_of(query: str, context: str = "") -> list[_Term]:
-    """The words of the query, then of its context (weighing CONTEXT_WEIGHT), without stop
-    words, as FTS5 phrases, each quoted so no user text is read as FTS5 syntax. A run of
-    CJK characters gives its overlapping pairs (the usual bigram search for text without
-    spaces); a lone CJK character stands for itself."""
-    terms: dict[str, _Term] = {}
-    for text, weight in ((query, 1.0), (context, CONTEXT_WEIGHT)):
-        for word in _WORD.findall(text):
-            for part in _SCRIPTS.findall(_fold(word)):
-                pieces: list[tuple[str, ...]]
-                if _CJK.match(part):
-                    pieces = [(a, b) for a, b in pairwise(part)] or [(part,)]
-                elif len(part) > 1 and part not in _STOP_WORDS:
-                    pieces = [(_stem(part),)]
-                else:
-                    continue
-                for tokens in pieces:
-                    phrase = " ".join(tokens)
-                    if not _stop(tokens):
-                        terms.setdefault(phrase, _Term(f'"{phrase}"', tokens, weight))
-    return list(terms.values())[:_MAX_TERMS]
-
-
-def _pairs_of(query: str, context: str = "") -> list[tuple[_Term, _Term, _Term]]:
-    """Adjacent words of the query (not stop words, not CJK) joined, with the two words:
-    docs write "rollback", "setup" and "oncall" where people ask "roll back"."""
-    pairs = []
-    for text, weight in ((query, 1.0), (context, CONTEXT_WEIGHT)):
-        words = [_fold(word) for word in _WORD.findall(text)]
-        for a, b in pairwise(words):
-            if {a, b} & _STOP_WORDS or _CJK.search(a + b) or min(len(a), len(b)) < 2:
-                continue
-            terms = [_Term(f'"{stem}"', (stem,), weight) for stem in map(_stem, (a + b, a, b))]
-            pairs.append((terms[0], terms[1], terms[2]))
-    return pairs[:_MAX_TERMS]
-
-
-def _stop(tokens: tuple[str, ...]) -> bool:
-    """Whether a term is a stop word (a CJK pair: a stop pair; a lone CJK character: a
-    function character or hiragana)."""
-    joined = "".join(tokens)
-    return (
-        joined in _STOP_WORDS
-        or all(token in _STOP_CHARACTERS for token in tokens)
-        or bool(_HIRAGANA.fullmatch(joined))
-        or (len(joined) == 1 and "\u3040" <= joined <= "\u309f")
-    )
-
-
-def _stop_words() -> frozenset[str]:
-    """The stop words as the index folds them; a CJK word gives its character pairs."""
-    words: set[str] = set()
-    for listed in stopwords.WORDS.values():
-        for word in map(_fold, listed.split()):
-            if _CJK.match(word) and len(word) > 1:
-                words.update(a + b for a, b in pairwise(word))
-            else:
-                words.add(word)
-    return frozenset(words)
-
-
-_STOP_WORDS = _stop_words()
-_STOP_CHARACTERS = frozenset("".join(stopwords.CHARACTERS.values()))
-
-
-def _any(terms: list[_Term]) -> str:
+def _any(terms: list[Term]) -> str:
     return " OR ".join(term.expression for term in terms)
