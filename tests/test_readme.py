@@ -1,13 +1,21 @@
 """The README and docs/ document every setting, rule code and telemetry name exactly as the
-code defines them, and every link between them resolves."""
+code defines them, their Python examples call the code as it is, and every link between
+them resolves."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import inspect
 import re
+import typing
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from app.agent.model import Usage
 from app.agent.outcome import Attempt, Outcome
+from app.channels import Budget, ChannelSettings
 from app.settings import Settings
 from app.telemetry import METADATA_KEYS, scores_of
 from app.verify import verify
@@ -16,6 +24,8 @@ from app.verify.formatting import CHECKS
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
+README_MAX_LINES = 150  # a newcomer reads it in five minutes; the rest is in docs/
+SETTINGS = (ROOT / "docs" / "settings.md").read_text()
 VERIFICATION = (ROOT / "docs" / "verification.md").read_text()
 TELEMETRY = (ROOT / "docs" / "telemetry.md").read_text()
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -60,10 +70,20 @@ def test_rule_table_says_which_dialects_each_formatting_rule_checks() -> None:
         assert flagged_in == expected, code
 
 
-def test_readme_settings_table_has_every_setting() -> None:
-    section = README.split("## Settings", 1)[1].split("\n## ", 1)[0]
+def test_settings_table_has_every_setting() -> None:
+    section = SETTINGS.split("# Settings\n", 1)[1].split("\n## ", 1)[0]
     rows = set(re.findall(r"^\| `([A-Z0-9_]+)` \|", section, flags=re.M))
     assert rows == {name.upper() for name in Settings.model_fields}
+
+
+def test_per_channel_settings_name_every_field() -> None:
+    section = SETTINGS.split("\n## Per-channel settings\n", 1)[1].split("\n## ", 1)[0]
+    fields = set(ChannelSettings.model_fields) | set(Budget.model_fields)
+    assert sorted(name for name in fields if name not in section) == []
+
+
+def test_readme_is_at_most_150_lines() -> None:
+    assert len(README.splitlines()) <= README_MAX_LINES
 
 
 def test_readme_shows_the_test_command() -> None:
@@ -116,15 +136,26 @@ def _without_code(text: str) -> str:
 
 
 def _anchors(page: Path) -> set[str]:
-    """GitHub's heading ids: lower case, punctuation dropped, spaces become hyphens."""
-    headings = re.findall(r"^#+ (.+)$", _without_code(page.read_text()), flags=re.M)
-    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+    """GitHub's heading ids: lower case, punctuation dropped (a heading's inline code keeps
+    its text), spaces become hyphens; a repeated heading gets -1, -2, …"""
+    text = re.sub(r"^```.*?^```", "", page.read_text(), flags=re.M | re.S)
+    seen: Counter[str] = Counter()
+    anchors = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", text, flags=re.M):
+        anchor = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        anchors.add(f"{anchor}-{seen[anchor]}" if seen[anchor] else anchor)
+        seen[anchor] += 1
+    return anchors
 
 
 def links(page: Path) -> list[tuple[Path, str]]:
-    """Each relative link of a page: the file it names and its anchor ("" for none)."""
+    """Each relative link of a page, inline (`[x](a.md#b "title")`) or a reference
+    (`[x]: a.md#b`): the file it names and its anchor ("" for none)."""
+    text = _without_code(page.read_text())
+    inline = re.findall(r"\]\(<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\)", text)
+    references = re.findall(r"^ {0,3}\[[^\]]+\]:\s+<?([^\s>]+)>?", text, flags=re.M)
     found = []
-    for target in re.findall(r"\]\(([^)\s]+)\)", _without_code(page.read_text())):
+    for target in inline + references:
         if re.match(r"[a-z]+:", target):
             continue  # https:, mailto:
         path, _, anchor = target.partition("#")
@@ -153,3 +184,110 @@ def test_the_link_check_sees_a_broken_link(tmp_path: Path) -> None:
     assert _anchors(tmp_path / "a.md") == {"a-the-first"}
     assert links(tmp_path / "a.md") == [(tmp_path / "b.md", "gone"), (tmp_path / "c.md", "")]
     assert links(tmp_path / "b.md") == [(tmp_path / "a.md", "a-the-first")]
+
+
+def test_the_link_check_reads_headings_and_links_as_github_does(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(
+        "# The `python -m app metrics` command\n\n## Notes\n\n## Notes\n\n"
+        "```sh\n# not a heading\n```\n\n"
+        '[t](b.md#x "a title") [r][ref]\n\n[ref]: c.md#y\n'
+    )
+    assert _anchors(tmp_path / "a.md") == {
+        "the-python--m-app-metrics-command",
+        "notes",
+        "notes-1",
+    }
+    assert links(tmp_path / "a.md") == [(tmp_path / "b.md", "x"), (tmp_path / "c.md", "y")]
+
+
+def _python_blocks(page: Path) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", page.read_text(), flags=re.M | re.S)
+
+
+def _has(cls: type, name: str) -> bool:
+    if dataclasses.is_dataclass(cls) and name in {f.name for f in dataclasses.fields(cls)}:
+        return True
+    return hasattr(cls, name) or name in getattr(cls, "model_fields", {})
+
+
+def _resolve(expr: ast.expr, names: dict[str, Any]) -> Any:
+    """What a name or dotted name of an example is, from its imports (None: a placeholder)."""
+    if isinstance(expr, ast.Name):
+        return names.get(expr.id)
+    if isinstance(expr, ast.Attribute):
+        owner = _resolve(expr.value, names)
+        return getattr(owner, expr.attr, None) if owner is not None else None
+    return None
+
+
+def _results(tree: ast.Module, names: dict[str, Any]) -> dict[str, type]:
+    """Each variable an example assigns a call's result to -> the class of that result."""
+    results = {}
+    for statement in tree.body:
+        if not isinstance(statement, ast.Assign):
+            continue
+        value = statement.value
+        value = value.value if isinstance(value, ast.Await) else value
+        if isinstance(value, ast.Call) and callable(made := _resolve(value.func, names)):
+            kind = made if inspect.isclass(made) else typing.get_type_hints(made).get("return")
+            for target in statement.targets:
+                if isinstance(target, ast.Name) and inspect.isclass(kind):
+                    results[target.id] = kind
+    return results
+
+
+def _misuses(source: str) -> tuple[list[str], int]:
+    """What a Python example gets wrong about the code it imports: calls whose arguments the
+    callee does not take, attributes its results do not have. Names the example does not
+    import (`settings`, `deliver`) are placeholders and not checked. Also: calls checked."""
+    tree = ast.parse(source)
+    names: dict[str, Any] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            exec(compile(ast.Module([node], []), "<example>", "exec"), names)
+    results = _results(tree, names)
+    problems: list[str] = []
+    calls = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and callable(callee := _resolve(node.func, names)):
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(
+                k.arg is None for k in node.keywords
+            ):
+                continue
+            try:
+                signature = inspect.signature(callee)
+                signature.bind(*node.args, **{k.arg: k.value for k in node.keywords if k.arg})
+            except TypeError as exc:
+                problems.append(f"{ast.unparse(node.func)}(): {exc}")
+            calls += 1
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            kind = results.get(node.value.id)
+            if kind is not None and not _has(kind, node.attr):
+                problems.append(
+                    f"{node.value.id}.{node.attr}: no such attribute of {kind.__name__}"
+                )
+    return problems, calls
+
+
+def test_python_examples_in_the_docs_call_the_code_as_it_is() -> None:
+    checked: dict[str, int] = {}
+    for page in PAGES:
+        for block in _python_blocks(page):
+            problems, calls = _misuses(block)
+            assert problems == [], page.name
+            checked[page.name] = checked.get(page.name, 0) + calls
+    assert checked.get("agent.md", 0) >= 5 and checked.get("verification.md", 0) >= 3
+
+
+def test_the_example_check_sees_a_wrong_argument_and_attribute() -> None:
+    example = (
+        "from app.agent.loop import answer\n"
+        "outcome = await answer(conversation, deps, progress=None)\n"
+        "outcome.text, outcome.progress\n"
+    )
+    problems, calls = _misuses(example)
+    assert calls == 1
+    assert problems == [
+        "answer(): got an unexpected keyword argument 'progress'",
+        "outcome.progress: no such attribute of Outcome",
+    ]
