@@ -1,7 +1,11 @@
 """Command line: `python -m app` runs the bot; `python -m app chat` talks to the agent loop
 in a terminal; `python -m app index` rebuilds the knowledge index; `python -m app metrics`
 reports verification rates from Langfuse; `python -m app eval` runs a dataset through the
-loop; `python -m app collect` makes dataset items from annotation queues or 👎s."""
+loop; `python -m app collect` makes dataset items from annotation queues or 👎s.
+
+Arguments and settings are read before anything heavy is imported: each command imports
+what it runs (the SDKs, the language models, Slack) only once its arguments, settings and
+plan are known to be good, so a typo prints its one line at once."""
 
 from __future__ import annotations
 
@@ -10,25 +14,39 @@ import asyncio
 import signal
 import sqlite3
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from app import logs
-from app.channels import ChannelsError, ChannelsFile
-from app.chat import chat
-from app.errors import label
-from app.eval import collect
-from app.eval import command as evaluation
-from app.eval.dataset import DatasetError
-from app.knowledge.retrieve import open_index, summary
-from app.metrics import MetricsError, parse_window
-from app.metrics.command import run as metrics
-from app.server import SETUP_HINT, credential_problems, health, serve
+from app.eval.plan import EvalError, plan
 from app.settings import Settings, SettingsError, load_settings
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`python -m app ARGV` (sys.argv without one): the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # argparse printed its usage and the error (or --help)
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(f"{exc}. See .env.example.", file=sys.stderr)
+        return 2
+    logs.configure(settings.log_level)
+    try:
+        return COMMANDS.get(args.command, _run)(args, settings)
+    except EvalError as exc:
+        print(f"Cannot evaluate: {exc}.", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m app", description="Vouch")
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("run", help="run the Slack bot (the default)")
@@ -40,59 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     report.add_argument("--top", type=int, default=10, help="issue codes to list (default 10)")
     _eval_arguments(commands)
     _collect_arguments(commands)
-    args = parser.parse_args(argv)
-    try:
-        settings = load_settings()
-    except SettingsError as exc:
-        print(f"{exc}. See .env.example.", file=sys.stderr)
-        return 2
-    logs.configure(settings.log_level)
-    try:
-        return _command(args, settings)
-    except MetricsError as exc:
-        print(f"Cannot report metrics: {exc}.", file=sys.stderr)
-        return 2
-    except (evaluation.EvalError, DatasetError) as exc:
-        print(f"Cannot evaluate: {exc}.", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(file=sys.stderr)
-        return 130
+    return parser
 
 
-def _command(args: argparse.Namespace, settings: Settings) -> int:
-    if args.command in ("eval", "collect"):
-        return _evaluation(args, settings)
-    if args.command == "chat":
-        return asyncio.run(chat(settings))
-    if args.command == "index":
-        return _index(settings)
-    if args.command == "health":
-        return health(settings)
-    if args.command == "metrics":
-        return metrics(settings, args.since, sys.stdout, args.top)
-    return _run(settings)
-
-
-def _evaluation(args: argparse.Namespace, settings: Settings) -> int:
-    """`eval` and `collect` (app.eval)."""
-    if args.command == "collect":
-        try:
-            since = parse_window(args.since)
-        except MetricsError as exc:
-            raise evaluation.EvalError(str(exc)) from None
-        return collect.run(
-            settings,
-            feedback=args.feedback,
-            queue=args.queue,
-            since=since,
-            jsonl=args.jsonl,
-            dataset=args.dataset,
-            path=args.out,
-            out=sys.stdout,
-            now=datetime.now(UTC),
-        )
-    made = evaluation.plan(
+def _evaluate(args: argparse.Namespace, settings: Settings) -> int:
+    """`eval`: the plan checked, then run (app/eval/command.py)."""
+    made = plan(
         settings,
         args.dataset,
         args.set,
@@ -101,7 +72,48 @@ def _evaluation(args: argparse.Namespace, settings: Settings) -> int:
         min_verified=args.min_verified,
         baseline=not args.no_baseline,
     )
-    return evaluation.run(made, settings)
+    from app.eval import command  # noqa: PLC0415 (the SDKs and models: once the plan is good)
+
+    return command.run(made, settings)
+
+
+def _collect(args: argparse.Namespace, settings: Settings) -> int:
+    """`collect` (app/eval/collect.py)."""
+    from app.eval import collect  # noqa: PLC0415 (the SDKs: once the arguments are good)
+    from app.metrics import MetricsError, parse_window  # noqa: PLC0415
+
+    try:
+        since = parse_window(args.since)
+    except MetricsError as exc:
+        raise EvalError(str(exc)) from None
+    return collect.run(
+        settings,
+        feedback=args.feedback,
+        queue=args.queue,
+        since=since,
+        jsonl=args.jsonl,
+        dataset=args.dataset,
+        path=args.out,
+        out=sys.stdout,
+        now=datetime.now(UTC),
+    )
+
+
+def _chat(args: argparse.Namespace, settings: Settings) -> int:
+    from app.chat import chat  # noqa: PLC0415 (it imports the agent once there is a key)
+
+    return asyncio.run(chat(settings))
+
+
+def _metrics(args: argparse.Namespace, settings: Settings) -> int:
+    from app.metrics import MetricsError  # noqa: PLC0415 (Langfuse's SDK)
+    from app.metrics.command import run  # noqa: PLC0415
+
+    try:
+        return run(settings, args.since, sys.stdout, args.top)
+    except MetricsError as exc:
+        print(f"Cannot report metrics: {exc}.", file=sys.stderr)
+        return 2
 
 
 def _eval_arguments(commands: Any) -> None:
@@ -144,10 +156,13 @@ def _collect_arguments(commands: Any) -> None:
     to.add_argument("--out", type=Path, metavar="FILE", help="append them to this JSONL file")
 
 
-def _index(settings: Settings) -> int:
+def _index(args: argparse.Namespace, settings: Settings) -> int:
     if settings.knowledge_dir is None:
         print("KNOWLEDGE_DIR is not set: there is nothing to index.", file=sys.stderr)
         return 2
+    from app.errors import label  # noqa: PLC0415
+    from app.knowledge.retrieve import open_index, summary  # noqa: PLC0415
+
     try:
         index, synced = open_index(settings, rebuild=True)
     except (NotADirectoryError, sqlite3.Error) as exc:
@@ -158,7 +173,16 @@ def _index(settings: Settings) -> int:
     return 0
 
 
-def _run(settings: Settings) -> int:
+def _health(args: argparse.Namespace, settings: Settings) -> int:
+    from app.server import health  # noqa: PLC0415
+
+    return health(settings)
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    from app.channels import ChannelsError, ChannelsFile  # noqa: PLC0415
+    from app.server import SETUP_HINT, credential_problems  # noqa: PLC0415
+
     problems = credential_problems(settings)
     if problems:
         print(f"Cannot start Vouch: set {'; '.join(problems)}. {SETUP_HINT}", file=sys.stderr)
@@ -176,6 +200,8 @@ def _run(settings: Settings) -> int:
 async def _until_stopped(settings: Settings) -> None:
     """Serve until SIGTERM or SIGINT, then shut down gracefully; a second signal acts at
     once (the default handlers are back)."""
+    from app.server import serve  # noqa: PLC0415
+
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     signals = (signal.SIGTERM, signal.SIGINT)
@@ -188,6 +214,17 @@ async def _until_stopped(settings: Settings) -> None:
     for signum in signals:
         loop.add_signal_handler(signum, stopping)
     await serve(settings, stop)
+
+
+Command = Callable[[argparse.Namespace, Settings], int]
+COMMANDS: dict[str | None, Command] = {
+    "eval": _evaluate,
+    "collect": _collect,
+    "chat": _chat,
+    "index": _index,
+    "health": _health,
+    "metrics": _metrics,
+}  # none: run the bot
 
 
 if __name__ == "__main__":

@@ -1,18 +1,20 @@
-"""`python -m app chat`: the agent loop in a terminal, for trying Vouch without Slack."""
+"""`python -m app chat`: the agent loop in a terminal, for trying Vouch without Slack.
+
+The agent (the SDK, the language models, the docs) is imported once there is a key to
+use it with: without one, the sentence that says so costs no imports."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
 import uuid
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from app.agent.conversation import Conversation, Turn
-from app.agent.loop import Deps, answer
-from app.agent.outcome import Attempt
-from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
-from app.verify import language
+
+if TYPE_CHECKING:
+    from app.agent.loop import Deps
+    from app.agent.outcome import Attempt
 
 NO_KEY = (
     "ANTHROPIC_API_KEY is not set: add it to .env (see .env.example) or the environment "
@@ -25,6 +27,10 @@ async def chat(settings: Settings, out: TextIO = sys.stdout) -> int:
     if settings.anthropic_api_key is None:
         print(NO_KEY, file=sys.stderr)
         return 2
+    from app.agent.loop import Deps  # noqa: PLC0415 (the agent: see above)
+    from app.knowledge.retrieve import Knowledge  # noqa: PLC0415
+    from app.verify import language  # noqa: PLC0415
+
     knowledge = await asyncio.to_thread(Knowledge.open, settings)
     await asyncio.to_thread(language.warm)
     try:
@@ -35,6 +41,9 @@ async def chat(settings: Settings, out: TextIO = sys.stdout) -> int:
 
 
 async def _chat(settings: Settings, deps: Deps, out: TextIO) -> int:
+    from app.agent.conversation import Conversation, Turn  # noqa: PLC0415
+    from app.agent.loop import answer  # noqa: PLC0415
+
     config = deps.config
     turns: list[Turn] = []
     while (message := await _read("you> ")) is not None:

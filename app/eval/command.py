@@ -6,140 +6,31 @@ cannot run (bad settings, dataset or arguments)."""
 from __future__ import annotations
 
 import asyncio
-import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from pydantic import SecretStr
-
 from app.eval.dataset import Item, read_jsonl
 from app.eval.experiment import Experiments
+from app.eval.plan import EvalError, Plan
 from app.eval.progress import Bar
-from app.eval.report import Setup, Summary, compare, render, summarize
+from app.eval.report import Summary, compare, render, summarize
 from app.eval.run import NOT_ASKED, Result, Runner, run_all
 from app.knowledge.libraries import Libraries
-from app.settings import Settings, SettingsError, load_settings
+from app.settings import Settings
 from app.telemetry.client import Telemetry
 from app.verify import language
 
 
-class EvalError(Exception):
-    """The evaluation cannot run: one sentence for the terminal."""
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What to run: the dataset, and the settings of each run (one, or two to compare)."""
-
-    dataset: str
-    runs: tuple[tuple[Setup, Settings, str], ...]  # (setup, settings, standing instructions)
-    concurrency: int
-    min_verified: float | None  # percent
-
-
-def plan(
-    settings: Settings,
-    dataset: str,
-    changes: Sequence[str],
-    prompt: Path | None,
-    *,
-    concurrency: int = 4,
-    min_verified: float | None = None,
-    baseline: bool = True,
-) -> Plan:
-    """The runs: the configured settings, then (with changes) the settings changed."""
-    if not 1 <= concurrency <= 32:
-        raise EvalError("--concurrency takes 1 to 32")
-    if min_verified is not None and not 0 <= min_verified <= 100:
-        raise EvalError("--min-verified takes a percentage, 0 to 100")
-    updates = _changes(changes)
-    instructions = ""
-    if prompt is not None:
-        try:
-            instructions = prompt.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise EvalError(f"cannot read --prompt {prompt}: {type(exc).__name__}") from None
-        if not instructions:
-            raise EvalError(f"--prompt {prompt} is empty")
-    grader = settings.judge_model  # one ruler for both runs: the configured judge's model
-    runs = [(_setup("configured", settings, grader), settings, "")]
-    if updates or instructions:
-        try:
-            changed = load_settings(**{**dict(settings), **updates})  # validated again
-        except SettingsError as exc:
-            raise EvalError(f"--set: {exc}") from None
-        label = " ".join(_shown(name, value) for name, value in updates.items())
-        if prompt is not None:
-            label = " ".join(filter(None, (label, f"prompt {prompt.name}")))
-        runs.append((_setup(label, changed, grader), changed, instructions))
-        if not baseline:
-            runs = runs[1:]
-    elif not baseline:
-        raise EvalError("--no-baseline needs --set or --prompt: there is nothing else to run")
-    return Plan(dataset, tuple(runs), concurrency, min_verified)
-
-
-# What --set may change: the settings a message is answered with. The others (Slack,
-# Langfuse, the record, the server) play no part in an evaluation.
-ANSWERING = re.compile(
-    r"(anthropic_.*|cloud_ml_region|response_format|max_attempts|message_deadline|tool_.*"
-    r"|judge_.*|knowledge_.*)"
-)
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}")
-
-
-def _changes(changes: Sequence[str]) -> dict[str, str]:
-    """--set KEY=VALUE pairs as settings' field names: each a setting a message is answered
-    with, once."""
-    fields = set(Settings.model_fields)
-    updates: dict[str, str] = {}
-    for change in changes:
-        key, equals, value = change.partition("=")
-        name = key.strip().lower()
-        shown = repr(key.strip().upper()) if _NAME.fullmatch(key.strip()) else "that"
-        if not equals or name not in fields:
-            raise EvalError(
-                f"--set takes KEY=VALUE where KEY is a setting (see .env.example), not {shown}"
-            )
-        if not ANSWERING.fullmatch(name):
-            raise EvalError(f"--set {shown}: it plays no part in answering, so eval ignores it")
-        if name in updates:
-            raise EvalError(f"--set {shown} is given twice")
-        updates[name] = value
-    return updates
-
-
-def _shown(name: str, value: str) -> str:
-    """A change as the report, the progress bar and Langfuse show it: a secret's value
-    never (its field is a SecretStr)."""
-    secret = Settings.model_fields[name].annotation in (SecretStr, SecretStr | None)
-    return f"{name.upper()}={'***' if secret else value}"
-
-
-def _setup(label: str, settings: Settings, grader: str) -> Setup:
-    judge = settings.judge_model if settings.judge_enabled else None
-    return Setup(label, settings.anthropic_model, judge, settings.max_attempts, grader)
-
-
 def run(plan: Plan, settings: Settings, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Run the plan and print the report; the exit status."""
-    if any(_no_key(s) for _, s, _ in plan.runs):
-        raise EvalError("ANTHROPIC_API_KEY is not set: the evaluation asks the real model")
-    local = Path(plan.dataset)
-    is_file = local.suffix == ".jsonl" or local.is_file()
-    telemetry = Telemetry.off() if is_file else Telemetry.for_experiments(settings)
+    local = plan.local
+    telemetry = Telemetry.for_experiments(settings) if local is None else Telemetry.off()
     experiments = None
     try:
-        if is_file:
+        if local is not None:
             items, title = read_jsonl(local), str(local)
-        elif telemetry.langfuse is None:
-            raise EvalError(
-                f"{plan.dataset} is not a file, and without LANGFUSE_PUBLIC_KEY and "
-                "LANGFUSE_SECRET_KEY it cannot be a Langfuse dataset"
-            )
         else:
             experiments = Experiments(telemetry)
             items = experiments.items(plan.dataset, Path.cwd())
@@ -236,7 +127,3 @@ def _status(summaries: Sequence[Summary], threshold: float | None, out: TextIO) 
         return 1
     print(f"\nVerified {rate:.1f}% meets --min-verified {threshold:g}%.", file=out)
     return 0
-
-
-def _no_key(settings: Settings) -> bool:
-    return settings.anthropic_provider == "anthropic" and settings.anthropic_api_key is None

@@ -18,13 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.agent.conversation import Conversation, Turn
 from app.errors import invalid_fields
+from app.eval.plan import EvalError
 from app.verify import Dialect, Source
 
 Expect = Literal["answer", "cite", "refuse", "fail"]
 EXPECTS: tuple[Expect, ...] = get_args(Expect)
 
 
-class DatasetError(Exception):
+class DatasetError(EvalError):
     """The dataset cannot be read: says where and which field, never the value."""
 
 

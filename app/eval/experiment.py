@@ -17,7 +17,8 @@ from typing import Any
 from langfuse import Evaluation
 
 from app.eval.dataset import DatasetError, Item, from_langfuse
-from app.eval.report import Setup, summarize
+from app.eval.plan import Setup
+from app.eval.report import summarize
 from app.eval.run import Progress, Result, Runner
 from app.telemetry.client import Telemetry
 from app.telemetry.guard import guarded

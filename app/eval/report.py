@@ -11,22 +11,12 @@ from dataclasses import dataclass, field
 
 from app.agent.model import Usage
 from app.eval.dataset import EXPECTS
+from app.eval.plan import Setup
 from app.eval.prices import cost
 from app.eval.run import Result
 from app.telemetry.scores import issues_found
 
 FATES = ("repaired", "retried", "failed", "accepted")
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """What a run ran with, as its report heads it."""
-
-    label: str  # "configured", or the changes ("ANTHROPIC_MODEL=claude-haiku-5-5")
-    model: str
-    judge: str | None  # None: no judge
-    attempts: int
-    grader: str  # the model that reads whether an answer declines (the same in both runs)
 
 
 @dataclass(frozen=True)

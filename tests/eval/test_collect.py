@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from app.eval import collect
-from app.eval.command import EvalError
 from app.eval.dataset import read_jsonl
+from app.eval.plan import EvalError
 from tests.fakes.langfuse import FakeLangfuse
 
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)

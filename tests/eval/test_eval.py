@@ -19,9 +19,11 @@ import pytest
 
 from app.eval import command as evaluation
 from app.eval.dataset import DatasetError, Item, read_jsonl
+from app.eval.plan import plan
 from app.eval.report import percentile
 from app.eval.run import Result, run_all
 from app.settings import Settings
+from tests.entry import run_main
 from tests.fakes.anthropic import Cite, FakeAnthropic, Hang, Reply, cited, judgement
 from tests.isolation import process_env
 
@@ -97,9 +99,7 @@ def grading(body: dict[str, Any]) -> Reply:
 
 def evaluate(settings: Settings, path: Path, *changes: str, **options: Any) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    made = evaluation.plan(
-        settings, str(path), list(changes), options.pop("prompt", None), **options
-    )
+    made = plan(settings, str(path), list(changes), options.pop("prompt", None), **options)
     status = evaluation.run(made, settings, out, err)
     return status, out.getvalue(), err.getvalue()
 
@@ -291,29 +291,34 @@ def test_a_bad_dataset_names_the_line_and_field_not_the_value(
     ],
 )
 def test_bad_arguments_are_one_sentence_and_exit_2(
-    tmp_path: Path, args: list[str], said_: str
+    tmp_path: Path,
+    args: list[str],
+    said_: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     path = dataset(tmp_path, ITEMS[:1])
-    done = eval_process(
-        tmp_path,
-        str(path),
-        *args,
-        ANTHROPIC_API_KEY="test-key",
-        ANTHROPIC_BASE_URL="http://127.0.0.1:9",
-    )
-    assert done.returncode == 2
-    assert said_ in done.stderr and "Traceback" not in done.stderr
-    assert done.stderr.strip().count("\n") == 0
-    assert "secret" not in done.stderr and "xoxb-1" not in done.stderr
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    done = run_main(capsys, "eval", str(path), *args)
+    assert done.status == 2
+    assert said_ in done.err and "Traceback" not in done.err
+    assert done.err.strip().count("\n") == 0
+    assert "secret" not in done.err and "xoxb-1" not in done.err
 
 
-def test_without_a_key_or_a_dataset_it_says_so(tmp_path: Path) -> None:
+def test_without_a_key_or_a_dataset_it_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no file named like the dataset here
     for env, said_ in (
         ({}, "ANTHROPIC_API_KEY is not set"),
         ({"ANTHROPIC_API_KEY": "k"}, "is not a file, and without LANGFUSE_PUBLIC_KEY"),
     ):
-        done = eval_process(tmp_path, "no-such-dataset", **env)
-        assert done.returncode == 2 and said_ in done.stderr, done.stderr
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        done = run_main(capsys, "eval", "no-such-dataset")
+        assert done.status == 2 and said_ in done.err, done.err
 
 
 def test_percentiles_are_nearest_rank() -> None:

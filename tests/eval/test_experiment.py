@@ -17,6 +17,7 @@ import pytest
 from app.eval import collect
 from app.eval import command as evaluation
 from app.eval.dataset import DatasetError
+from app.eval.plan import EvalError, plan
 from tests.eval.test_eval import HAIKU_95, ITEMS, answers, eval_process, grading
 from tests.eval.test_eval import dataset as dataset_file
 from tests.fakes.anthropic import FakeAnthropic
@@ -55,9 +56,7 @@ def collected(settings: Any, **options: Any) -> str:
 
 def evaluate(settings: Any, name: str, *changes: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    status = evaluation.run(
-        evaluation.plan(settings, name, list(changes), None), settings, out, err
-    )
+    status = evaluation.run(plan(settings, name, list(changes), None), settings, out, err)
     return status, out.getvalue(), err.getvalue()
 
 
@@ -153,14 +152,14 @@ def test_an_annotation_queue_becomes_a_dataset_to_fill_in(
     assert f"/project/proj-vouch/traces/{trace}" in linked["metadata"]["note"]
     collected(settings, queue=queue, dataset="from-queue")
     assert len(items_of(fake_langfuse, "from-queue")) == 2  # nothing twice
-    with pytest.raises(evaluation.EvalError, match="no item has a question"):
+    with pytest.raises(EvalError, match="no item has a question"):
         evaluate(settings, "from-queue")
 
 
 def test_an_unknown_queue_is_one_sentence(
     langfuse_settings: Any, fake_langfuse: FakeLangfuse
 ) -> None:
-    with pytest.raises(evaluation.EvalError, match="no annotation queue nope"):
+    with pytest.raises(EvalError, match="no annotation queue nope"):
         collected(langfuse_settings(), queue="nope")
 
 
@@ -253,7 +252,7 @@ def test_a_local_dataset_copied_into_langfuse_runs_the_same(
 
 
 def test_copying_a_local_dataset_needs_a_langfuse_dataset(langfuse_settings: Any) -> None:
-    with pytest.raises(evaluation.EvalError, match="give --dataset NAME"):
+    with pytest.raises(EvalError, match="give --dataset NAME"):
         collected(langfuse_settings(), jsonl=Path("x.jsonl"))
 
 
@@ -278,5 +277,5 @@ def test_a_list_longer_than_the_bound_is_refused_not_cut(
     taken for the whole (the dataset items listed to skip are read the same way)."""
     queue = fake_langfuse.add_queue("long", [(f"{n:032x}", "TRACE", "PENDING") for n in range(101)])
     monkeypatch.setattr(collect, "MAX_PAGES", 1)  # one page of 100
-    with pytest.raises(evaluation.EvalError, match="more than 100 items"):
+    with pytest.raises(EvalError, match="more than 100 items"):
         collected(langfuse_settings(), queue=queue)

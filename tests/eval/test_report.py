@@ -7,8 +7,9 @@ import pytest
 
 from app.agent.model import Usage
 from app.agent.outcome import Attempt, Outcome
+from app.eval.plan import Setup
 from app.eval.prices import cost, price_of
-from app.eval.report import Setup, compare, render, summarize
+from app.eval.report import compare, render, summarize
 from app.eval.run import Result
 
 SETUP = Setup("configured", "claude-sonnet-5-5", "claude-haiku-5-5", 3, "claude-haiku-5-5")

@@ -1,0 +1,119 @@
+"""The entry point, `python -m app` (app/__main__.py): a bad argument or setting is one line
+and exit 2, printed before the SDKs, Slack or the language models are imported; in
+process through `main(argv)`, and as processes for what only a process shows (what was
+imported)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.entry import run_main
+from tests.isolation import process_env
+
+# What no argument or settings error may pay for: the SDKs, Slack, the agent and the
+# language model (app.verify.language loads fastText).
+HEAVY = ("anthropic", "langfuse", "slack_bolt", "slack_sdk", "fasttext", "app.agent", "app.verify")
+
+
+@dataclass(frozen=True)
+class Mistake:
+    argv: tuple[str, ...]
+    said: str  # the last line on stderr
+    env: dict[str, str] = field(default_factory=dict)
+
+
+MISTAKES = {
+    "eval --bogus": Mistake(
+        ("eval", "--bogus"),
+        "python -m app eval: error: the following arguments are required: dataset",
+    ),
+    "collect without a source": Mistake(
+        ("collect",),
+        "python -m app collect: error: one of the arguments --feedback --queue --from is required",
+    ),
+    "metrics --top x": Mistake(
+        ("metrics", "--top", "x"),
+        "python -m app metrics: error: argument --top: invalid int value: 'x'",
+    ),
+    "chat without a key": Mistake(
+        ("chat",),
+        "ANTHROPIC_API_KEY is not set: add it to .env (see .env.example) or the environment "
+        "to chat with Vouch.",
+    ),
+    "a bad setting": Mistake(
+        ("metrics",),
+        "Invalid settings: MAX_ATTEMPTS: Input should be less than or equal to 5. "
+        "See .env.example.",
+        {"MAX_ATTEMPTS": "9"},
+    ),
+    "a bad eval plan": Mistake(
+        ("eval", "set.jsonl", "--concurrency", "0"),
+        "Cannot evaluate: --concurrency takes 1 to 32.",
+        {"ANTHROPIC_API_KEY": "k"},
+    ),
+}
+
+
+@pytest.mark.parametrize("mistake", MISTAKES.values(), ids=MISTAKES.keys())
+def test_a_mistake_is_one_line_before_any_heavy_import(tmp_path: Path, mistake: Mistake) -> None:
+    """As a process, with `-X importtime`, which lists every module imported."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "app", *mistake.argv],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,  # no .env here
+        env=process_env(**mistake.env),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    imported = {line.split("|")[-1].strip() for line in lines if line.startswith("import time:")}
+    said = [line for line in lines if not line.startswith("import time:")]
+    assert said[-1] == mistake.said
+    assert "app.settings" in imported  # the list is read right
+    assert not [m for m in imported if any(m == h or m.startswith(f"{h}.") for h in HEAVY)]
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (("eval", "set.jsonl", "--bogus"), "error: unrecognized arguments: --bogus"),
+        (("collect", "--feedback", "--queue", "q"), "argument --queue: not allowed with"),
+        (("metrics", "--top"), "argument --top: expected one argument"),
+        (("chat", "now"), "error: unrecognized arguments: now"),
+        (("serve",), "argument command: invalid choice: 'serve'"),
+    ],
+)
+def test_a_bad_argument_is_argparses_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], said: str
+) -> None:
+    done = run_main(capsys, *argv)
+    assert done.status == 2
+    assert said in done.err.splitlines()[-1]
+    assert done.out == ""
+
+
+def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    done = run_main(capsys, "eval", "--help")
+    assert done.status == 0
+    assert "--min-verified PERCENT" in done.out
+
+
+@pytest.mark.parametrize("command", ["eval", "collect", "chat", "metrics"])
+def test_a_bad_setting_is_one_line_for_every_command(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RESPONSE_FORMAT", "html")
+    argv = {"eval": ("eval", "set.jsonl"), "collect": ("collect", "--feedback")}
+    done = run_main(capsys, *argv.get(command, (command,)))
+    assert done.status == 2
+    assert done.err.startswith("Invalid settings: RESPONSE_FORMAT: ")
+    assert done.err.endswith(". See .env.example.\n") and done.err.count("\n") == 1
+    assert "html" not in done.err  # a value is never shown: it may be a secret
