@@ -1,7 +1,8 @@
 """`python -m app eval DATASET`: run a dataset through the real loop and report; with
 `--set KEY=VALUE` or `--prompt FILE`, run it again with the changes and print both side by
 side. Exit 0, 1 when the last run's verified rate is under `--min-verified`, 2 when it
-cannot run (bad settings, dataset or arguments)."""
+cannot run (bad arguments or settings, checked in app/eval/plan.py; a bad dataset; a model
+the Models API does not know, app/eval/models.py) or when a run measured nothing."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import TextIO
 
 from app.eval.dataset import Item, read_jsonl
 from app.eval.experiment import Experiments
+from app.eval.models import look_up
 from app.eval.plan import EvalError, Plan
 from app.eval.progress import Bar
 from app.eval.report import Summary, compare, render, summarize
@@ -24,7 +26,8 @@ from app.verify import language
 
 
 def run(plan: Plan, settings: Settings, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Run the plan and print the report; the exit status."""
+    """Run the plan and print the report; the exit status. Before any item, every model
+    the runs would ask is looked up (EvalError for a name the Models API does not know)."""
     local = plan.local
     telemetry = Telemetry.for_experiments(settings) if local is None else Telemetry.off()
     experiments = None
@@ -35,7 +38,9 @@ def run(plan: Plan, settings: Settings, out: TextIO = sys.stdout, err: TextIO = 
             experiments = Experiments(telemetry)
             items = experiments.items(plan.dataset, Path.cwd())
             title = f"Langfuse dataset {plan.dataset}"
-        summaries = _runs(plan, _ready(items, err), experiments, err)
+        ready = _ready(items, err)
+        asyncio.run(look_up(plan))
+        summaries = _runs(plan, ready, experiments, err)
     finally:
         asyncio.run(telemetry.close())  # bounded; a no-op when off
         if experiments is not None:

@@ -1,0 +1,128 @@
+"""Before any item runs, `python -m app eval` looks up every model a run would ask in the
+Models API: a mistyped name stops it at once, naming the setting and the run, before any
+request that costs anything. Off Anthropic's API (Bedrock, Vertex) nothing is looked up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.eval.models import look_up
+from app.eval.plan import EvalError, plan
+from tests.entry import run_main
+from tests.eval.test_eval import ITEMS, dataset, evaluate, row
+from tests.fakes.anthropic import Fail, FakeAnthropic, Reply
+
+NO_SUCH = "no such model (the Models API answered 404)"
+
+
+@dataclass(frozen=True)
+class Typo:
+    configured: dict[str, Any]  # settings as configured (field names)
+    changes: list[str]  # --set
+    said: str
+
+
+TYPOS = {
+    "judge in B": Typo(
+        {}, ["JUDGE_MODEL=claude-sonet-4-5"], f"JUDGE_MODEL 'claude-sonet-4-5' in B: {NO_SUCH}"
+    ),
+    "drafts in B": Typo(
+        {},
+        ["ANTHROPIC_MODEL=claude-hiaku-5-5"],
+        f"ANTHROPIC_MODEL 'claude-hiaku-5-5' in B: {NO_SUCH}",
+    ),
+    "judge in A": Typo(
+        {"judge_model": "claude-haiku-5"}, [], f"JUDGE_MODEL 'claude-haiku-5' in A: {NO_SUCH}"
+    ),
+    "drafts in A": Typo(
+        {"anthropic_model": "claude-sonnet-5.5"},
+        [],
+        f"ANTHROPIC_MODEL 'claude-sonnet-5.5' in A: {NO_SUCH}",
+    ),
+    "the grader": Typo(
+        {"judge_model": "claude-haiku-5", "judge_enabled": False},
+        ["ANTHROPIC_MODEL=claude-haiku-5-5"],
+        f"JUDGE_MODEL 'claude-haiku-5' as configured (it grades the answers): {NO_SUCH}",
+    ),
+}
+
+
+@pytest.mark.parametrize("typo", TYPOS.values(), ids=TYPOS.keys())
+def test_a_mistyped_model_stops_the_evaluation_before_any_item(
+    make_settings: Any, scripted: FakeAnthropic, tmp_path: Path, typo: Typo
+) -> None:
+    with pytest.raises(EvalError) as caught:
+        evaluate(make_settings(**typo.configured), dataset(tmp_path), *typo.changes)
+    assert str(caught.value) == typo.said
+    assert not scripted.requests and not scripted.judge_requests  # nothing spent
+    assert scripted.model_lookups  # the Models API was asked
+
+
+def test_the_command_says_which_setting_in_one_line_and_exits_2(
+    scripted: FakeAnthropic,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", scripted.url)
+    path = str(dataset(tmp_path))
+    done = run_main(capsys, "eval", path, "--set", "JUDGE_MODEL=claude-sonet-4-5")
+    assert done.status == 2
+    assert done.err == f"Cannot evaluate: JUDGE_MODEL 'claude-sonet-4-5' in B: {NO_SUCH}.\n"
+    assert done.out == ""  # no report: nothing ran
+    assert not scripted.requests and not scripted.judge_requests
+
+
+def test_each_model_is_looked_up_once_a_run(
+    make_settings: Any, scripted: FakeAnthropic, tmp_path: Path
+) -> None:
+    status, _, _ = evaluate(
+        make_settings(), dataset(tmp_path, ITEMS[1:2]), "ANTHROPIC_MODEL=claude-opus-5-5"
+    )
+    assert status == 0
+    first = scripted.model_lookups[:3]  # before the first item, A's then B's
+    assert first == ["claude-sonnet-5-5", "claude-haiku-5-5", "claude-opus-5-5"]
+
+
+def test_a_model_the_api_knows_but_refuses_still_measures_nothing(
+    make_settings: Any, scripted: FakeAnthropic, tmp_path: Path
+) -> None:
+    """The safety net after the report: the Models API lists the model, but every request
+    to it is refused (this key may not use it): exit 2 and why, not "B is worse"."""
+    answers = scripted.responder
+    assert answers is not None
+
+    def refuse_opus(body: dict[str, Any]) -> Reply | Fail:
+        if body["model"] == "claude-opus-5-5":
+            return Fail(403, "permission_error", 0, "not allowed to use this model")
+        return answers(body)
+
+    scripted.responder = refuse_opus
+    status, out, _ = evaluate(
+        make_settings(),
+        dataset(tmp_path, ITEMS[:3]),
+        "ANTHROPIC_MODEL=claude-opus-5-5",
+        min_verified=95,
+    )
+    assert status == 2
+    assert "items never got an answer from the model" in out
+    assert "outcomes             verified 2 · exhausted 1" in out  # A measured
+    assert "rejected 3" in out  # B did not
+    assert row(out, "broken")[:4] == ["·", "expect", "fail", "rejected"]  # not a "fail" met
+
+
+async def test_off_anthropics_api_nothing_is_looked_up(make_settings: Any) -> None:
+    """Bedrock and Vertex AI serve no Models API: the lookup passes at once (the safety
+    net after the report still catches a wrong model id there)."""
+    bedrock = make_settings(
+        anthropic_provider="bedrock",
+        anthropic_bedrock_base_url="http://127.0.0.1:9",  # nothing listens: nothing is asked
+        anthropic_model="anthropic.claude-sonet-5-5-v1:0",
+    )
+    made = plan(bedrock, "set.jsonl", ["JUDGE_MODEL=claude-nope"], None)
+    await look_up(made)
