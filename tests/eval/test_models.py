@@ -116,13 +116,33 @@ def test_a_model_the_api_knows_but_refuses_still_measures_nothing(
     assert row(out, "broken")[:4] == ["·", "expect", "fail", "rejected"]  # not a "fail" met
 
 
-async def test_off_anthropics_api_nothing_is_looked_up(make_settings: Any) -> None:
-    """Bedrock and Vertex AI serve no Models API: the lookup passes at once (the safety
-    net after the report still catches a wrong model id there)."""
-    bedrock = make_settings(
-        anthropic_provider="bedrock",
-        anthropic_bedrock_base_url="http://127.0.0.1:9",  # nothing listens: nothing is asked
-        anthropic_model="anthropic.claude-sonet-5-5-v1:0",
-    )
-    made = plan(bedrock, "set.jsonl", ["JUDGE_MODEL=claude-nope"], None)
+PLATFORMS = {
+    "bedrock": {
+        "anthropic_provider": "bedrock",
+        "anthropic_bedrock_base_url": "http://127.0.0.1:9",  # nothing listens
+        "anthropic_model": "anthropic.claude-sonet-5-5-v1:0",
+    },
+    "vertex": {
+        "anthropic_provider": "vertex",
+        "anthropic_vertex_base_url": "http://127.0.0.1:9/v1",
+        "cloud_ml_region": "us-east5",
+        "anthropic_vertex_project_id": "vouch-test",
+        "anthropic_model": "claude-sonet-5-5@20260101",
+    },
+}
+
+
+@pytest.mark.parametrize("platform", PLATFORMS.values(), ids=PLATFORMS.keys())
+async def test_off_anthropics_api_nothing_is_looked_up(
+    make_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    platform: dict[str, str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Bedrock and Vertex AI serve no Models API: nothing is asked, and nothing stops (the
+    safety net after the report still catches a wrong model id there)."""
+    settings = make_settings(**platform)
+    made = plan(settings, "set.jsonl", ["JUDGE_MODEL=claude-nope"], None)
     await look_up(made)
+    assert not fake_anthropic.model_lookups  # not Anthropic's API either
+    assert not caplog.records  # no lookup failed: none was tried
