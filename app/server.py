@@ -25,12 +25,12 @@ from app import connections
 from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.settings import Settings
-from app.slack.app import VouchApp, create_app
 from app.slack.drain import InFlight
 from app.slack.events import parse
 from app.slack.intake import SocketIntake, intake, signed
 from app.telemetry import Telemetry
 from app.verify import language
+from app.wiring import Vouch, build
 
 log = logging.getLogger("vouch")
 
@@ -106,41 +106,38 @@ async def _serve(
 ) -> None:
     agent = Deps.from_settings(settings, knowledge=knowledge)
     inflight = InFlight()
-    app = create_app(settings, agent, session, telemetry=telemetry, inflight=inflight)
-    libraries = app.listeners.libraries
+    vouch = build(settings, agent=agent, session=session, telemetry=telemetry, inflight=inflight)
     try:
-        if libraries is not None:  # the channels' own docs, indexed before the first event
-            for folder in app.listeners.channels.folders():
-                await asyncio.to_thread(libraries.get, folder)
-        app.workers.start()  # messages recorded before a restart are answered now
-        await _run(settings, app, inflight, stop)
+        await vouch.prepare()  # the channels' own docs, indexed before the first event
+        vouch.start()  # messages recorded before a restart are answered now
+        await _run(settings, vouch, inflight, stop)
     finally:
-        await app.workers.queue.close()
-        if libraries is not None:
-            libraries.close()
+        await vouch.close()
+        await agent.client.close()
 
 
-async def _run(settings: Settings, app: VouchApp, inflight: InFlight, stop: asyncio.Event) -> None:
+async def _run(settings: Settings, vouch: Vouch, inflight: InFlight, stop: asyncio.Event) -> None:
     if settings.slack_app_token is not None:
         log.info("starting in Socket Mode")
         # user messages: recorded, then acked (before any Slack call); the rest: Bolt
-        handler = SocketIntake(app, app.listeners, settings.slack_app_token.get_secret_value())
+        token = settings.slack_app_token.get_secret_value()
+        handler = SocketIntake(vouch.bolt, vouch.intake, token)
         await handler.connect_async()  # type: ignore[no-untyped-call]
         try:
             await stop.wait()
         finally:
             inflight.closing = True
             await handler.close_async()  # type: ignore[no-untyped-call]
-        await _drain(app, inflight, settings.shutdown_grace)
+        await _drain(vouch, inflight, settings.shutdown_grace)
         return
-    web_app = app.web_app(path="/slack/events", port=settings.port)
+    web_app = vouch.bolt.web_app(path="/slack/events", port=settings.port)
     web_app.middlewares.insert(0, connections.reading)  # outermost: the read clock covers bodies
     web_app.middlewares.append(_refuse_when_closing(inflight))
     secret = settings.slack_signing_secret  # HTTP mode needs it (credential_problems)
     if secret is not None:  # unsigned: 401 before the body is parsed
         web_app.middlewares.append(signed(secret.get_secret_value()))
     web_app.middlewares.append(_refuse_malformed_form)
-    web_app.middlewares.append(intake(app.listeners))  # JSON: parsed, recorded, acked
+    web_app.middlewares.append(intake(vouch.intake))  # JSON: parsed, recorded, acked
     web_app.router.add_get("/healthz", _healthz(inflight))
     runner = web.AppRunner(web_app)
     await runner.setup()
@@ -149,17 +146,17 @@ async def _run(settings: Settings, app: VouchApp, inflight: InFlight, stop: asyn
     try:
         await stop.wait()
         inflight.closing = True
-        await _drain(app, inflight, settings.shutdown_grace)
+        await _drain(vouch, inflight, settings.shutdown_grace)
     finally:
         listener.close()
         await runner.cleanup()
 
 
-async def _drain(app: VouchApp, inflight: InFlight, grace: float) -> None:
+async def _drain(vouch: Vouch, inflight: InFlight, grace: float) -> None:
     """Answers in flight get `grace` seconds; the rest go back to the durable record, to
     be answered after the restart (or by another process on the same record)."""
     log.info("shutting down: %d answer(s) in flight, waiting up to %.0f s", inflight.count, grace)
-    given_back = await app.workers.stop(grace)
+    given_back = await vouch.stop(grace)
     if given_back:
         log.warning("shutdown: %d answer(s) given back to the queue for the restart", given_back)
     else:

@@ -36,9 +36,9 @@ from typing import Any
 from app.agent.loop import Deps
 from app.eval.run import Given
 from app.settings import Settings, load_settings
-from app.slack.app import create_app
 from app.verify import Source
 from app.verify.echo import echoes
+from app.wiring import build
 from tests.fakes.anthropic import (
     Cite,
     FakeAnthropic,
@@ -216,10 +216,10 @@ class Bench:
             Source(f"doc-{n}", d["title"], None, filled(d["text"], links))
             for n, d in enumerate(item["docs"])
         ]
-        self.app.listeners.agent = replace(self.agent, knowledge=Given(docs))
+        self.app.deps.base = replace(self.agent, knowledge=Given(docs))
         await dispatch(self.app, event)
         await until(lambda: _answered(slack, channel), timeout=30)
-        await until(lambda: not self.app.listeners.inflight.count, timeout=30)
+        await until(lambda: not self.app.inflight.count, timeout=30)
         return _judged(item, slack, anthropic, links)
 
 
@@ -336,7 +336,7 @@ async def evaluate(
     with tempfile.TemporaryDirectory() as folder:
         settings = settings_for(slack, anthropic, Path(folder))
         agent = Deps.from_settings(settings)
-        bench = Bench(slack, anthropic, create_app(settings, agent), agent)
+        bench = Bench(slack, anthropic, build(settings, agent=agent), agent)
         try:
             return [await bench.run(n, item) for n, item in enumerate(items)]
         finally:

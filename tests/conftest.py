@@ -12,12 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from slack_bolt.async_app import AsyncApp
 
-from app.agent.loop import Deps
 from app.settings import Settings, load_settings
-from app.slack.app import create_app
 from app.telemetry import Telemetry
+from app.wiring import Vouch, build
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.server import cleaned, free_port, serving
@@ -169,7 +167,7 @@ def langfuse_settings(make_settings: Any, fake_langfuse: FakeLangfuse) -> Any:
     return make
 
 
-Bot = Callable[..., tuple[AsyncApp, Telemetry]]
+Bot = Callable[..., tuple[Vouch, Telemetry]]
 
 
 @pytest.fixture
@@ -177,11 +175,11 @@ async def telemetry_bot(langfuse_settings: Any) -> AsyncIterator[Bot]:
     """Makes the bot with telemetry on; closes every telemetry it made."""
     made: list[Telemetry] = []
 
-    def make(**overrides: Any) -> tuple[AsyncApp, Telemetry]:
+    def make(**overrides: Any) -> tuple[Vouch, Telemetry]:
         settings = langfuse_settings(**overrides)
         telemetry = Telemetry.from_settings(settings)
         made.append(telemetry)
-        return create_app(settings, Deps.from_settings(settings), telemetry=telemetry), telemetry
+        return build(settings, telemetry=telemetry), telemetry
 
     yield make
     for telemetry in made:

@@ -156,7 +156,7 @@ async def test_the_app_home_shows_each_channels_settings_to_admins(
     make_settings: Any, fake_slack: FakeSlack, channels_file: Path
 ) -> None:
     app = make_app(make_settings(channels_file=channels_file, admin_users="U0ADMIN"))
-    home = app.listeners.home
+    home = app.home
     assert home is not None
     view = await home.view("U0ADMIN")
     text = "\n".join(str(b.get("text", {}).get("text", "")) for b in view["blocks"])
@@ -192,5 +192,5 @@ async def test_a_channel_searches_its_own_team_docs(
     assert [t["name"] for t in billing["tools"]] == ["search_docs"]
     assert search_results(other) == [] and "tools" not in other
     assert [p.name for p in index.parent.glob("knowledge-*.sqlite3")]  # its own index
-    assert app.listeners.libraries is not None
-    app.listeners.libraries.close()
+    assert app.libraries is not None
+    app.libraries.close()

@@ -18,8 +18,8 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from app import logs
 from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
-from app.slack.app import create_app
 from app.telemetry import Telemetry
+from app.wiring import build
 from tests.fakes.anthropic import (
     Cite,
     FakeAnthropic,
@@ -81,7 +81,7 @@ async def test_no_content_reaches_langfuse_or_logs(
     )
     settings = langfuse_settings()
     telemetry = Telemetry.from_settings(settings)
-    app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
+    app = build(settings, telemetry=telemetry)
     question = f"how do I deploy {planted['user']}?"
     await dispatch(app, mention(question, "400.000002", thread_ts=root))
     await replied(fake_slack)
@@ -94,7 +94,7 @@ async def test_no_content_reaches_langfuse_or_logs(
         "user": {"id": "U0001"},
         "actions": [{**buttons["elements"][0], "block_id": buttons["block_id"]}],
     }
-    await app.async_dispatch(AsyncBoltRequest(body=click, mode="socket_mode"))
+    await app.bolt.async_dispatch(AsyncBoltRequest(body=click, mode="socket_mode"))
     fake_slack.fail("chat.postMessage", Fault(status=200, error="channel_not_found"))
     fake_anthropic.push(Reply(f"{GOOD} ({planted['answer']})"))
     await dispatch(app, mention(f"again {planted['user']}", "400.000003"))
@@ -165,7 +165,7 @@ async def test_the_team_docs_do_not_reach_langfuse_or_logs(
     knowledge = Knowledge.open(settings)
     telemetry = Telemetry.from_settings(settings)
     deps = Deps.from_settings(settings, knowledge=knowledge)
-    app = create_app(settings, deps, telemetry=telemetry)
+    app = build(settings, agent=deps, telemetry=telemetry)
 
     def cite_vault(request: dict[str, Any]) -> Reply:
         [vault] = [r for r in search_results(request) if title in r["title"]]
@@ -258,7 +258,7 @@ async def test_names_files_and_tool_results_do_not_reach_langfuse_or_logs(
     )
     settings = langfuse_settings()
     telemetry = Telemetry.from_settings(settings)
-    app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
+    app = build(settings, telemetry=telemetry)
     event = mention(f"what does this say? <{link}>", "420.000001", user="U0NAMED", files=[shared])
     await dispatch(app, event)
     await replied(fake_slack)
@@ -291,7 +291,7 @@ async def test_a_pasted_credential_is_never_echoed_logged_or_sent_to_langfuse(
     )
     settings = langfuse_settings()
     telemetry = Telemetry.from_settings(settings)
-    app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
+    app = build(settings, telemetry=telemetry)
     await dispatch(app, mention(f"why does {token} get missing_scope?", "450.000001"))
     await replied(fake_slack)
     assert await telemetry.flush()

@@ -19,14 +19,12 @@ import pytest
 from langfuse.types import MaskOtelSpansParams, OtelSpanData, OtelSpanIdentifier, OtelSpanPatch
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from app.agent.loop import Deps
 from app.agent.model import CallFailed, ModelUnavailable, Usage
 from app.agent.outcome import Attempt, Outcome
 from app.server import serve
-from app.slack.app import create_app
 from app.slack.deliver import FEEDBACK_ACTION
-from app.slack.history import ThreadHistory
 from app.telemetry import Telemetry, allow_listed, allowed, label, scores_of
+from app.wiring import build
 from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
@@ -259,7 +257,7 @@ async def test_feedback_click_scores_the_answers_trace(
     answer_ts, buttons = feedback_buttons(fake_slack, "305.000001")
     for value in ("down", "up"):  # the user changes their mind: one score, the last
         action = next(e for e in buttons["elements"] if e["value"] == value)
-        response = await app.async_dispatch(clicked(action, buttons["block_id"], answer_ts))
+        response = await app.bolt.async_dispatch(clicked(action, buttons["block_id"], answer_ts))
         assert response.status == 200
     assert await telemetry.flush()
     feedback = fake_langfuse.scores_named("user_feedback")
@@ -333,7 +331,7 @@ async def test_without_keys_telemetry_is_off_and_says_so_once(
         "telemetry off: set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to enable"
     ]
     fake_anthropic.push(Reply(GOOD))
-    app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
+    app = build(settings, telemetry=telemetry)
     trace_id = telemetry.trace_id(await answered(app, fake_slack, "308.000001"))
     await telemetry.flush()  # (nothing to send: off, no client that could send later)
     # (an earlier test's client may still be retrying into the shared fake)
@@ -602,11 +600,9 @@ async def test_without_a_salt_ids_are_hashed_with_a_key_derived_from_the_secret(
         await telemetry.close()
 
 
-class UnreadableHistory(ThreadHistory):
+async def unreadable(*args: Any, **kwargs: Any) -> tuple[list[dict[str, Any]], bool]:
     """A thread history that fails outright (a bug, or a failure it does not degrade on)."""
-
-    async def read(self, *args: Any, **kwargs: Any) -> tuple[list[dict[str, Any]], bool]:
-        raise ConnectionError("thread unreadable")
+    raise ConnectionError("thread unreadable")
 
 
 async def test_a_message_that_fails_before_its_trace_opened_still_gets_one(
@@ -617,8 +613,8 @@ async def test_a_message_that_fails_before_its_trace_opened_still_gets_one(
     settings = langfuse_settings()
     telemetry = Telemetry.from_settings(settings)
     try:
-        app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry)
-        app.listeners.threads = UnreadableHistory(app.listeners.threads.log, None)
+        app = build(settings, telemetry=telemetry)
+        app.threads.read = unreadable  # type: ignore[method-assign]
         await dispatch(app, mention("how do I deploy?", "311.000002", thread_ts="311.000001"))
         await replied(fake_slack)
         assert "couldn't verify an answer" in fake_slack.of("chat.postMessage")[0]["text"]
@@ -672,7 +668,7 @@ async def test_a_thumbs_down_asks_why_and_the_reason_is_a_categorical_score(
     def click(action: dict[str, Any], block_id: str) -> AsyncBoltRequest:
         return clicked(action, block_id, answer_ts, thread_ts="307.000001")
 
-    assert (await app.async_dispatch(click(down, buttons["block_id"]))).status == 200
+    assert (await app.bolt.async_dispatch(click(down, buttons["block_id"]))).status == 200
     await until(lambda: bool(fake_slack.of("chat.postEphemeral")))
     [asked] = fake_slack.of("chat.postEphemeral")
     assert (asked["user"], asked["thread_ts"]) == ("U0001", "307.000001")  # to them alone
@@ -685,9 +681,9 @@ async def test_a_thumbs_down_asks_why_and_the_reason_is_a_categorical_score(
         "other",
     ]
     outdated = next(e for e in choices["elements"] if e["value"] == "outdated")
-    assert (await app.async_dispatch(click(outdated, choices["block_id"]))).status == 200
+    assert (await app.bolt.async_dispatch(click(outdated, choices["block_id"]))).status == 200
     forged = {**outdated, "value": "SECRET-CANARY"}
-    assert (await app.async_dispatch(click(forged, choices["block_id"]))).status == 200
+    assert (await app.bolt.async_dispatch(click(forged, choices["block_id"]))).status == 200
     assert await telemetry.flush()
     [reason] = fake_langfuse.scores_named("user_feedback_reason")
     assert (reason["traceId"], reason["value"], reason["dataType"]) == (
@@ -720,7 +716,7 @@ async def test_ask_a_person_mentions_the_group_once_and_is_scored(
         request = clicked(
             person, actions["block_id"], "1.1", thread_ts="308.000001", user="U0ASKER"
         )
-        assert (await app.async_dispatch(request)).status == 200
+        assert (await app.bolt.async_dispatch(request)).status == 200
     posts = fake_slack.of("chat.postMessage")
     assert len(posts) == 2  # the failure message, then one escalation
     assert posts[1]["thread_ts"] == "308.000001"

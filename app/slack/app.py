@@ -1,4 +1,5 @@
-"""create_app(): the Bolt AsyncApp, with every listener wired and one Web API client."""
+"""The Slack side's clients and Bolt's app: Web API clients that retry what Slack asks to
+be retried, who the bot is (auth.test, asked once), and the listeners Bolt runs."""
 
 from __future__ import annotations
 
@@ -23,28 +24,15 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
-from app.agent.loop import Deps
-from app.channels import ChannelsFile
 from app.errors import label
-from app.knowledge.libraries import Libraries
 from app.settings import Settings
-from app.slack.audience import Audience
-from app.slack.conversations import Conversations
+from app.slack.actions import Actions
 from app.slack.deliver import ESCALATE_ACTION, FEEDBACK_ACTION, REASON_ACTION
-from app.slack.drain import InFlight
-from app.slack.entities import Groups, Lookups
 from app.slack.errors import SLACK_FAILURES
-from app.slack.files import FileLimits, FileReader
-from app.slack.history import ThreadHistory, ThreadLog
 from app.slack.home import Home
-from app.slack.listeners import Listeners
-from app.slack.people import People
+from app.slack.intake import Intake
 from app.slack.thread import Bot
-from app.telemetry import Telemetry
-from app.work.budget import Budgets, Limits
-from app.work.queue import Queue
-from app.work.redis_queue import RedisQueue
-from app.work.workers import TryLater, Workers
+from app.work.workers import TryLater
 
 
 def make_web_client(
@@ -91,45 +79,6 @@ class ShortRateLimitRetryHandler(AsyncRateLimitErrorRetryHandler):
 
 
 SHORT_WAIT = 5  # seconds a reader waits out a rate limit
-
-
-def thread_history(
-    settings: Settings, session: aiohttp.ClientSession | None = None
-) -> ThreadHistory:
-    """The thread log of this process's events, and a reader for its gaps."""
-    log = ThreadLog(
-        settings.thread_log_threads, settings.thread_max_messages + 1, settings.thread_max_chars
-    )
-    reader = make_web_client(settings, session, wait=False)
-    return ThreadHistory(log, reader, shared=settings.redis_url is not None)
-
-
-def file_reader(settings: Settings, session: aiohttp.ClientSession | None = None) -> FileReader:
-    """Reads shared files with the bot token, within FILES_MAX_COUNT, FILES_MAX_BYTES and
-    FILES_TYPES."""
-    token = settings.slack_bot_token
-    limits = FileLimits(
-        settings.files_max_count, settings.files_max_bytes, frozenset(settings.files_types)
-    )
-    secret = token.get_secret_value() if token is not None else ""
-    return FileReader(secret, limits, settings.slack_api_url, session)
-
-
-def limits(settings: Settings) -> Limits:
-    """The global budgets (BUDGET_*)."""
-    return Limits(
-        settings.budget_user_messages,
-        settings.budget_user_tokens,
-        settings.budget_channel_messages,
-        settings.budget_channel_tokens,
-    )
-
-
-def message_record(settings: Settings) -> Queue | RedisQueue:
-    """Redis when REDIS_URL is set (shared by several instances), else SQLite at QUEUE_PATH."""
-    if settings.redis_url is None:
-        return Queue(settings.queue_path, settings.dedupe_ttl)
-    return RedisQueue(settings.redis_url.get_secret_value(), settings.dedupe_ttl)
 
 
 log = logging.getLogger("vouch.slack")
@@ -188,71 +137,36 @@ async def _unhandled(error: Exception) -> None:
     log.error("event not handled: %s", cause)
 
 
-class VouchApp(AsyncApp):
-    """Bolt's app, with the workers that answer the messages its listeners record."""
-
-    workers: Workers
-    listeners: Listeners
-
-
-def create_app(
+def bolt_app(
     settings: Settings,
-    agent: Deps,
-    session: aiohttp.ClientSession | None = None,
+    client: AsyncWebClient,
+    identity: Identity,
     *,
-    telemetry: Telemetry | None = None,
-    inflight: InFlight | None = None,
-    queue: Queue | RedisQueue | None = None,
-) -> VouchApp:
-    """The app, its listeners, and the workers that answer what they take in (started
-    by the first message taken in, or by `app.workers.start()`)."""
+    intake: Intake,
+    actions: Actions,
+    home: Home,
+) -> AsyncApp:
+    """Bolt's app with Vouch's listeners: the message events the intake in front of it
+    leaves to it, the Home tab and DM opened, and the actions on Vouch's replies."""
     secret = settings.slack_signing_secret
-    client = make_web_client(settings, session)
-    identity = Identity(client)
-    app = VouchApp(
+    app = AsyncApp(
         logger=bolt_logger(),
         client=client,
         authorize=identity,
-        # listeners only record (and ack feedback first): Slack's ack waits for the record,
+        # listeners only record (and ack actions first): Slack's ack waits for the record,
         # so a message acked is a message on disk (user messages mostly come through the
         # intake in front of Bolt, app/slack/intake.py; these listeners take the rest)
         process_before_response=True,
         signing_secret=secret.get_secret_value() if secret is not None else "",
         request_verification_enabled=secret is not None,
     )
-    channels = ChannelsFile(settings.channels_file)
-    record = queue or message_record(settings)
-    budgets = Budgets(record, settings.budget_period, limits(settings))
-    reader = make_web_client(settings, session, wait=False)  # lookups that may do without
-    conversations = Conversations(reader)
-    people = People(client)
-    listeners = Listeners(
-        settings,
-        agent,
-        telemetry or Telemetry.off(),
-        inflight or InFlight(),
-        thread_history(settings, session),
-        record,
-        client,
-        identity.bot,
-        people,
-        channels,
-        file_reader(settings, session),
-        Audience(conversations),
-        Lookups(reader, people, conversations, Groups(reader)),
-        budgets,
-        home=Home(settings, channels=channels.rows, budgets=budgets),
-        libraries=Libraries(settings),
-    )
-    app.workers = listeners.workers
-    app.listeners = listeners
     app.error(_unhandled)
-    app.event("app_mention")(listeners.on_message)
-    app.event("message")(listeners.on_message)
-    app.event("app_home_opened")(listeners.on_home_opened)
-    app.action(re.compile(f"^{FEEDBACK_ACTION}_(up|down)$"))(listeners.on_feedback)
-    app.action(re.compile(f"^{REASON_ACTION}_[a-z_]+$"))(listeners.on_reason)
-    app.action(ESCALATE_ACTION)(listeners.on_escalate)
+    app.event("app_mention")(intake.on_message)
+    app.event("message")(intake.on_message)
+    app.event("app_home_opened")(home.on_opened)
+    app.action(re.compile(f"^{FEEDBACK_ACTION}_(up|down)$"))(actions.on_feedback)
+    app.action(re.compile(f"^{REASON_ACTION}_[a-z_]+$"))(actions.on_reason)
+    app.action(ESCALATE_ACTION)(actions.on_escalate)
     app.action(re.compile(".*"))(_acked)  # last: a click on anything else is acked, not a 404
     return app
 

@@ -16,7 +16,7 @@ error, a rate limit, a timeout, a conversation it does not show) nothing is read
 Every reader of content from elsewhere asks it before it reads: `read_slack_link`
 (app/slack/reader.py), `search_slack`'s results (app/slack/search.py), and the team's docs,
 which a Slack Connect channel gets only from a folder of its own in CHANNELS_FILE
-(`Listeners.deps_for`). Files are read only from the answer's own thread.
+(`app.deps.ChannelDeps`). Files are read only from the answer's own thread.
 """
 
 from __future__ import annotations

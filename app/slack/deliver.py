@@ -19,7 +19,7 @@ from app.agent.outcome import Outcome
 from app.errors import label
 from app.slack.errors import SLACK_FAILURES, StoppedByUser, stopped_by_user
 from app.slack.split import split, steps_of
-from app.verify import Dialect
+from app.verify import Dialect, failure_message
 
 MRKDWN_PIECE = 3000  # one section block (3,000 max); under Slack's ~3,500 safe text size
 STREAM_PIECE = 9000  # roll over well before a streamed message fails at ~11-12k
@@ -208,6 +208,49 @@ REASON_LABELS = {
     "formatting": "Formatting",
     "other": "Other",
 }
+
+
+async def post_plain(
+    client: AsyncWebClient,
+    target: Target,
+    text: str,
+    *,
+    answers: str,
+    blocks: list[dict[str, Any]] | None = None,
+) -> list[str]:
+    """Post fixed text (a failure, a budget, "what would you like to know?") in the
+    thread, marked as the reply to message `answers`; the ts posted (none when Slack
+    refused it)."""
+    try:
+        response = await client.chat_postMessage(
+            channel=target.channel,
+            thread_ts=target.thread_ts,
+            text=text,
+            blocks=blocks,
+            metadata=answer_mark(answers),
+            unfurl_links=False,
+            unfurl_media=False,
+        )
+    except SLACK_FAILURES as exc:
+        log.error("reply failed: %s", label(exc))
+        return []
+    return [str(response["ts"])]
+
+
+async def tell_failure(
+    client: AsyncWebClient,
+    target: Target,
+    *,
+    dialect: Dialect,
+    reference: str,
+    answers: str,
+    group: str | None,
+) -> None:
+    """The failure message, with the reference a maintainer can look up (and, with a
+    group to ask, the "Ask a person" button); nothing of any attempt."""
+    text = failure_message(dialect, reference)
+    blocks = person_blocks(text, reference, answers) if group is not None else None
+    await post_plain(client, target, text, answers=answers, blocks=blocks)
 
 
 def reason_blocks(reference: str, answered: str) -> list[dict[str, Any]]:

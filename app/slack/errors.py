@@ -5,15 +5,9 @@ from __future__ import annotations
 import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from app.errors import label
-
 # ok:false and HTTP errors; connection resets and refusals; timeouts (never retried by
 # the client: Slack may have done the call)
 SLACK_FAILURES = (SlackClientError, aiohttp.ClientError, TimeoutError)
-
-
-# listeners.py still says `reason`: the one label, under its old name
-reason = label
 
 
 class StoppedByUser(Exception):

@@ -26,7 +26,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.errors import label
 from app.metrics import TARGET, MetricsError, Report, decimal, fetch, percent
 from app.settings import Settings
-from app.slack.errors import SLACK_FAILURES, reason
+from app.slack.background import Background
+from app.slack.errors import SLACK_FAILURES
 from app.work.budget import UNREACHABLE, Budgets, counted
 
 log = logging.getLogger("vouch.slack")
@@ -145,8 +146,16 @@ async def _on_daemon_thread(call: Callable[[], Report]) -> Report:
     return await done
 
 
+PROMPTS = [
+    {"title": "What can you do?", "message": "What can you help me with?"},
+    {"title": "Summarise a thread", "message": "How do I ask you about a thread?"},
+    {"title": "Check an answer", "message": "How do you check your answers?"},
+]
+
+
 class Home:
-    """Publishes a user's Home tab."""
+    """Publishes a user's Home tab, and suggests prompts when they open their DM with
+    Vouch (both after the app_home_opened event is acked)."""
 
     def __init__(
         self,
@@ -160,12 +169,21 @@ class Home:
         self.figures = figures or Figures(settings)
         self.channels = channels
         self.budgets = budgets
+        self.background = Background()
+
+    async def on_opened(self, event: dict[str, Any], client: AsyncWebClient) -> None:
+        """The DM opened: suggested prompts; the Home tab: its view. Both after the ack
+        (Bolt acks when this returns)."""
+        if event.get("tab") == "messages" and event.get("channel"):
+            self.background.start(_suggest(client, str(event["channel"])))
+        elif event.get("tab") == "home" and event.get("user"):
+            self.background.start(self.publish(client, str(event["user"])))
 
     async def publish(self, client: AsyncWebClient, user: str) -> None:
         try:
             await client.views_publish(user_id=user, view=await self.view(user))
         except SLACK_FAILURES as exc:
-            log.warning("home tab not published: %s", reason(exc))
+            log.warning("home tab not published: %s", label(exc))
 
     async def view(self, user: str) -> dict[str, Any]:
         blocks = general_blocks(self.settings)
@@ -179,6 +197,15 @@ class Home:
     @property
     def dashboard(self) -> str:
         return self.settings.langfuse_base_url.rstrip("/")
+
+
+async def _suggest(client: AsyncWebClient, channel: str) -> None:
+    try:
+        await client.assistant_threads_setSuggestedPrompts(
+            channel_id=channel, prompts=PROMPTS, title="Try asking"
+        )
+    except SLACK_FAILURES as exc:
+        log.warning("suggested prompts not set: %s", label(exc))
 
 
 def general_blocks(settings: Settings) -> list[Block]:

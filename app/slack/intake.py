@@ -3,8 +3,9 @@ happens before Slack gets its ack (no auth.test, no Slack or model call), so a f
 instance acks as fast as a warm one, and a message is on disk before it is acked; the
 workers answer later and ask auth.test then.
 
-Both transports share one sorter (`app.slack.events.sort`) and one record
-(`Listeners.take`):
+Both transports share one sorter (`app.slack.events.sort`) and one way in (`Intake.take`):
+every message event goes to the thread log; one a person addressed to Vouch (a mention, a
+DM, a follow-up in its thread) goes to the durable record, for a worker to answer.
 
 - HTTP: `signed` answers 401 to a request whose signature does not hold, before its body
   is parsed; `take_in` parses it (depth bounded), records a message, and answers 200.
@@ -22,24 +23,112 @@ URL verification, interactions and the App Home go on to Bolt.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.socket_mode.async_client import AsyncBaseSocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 
+from app.channels import ChannelsFile
 from app.errors import label
-from app.slack.events import Dropped, Malformed, Taken, parse, sort
-from app.slack.listeners import Listeners
-from app.work.record import RecordUnavailable
+from app.slack.events import Dropped, Malformed, Taken, cleaned, parse, person, sort
+from app.slack.files import recorded
+from app.slack.history import ThreadHistory
+from app.slack.thread import Bot
+from app.work.record import Record, RecordUnavailable, message_key
+from app.work.workers import Workers
 
 log = logging.getLogger("vouch.slack")
 
 PATH = "/slack/events"
+_ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
+# What the durable record keeps of an event: what answering it needs.
+RECORDED = (
+    "type",
+    "channel",
+    "ts",
+    "thread_ts",
+    "user",
+    "text",
+    "channel_type",
+    "subtype",
+    "assistant_thread",  # its action_token: Real-time Search (app/slack/search.py)
+    "action_token",  # the same, where an event carries it at the top
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Intake:
+    """Takes message events in: into the thread log, and into the durable record when
+    one is to be answered (then the workers are woken)."""
+
+    threads: ThreadHistory
+    record: Record
+    workers: Workers
+    channels: ChannelsFile  # per-channel settings: silent channels, follow-ups
+    follow_ups: bool  # FOLLOW_UPS: thread replies answered without a mention
+
+    async def on_message(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
+        """`app_mention` and `message` events Bolt hands over (those the intake leaves to
+        it: no bot authorization in the envelope), read as the intake reads its own."""
+        read = cleaned(event)
+        if isinstance(read, Dropped):
+            log.info("event dropped: %s", read.reason)
+            return
+        await self.take(read, context)
+
+    async def take(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
+        """A message event (app.slack.events.cleaned) from either transport or Bolt.
+        Raises when the record cannot be written: the caller must not ack then."""
+        bot = Bot(context.bot_user_id or "", context.bot_id or "")
+        self.threads.record(context.team_id or event.get("team") or "", event, bot)
+        if not person(event, context.bot_user_id):
+            return  # only people make Vouch act: never a bot, never Vouch itself
+        here = self.channels.of(str(event.get("channel") or ""))
+        if not here.answer:
+            return  # CHANNELS_FILE: Vouch stays silent here (no record, no model call)
+        if event.get("type") == "app_mention":
+            await self._record(event, context)
+            return
+        if event.get("subtype") not in _ANSWERED_SUBTYPES:
+            return  # edits, deletions, joins: no model call
+        if event.get("channel_type") == "im":
+            await self._record(event, context)
+        elif (
+            (self.follow_ups if here.follow_ups is None else here.follow_ups)
+            and event.get("thread_ts")
+            and f"<@{context.bot_user_id}" not in event.get("text", "")  # app_mention has it
+        ):
+            await self._record(event, context, follow_up=True)
+
+    async def _record(
+        self, event: dict[str, Any], context: AsyncBoltContext, follow_up: bool = False
+    ) -> None:
+        """Record the message durably for a worker to answer (once: a copy is dropped).
+        RecordUnavailable goes up: the intake refuses the event (HTTP 503, no Socket Mode
+        ack), so Slack delivers it again."""
+        if not all(isinstance(event.get(name), str) for name in ("channel", "ts")):
+            log.warning("event without a channel or ts ignored")  # nowhere to answer
+            return
+        team = context.team_id or event.get("team") or ""
+        channel, ts = event["channel"], event["ts"]
+        thread = message_key(team, channel, event.get("thread_ts") or ts)
+        kept = {k: event[k] for k in RECORDED if k in event}
+        kept |= {"team": team, "follow_up": follow_up}
+        if event.get("files"):
+            kept["files"] = recorded(event["files"])
+        if not await self.record.put(message_key(team, channel, ts), thread, ts, kept):
+            log.info("duplicate delivery ignored")
+            return
+        self.workers.start()
+        self.workers.wake()
 
 
 def signed(secret: str, path: str = PATH) -> Middleware:
@@ -67,7 +156,7 @@ def _valid(verifier: SignatureVerifier, body: bytes, headers: dict[str, str]) ->
         return False
 
 
-def intake(listeners: Listeners, path: str = PATH) -> Middleware:
+def intake(taker: Intake, path: str = PATH) -> Middleware:
     """The aiohttp middleware that takes user messages in before Bolt sees them (behind
     `signed`)."""
 
@@ -85,19 +174,19 @@ def intake(listeners: Listeners, path: str = PATH) -> Middleware:
             return web.json_response({"ok": False, "error": "malformed_body"}, status=400)
         if sorted_ is None:
             return await handler(request)
-        return await take(listeners, sorted_)
+        return await take(taker, sorted_)
 
     return take_in
 
 
-async def take(listeners: Listeners, sorted_: Taken | Dropped) -> web.Response:
+async def take(taker: Intake, sorted_: Taken | Dropped) -> web.Response:
     """Record a message event (200; 503 when it cannot be recorded, so Slack delivers it
     again), or drop an event with its reason logged (200)."""
     if isinstance(sorted_, Dropped):
         dropped(sorted_)
         return web.Response(status=200)
     try:
-        await listeners.take(sorted_.event, sorted_.context)
+        await taker.take(sorted_.event, sorted_.context)
     except Exception as exc:  # not recorded: refused, so Slack delivers it again
         _refused(exc)
         return web.json_response({"ok": False, "error": "not_recorded"}, status=503)
@@ -117,9 +206,9 @@ class SocketIntake(AsyncSocketModeHandler):
     goes out once the message is on disk, before any Slack call (Bolt would ask auth.test
     first, and not ack at all when that failed)."""
 
-    def __init__(self, app: AsyncApp, listeners: Listeners, app_token: str) -> None:
+    def __init__(self, app: AsyncApp, taker: Intake, app_token: str) -> None:
         super().__init__(app, app_token)
-        self.listeners = listeners
+        self.taker = taker
 
     async def handle(self, connection: AsyncBaseSocketModeClient, req: SocketModeRequest) -> None:
         sorted_ = sort(req.payload) if req.type == "events_api" else None
@@ -128,7 +217,7 @@ class SocketIntake(AsyncSocketModeHandler):
             return
         if isinstance(sorted_, Taken):
             try:
-                await self.listeners.take(sorted_.event, sorted_.context)
+                await self.taker.take(sorted_.event, sorted_.context)
             except Exception as exc:  # unacked: Slack delivers it again
                 _refused(exc)
                 return

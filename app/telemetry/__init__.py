@@ -18,7 +18,7 @@ in a worker thread with a time bound.
 """
 
 from app.agent.observer import Kind
-from app.errors import label  # listeners.py imports it from here
+from app.errors import label
 from app.telemetry.allowlist import METADATA_KEYS, Value, allow_listed, allowed
 from app.telemetry.client import TRACE_NAME, Telemetry
 from app.telemetry.ids import MessageIds, message_time

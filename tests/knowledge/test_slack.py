@@ -14,7 +14,7 @@ import pytest
 from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.server import serve
-from app.slack.app import create_app
+from app.wiring import build
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.server import free_port, wait_healthy
 from tests.fakes.slack import FakeSlack
@@ -41,7 +41,7 @@ async def test_cited_answer_reaches_slack_with_its_footer(
 ) -> None:
     settings = knowledge_settings(response_format=dialect)
     knowledge = Knowledge.open(settings)
-    app = create_app(settings, Deps.from_settings(settings, knowledge=knowledge))
+    app = build(settings, agent=Deps.from_settings(settings, knowledge=knowledge))
     fake_anthropic.responder = lambda request: citing(rollback_id(request))
     await dispatch(app, mention(QUESTION, "401.000001"))
     if dialect == "mrkdwn":

@@ -10,8 +10,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from slack_bolt.async_app import AsyncApp
 
+from app.wiring import Vouch
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import wait_healthy
 from tests.fakes.slack import BOT_ID, BOT_USER, FakeSlack, signed_headers
@@ -36,12 +36,12 @@ def replies(slack: FakeSlack, thread: str) -> list[str]:
 
 
 @pytest.fixture
-def app(make_settings: Any, fake_anthropic: FakeAnthropic) -> AsyncApp:
+def app(make_settings: Any, fake_anthropic: FakeAnthropic) -> Vouch:
     fake_anthropic.default = Reply(GOOD)
     return make_app(make_settings())
 
 
-async def next_message_is_answered(app: AsyncApp, slack: FakeSlack) -> None:
+async def next_message_is_answered(app: Vouch, slack: FakeSlack) -> None:
     await dispatch(app, mention("how do I deploy billing?", "899.000001"))
     await until(lambda: replies(slack, "899.000001") == [GOOD])
 
@@ -60,7 +60,7 @@ async def next_message_is_answered(app: AsyncApp, slack: FakeSlack) -> None:
     ids=["40000-chars", "emoji-only", "code-only", "right-to-left", "invisible-only"],
 )
 async def test_odd_messages_get_one_reply(
-    app: AsyncApp, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, text: str
+    app: Vouch, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, text: str
 ) -> None:
     assert await dispatch(app, mention(text, "800.000001")) == 200
     await replied(fake_slack)
@@ -71,7 +71,7 @@ async def test_odd_messages_get_one_reply(
 
 
 async def test_an_empty_mention_is_asked_what_to_answer(
-    app: AsyncApp, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+    app: Vouch, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
 ) -> None:
     await dispatch(app, mention("", "801.000001"))
     await replied(fake_slack)
@@ -110,7 +110,7 @@ async def test_a_thread_of_1000_messages_is_read_to_its_end(
 
 
 async def test_a_flood_of_1000_duplicate_deliveries_is_answered_once(
-    app: AsyncApp, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+    app: Vouch, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
 ) -> None:
     event = mention("how do I deploy billing?", "820.000001")
     statuses = await asyncio.gather(
@@ -126,7 +126,7 @@ async def test_a_flood_of_1000_duplicate_deliveries_is_answered_once(
 
 
 async def test_events_missing_their_fields_or_of_unknown_types_are_dropped(
-    app: AsyncApp, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+    app: Vouch, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
 ) -> None:
     broken: list[dict[str, Any]] = [
         {"type": "app_mention", "text": f"<@{BOT_USER}> hi", "ts": "830.000001"},  # no channel

@@ -12,14 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from slack_bolt.async_app import AsyncApp
 
-from app.agent.loop import Deps
-from app.slack.app import create_app
 from app.slack.deliver import REVEAL_FROM
 from app.slack.drain import InFlight
 from app.telemetry import Telemetry
 from app.verify import verify
+from app.wiring import Vouch, build
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.slack import BOT_ID, FakeSlack
@@ -70,7 +68,7 @@ class Counting(InFlight):
 
 @dataclass
 class Rig:
-    app: AsyncApp
+    app: Vouch
     inflight: Counting
     slack: FakeSlack
     model: FakeAnthropic
@@ -115,7 +113,7 @@ async def rig(
     )
     telemetry = Telemetry.from_settings(settings)
     inflight = Counting()
-    app = create_app(settings, Deps.from_settings(settings), telemetry=telemetry, inflight=inflight)
+    app = build(settings, telemetry=telemetry, inflight=inflight)
     yield Rig(app, inflight, fake_slack, fake_anthropic, fake_langfuse)
     fake_langfuse.reset()  # let a hanging export go before the flush
     await telemetry.close()

@@ -9,20 +9,18 @@ from collections.abc import Callable
 from typing import Any
 
 import aiohttp
-from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from app.agent.loop import Deps
 from app.settings import Settings
-from app.slack.app import create_app
+from app.wiring import Vouch, build
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, signed_headers
 
 _ids = itertools.count(1)
 SIGNING_SECRET = "process-test-secret"  # of bot processes started by the `bot` fixture
 
 
-def make_app(settings: Settings) -> AsyncApp:
-    return create_app(settings, Deps.from_settings(settings))
+def make_app(settings: Settings) -> Vouch:
+    return build(settings)
 
 
 def envelope(event: dict[str, Any]) -> dict[str, Any]:
@@ -48,10 +46,10 @@ def message(text: str, ts: str, channel: str = "C0001", **extra: Any) -> dict[st
     return {**event, "channel": channel, "ts": ts, "event_ts": ts, **extra}
 
 
-async def dispatch(app: AsyncApp, event: dict[str, Any], retry: int = 0) -> int:
+async def dispatch(app: Vouch, event: dict[str, Any], retry: int = 0) -> int:
     headers = {"x-slack-retry-num": [str(retry)]} if retry else {}
     request = AsyncBoltRequest(body=envelope(event), headers=headers, mode="socket_mode")
-    response = await app.async_dispatch(request)
+    response = await app.bolt.async_dispatch(request)
     return response.status
 
 
@@ -91,7 +89,7 @@ def final_texts(slack: FakeSlack) -> dict[str, str]:
     return texts
 
 
-async def answered(app: AsyncApp, slack: FakeSlack, ts: str, text: str = "how do I deploy?") -> str:
+async def answered(app: Vouch, slack: FakeSlack, ts: str, text: str = "how do I deploy?") -> str:
     """Mention Vouch at `ts` in C0001 and wait for the reply; the message's key."""
     await dispatch(app, mention(text, ts))
     await replied(slack)

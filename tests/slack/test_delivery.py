@@ -167,11 +167,11 @@ async def test_feedback_buttons_are_acked_and_logged_without_content(
             },
         ],
     }
-    response = await app.async_dispatch(AsyncBoltRequest(body=body, mode="socket_mode"))
+    response = await app.bolt.async_dispatch(AsyncBoltRequest(body=body, mode="socket_mode"))
     assert response.status == 200
     assert "feedback up" in caplog.text
     forged = {**body, "actions": body["actions"][1:]}
-    response = await app.async_dispatch(AsyncBoltRequest(body=forged, mode="socket_mode"))
+    response = await app.bolt.async_dispatch(AsyncBoltRequest(body=forged, mode="socket_mode"))
     assert response.status == 200
     assert "feedback other on no known answer" in caplog.text
     assert "secret" not in caplog.text

@@ -114,7 +114,7 @@ async def test_the_figures_are_asked_once_per_cache_period(
     settings = langfuse_settings(admin_users=ADMIN)
     app = make_app(settings)
     now = [1000.0]
-    home = app.listeners.home
+    home = app.home
     assert home is not None
     home.figures = Figures(settings, clock=lambda: now[0])
     await dispatch(app, opened(ADMIN))
@@ -160,7 +160,7 @@ async def test_a_slow_langfuse_holds_the_tab_a_bounded_time_and_after_the_ack(
     await until(lambda: len(fake_slack.published) == 1)
     assert "Langfuse has not answered within 2 s" in shown(fake_slack.homes[ADMIN])
     fake_langfuse.delay = 0.0  # Langfuse answers after all: the report is kept
-    home = app.listeners.home
+    home = app.home
     assert home is not None
     await home.figures.settled()
     assert len(fake_langfuse.queries) == 3
@@ -173,7 +173,7 @@ async def test_many_channel_settings_stay_within_a_views_blocks(
     make_settings: Any, fake_slack: FakeSlack
 ) -> None:
     app = make_app(make_settings(admin_users=ADMIN))
-    home = app.listeners.home
+    home = app.home
     assert home is not None
     home.channels = lambda: [(f"<#C{n:04d}>", [("Answer", "mention only")]) for n in range(200)]
     text = await home_of(app, fake_slack, ADMIN)

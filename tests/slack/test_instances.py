@@ -18,11 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from slack_bolt.async_app import AsyncApp
 
-from app.agent.loop import Deps
 from app.settings import Settings
-from app.slack.app import create_app
+from app.wiring import Vouch, build
 from app.work.redis_queue import RedisQueue
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import wait_healthy
@@ -30,7 +28,7 @@ from tests.fakes.slack import BOT_USER, FakeSlack
 from tests.redis_server import RedisServer, running_redis
 from tests.slack.bolt import SIGNING_SECRET, dispatch, mention, message, post_event, settle, until
 
-Pair = tuple[AsyncApp, AsyncApp]
+Pair = tuple[Vouch, Vouch]
 
 
 def answer_per_request() -> Callable[[dict[str, Any]], Reply]:
@@ -45,7 +43,7 @@ def answers_in(slack: FakeSlack, ts: str) -> list[str]:
 
 async def instances(settings: Settings, url: str) -> AsyncIterator[Pair]:
     records = [RedisQueue(url, settings.dedupe_ttl, timeout=0.5) for _ in range(2)]
-    apps = [create_app(settings, Deps.from_settings(settings), queue=r) for r in records]
+    apps = [build(settings, record=r) for r in records]
     yield apps[0], apps[1]
     for app in apps:
         await app.workers.stop(grace=5)
@@ -201,7 +199,7 @@ async def test_without_redis_each_instance_dedupes_only_its_own(
     """Why REDIS_URL matters: two in-process instances answer the same message twice."""
     fake_anthropic.responder = answer_per_request()
     settings = make_settings()
-    a, b = (create_app(settings, Deps.from_settings(settings)) for _ in range(2))
+    a, b = (build(settings) for _ in range(2))
     await asyncio.gather(
         dispatch(a, mention("deploys?", "330.000001")),
         dispatch(b, mention("deploys?", "330.000001")),

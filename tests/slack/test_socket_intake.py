@@ -96,7 +96,7 @@ async def test_a_message_that_cannot_be_recorded_is_not_acked(
     fake_anthropic.default = Reply(GOOD)
     record = tmp_path / "queue.sqlite3"
     app = make_app(make_settings(queue_path=record))
-    handler = SocketIntake(app, app.listeners, APP_TOKEN)
+    handler = SocketIntake(app.bolt, app.intake, APP_TOKEN)
     await handler.connect_async()  # type: ignore[no-untyped-call]
     try:
         await connected(fake_slack)
@@ -109,7 +109,7 @@ async def test_a_message_that_cannot_be_recorded_is_not_acked(
         lock.execute("ROLLBACK")
         lock.close()
         assert fake_slack.socket.acked(first) is None
-        assert await app.workers.queue.waiting() == 0
+        assert await app.record.waiting() == 0
         again = fake_slack.socket.push(payload, retry_attempt=1, retry_reason="timeout")
         await until(lambda: fake_slack.socket.acked(again) is not None)
         await replied(fake_slack)
@@ -120,13 +120,13 @@ async def test_a_message_that_cannot_be_recorded_is_not_acked(
     finally:
         await handler.close_async()  # type: ignore[no-untyped-call]
         await app.workers.stop(1)
-        await app.workers.queue.close()
+        await app.record.close()
 
 
 async def test_other_envelopes_still_go_to_bolt(make_settings: Any, fake_slack: FakeSlack) -> None:
     """App Home opened is not a user message: Bolt takes it (and asks auth.test first)."""
     app = make_app(make_settings())
-    handler = SocketIntake(app, app.listeners, APP_TOKEN)
+    handler = SocketIntake(app.bolt, app.intake, APP_TOKEN)
     await handler.connect_async()  # type: ignore[no-untyped-call]
     try:
         await connected(fake_slack)
@@ -138,7 +138,7 @@ async def test_other_envelopes_still_go_to_bolt(make_settings: Any, fake_slack: 
     finally:
         await handler.close_async()  # type: ignore[no-untyped-call]
         await app.workers.stop(1)
-        await app.workers.queue.close()
+        await app.record.close()
 
 
 async def test_events_vouch_does_not_take_are_acked_and_a_bots_mention_is_not_answered(
@@ -149,7 +149,7 @@ async def test_events_vouch_does_not_take_are_acked_and_a_bots_mention_is_not_an
     and never answered; the person after it is."""
     fake_anthropic.default = Reply(GOOD)
     app = make_app(make_settings())
-    handler = SocketIntake(app, app.listeners, APP_TOKEN)
+    handler = SocketIntake(app.bolt, app.intake, APP_TOKEN)
     await handler.connect_async()  # type: ignore[no-untyped-call]
     try:
         await connected(fake_slack)

@@ -32,7 +32,7 @@ async def taken_over(make_settings: Any, answered_before: bool, fake_slack: Fake
         thread.append({**answer, "thread_ts": ROOT, "metadata": answer_mark(ASKED)})
     fake_slack.threads[("C0001", ROOT)] = thread
     app = make_app(make_settings(queue_lease=1))
-    queue = app.workers.queue
+    queue = app.record
     event = {
         "type": "app_mention",
         "channel": "C0001",

@@ -1,0 +1,92 @@
+"""Answering a recorded message, a worker's job: read it, make sure it was not answered
+already (a message taken over from a worker that died), gather its conversation, reply.
+
+The path of one message, in order: app/slack/intake.py (taken in, recorded) →
+app/work/workers.py (taken from the record) → here → message.py → gather.py → reply.py →
+deliver.py."""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from app.errors import label
+from app.logs import traced
+from app.slack.deliver import tell_failure
+from app.slack.drain import InFlight
+from app.slack.gather import Gathering
+from app.slack.history import ThreadHistory
+from app.slack.message import Message, Reading
+from app.slack.reply import Replying
+from app.slack.thread import Bot
+from app.telemetry import Telemetry
+from app.work.record import Job
+
+log = logging.getLogger("vouch.slack")
+MAX_TRIES = 3  # takes of one message before its user is told it cannot be answered
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answering:
+    client: AsyncWebClient  # the workers' client (Bolt passes the same one to listeners)
+    whoami: Callable[[], Awaitable[Bot]]  # the bot's ids (auth.test, asked once)
+    reading: Reading
+    threads: ThreadHistory
+    gathering: Gathering
+    replying: Replying
+    telemetry: Telemetry
+    inflight: InFlight
+
+    async def answer(self, job: Job) -> None:
+        """Answer a recorded message, or tell its user why not. One taken over (its worker
+        died or gave it back) is first looked for in the thread: an answer posted before
+        the worker could say so is not posted again. One taken more than MAX_TRIES times
+        (its workers keep dying) gets the failure message."""
+        bot = await self.whoami()  # after the ack: the intake does not ask
+        message = self.reading.message(job.event, bot)
+        with traced(message.reference), self.inflight.answering():
+            if job.tries > 1 and await self.threads.answered(
+                self.client, message.target, message.ts, bot
+            ):
+                log.info("taken over, but answered before: nothing posted again")
+                return
+            if job.tries > MAX_TRIES:
+                log.error("message taken %d times without an answer: failure message", job.tries)
+                await self._tell_failure(message)
+                self.telemetry.failed(message.ids, "tries_exhausted")
+                return
+            try:
+                conversation = await self.gathering.gather(message, first=job.tries == 1)
+            except Exception as exc:  # e.g. the thread could not be read
+                _crashed(exc)
+                if not message.follow_up:  # a follow-up's thread may not be Vouch's
+                    await self._tell_failure(message)
+                    self.telemetry.failed(message.ids, label(exc))
+                return
+            if conversation is None:
+                return
+            try:
+                await self.replying.reply(message, conversation)
+            except Exception as exc:  # the trace has it; the user was told already
+                _crashed(exc)
+
+    async def _tell_failure(self, message: Message) -> None:
+        await tell_failure(
+            self.client,
+            message.target,
+            dialect=message.dialect,
+            reference=message.reference,
+            answers=message.ts,
+            group=message.group,
+        )
+
+
+def _crashed(exc: Exception) -> None:
+    """Log an unexpected error by type and place only (its text may quote the message)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = "; ".join(f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in frames[-4:])
+    log.error("answer failed: %s at %s", type(exc).__name__, where)

@@ -1,0 +1,78 @@
+"""The message being answered: a recorded event as a worker reads it — where the answer
+goes, under which ids, what was asked, and the channel's settings when it is answered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.channels import ChannelSettings, ChannelsFile
+from app.slack.audience import Where
+from app.slack.deliver import Target
+from app.slack.thread import Bot, strip_mention
+from app.telemetry import MessageIds, Telemetry
+from app.verify import Dialect
+from app.work.record import message_key
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One recorded user message, as a worker answers it."""
+
+    event: dict[str, Any]  # as the durable record keeps it (app.slack.intake.RECORDED)
+    ts: str
+    target: Target
+    ids: MessageIds
+    reference: str  # its trace id, also the reference a failure message shows
+    text: str  # without the mention of Vouch
+    follow_up: bool
+    bot: Bot
+    here: ChannelSettings  # the channel's settings (CHANNELS_FILE) when it is answered
+    dialect: Dialect  # the channel's, or RESPONSE_FORMAT
+    group: str | None  # the user group "Ask a person" mentions here, if any
+
+    @property
+    def where(self) -> Where:
+        """Where the answer goes and who asked: what the audience rule is asked about."""
+        return Where(self.target.channel, self.target.team, self.target.user)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """Reads recorded events as messages, with the settings they are answered under."""
+
+    telemetry: Telemetry
+    channels: ChannelsFile
+    dialect: Dialect  # RESPONSE_FORMAT
+    group: str | None  # ESCALATION_GROUP
+
+    def message(self, event: dict[str, Any], bot: Bot) -> Message:
+        team = event.get("team") or ""
+        target = Target(
+            team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
+        )
+        key = message_key(team, target.channel, event["ts"])
+        follow_up = bool(event.get("follow_up"))
+        kind = (
+            "follow_up" if follow_up else "dm" if event.get("channel_type") == "im" else "mention"
+        )
+        ids = MessageIds(
+            key=key,
+            thread=message_key(team, target.channel, target.thread_ts),
+            user=f"{team}:{target.user}",
+            kind=kind,
+        )
+        here = self.channels.of(target.channel)
+        return Message(
+            event=event,
+            ts=event["ts"],
+            target=target,
+            ids=ids,
+            reference=self.telemetry.trace_id(key),
+            text=strip_mention(event.get("text", ""), bot),
+            follow_up=follow_up,
+            bot=bot,
+            here=here,
+            dialect=here.dialect or self.dialect,
+            group=here.escalation_group or self.group,
+        )

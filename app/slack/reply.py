@@ -1,0 +1,136 @@
+"""Replying: draft and verify a gathered conversation with this message's tools and its
+channel's parts, watched by its trace and the thread's status line; deliver the verified
+text, or tell the user the loop failed."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from functools import partial
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from app.agent.conversation import Conversation
+from app.agent.loop import Deps, answer
+from app.agent.observer import Observers
+from app.agent.tools import Tool
+from app.deps import ChannelDeps
+from app.errors import label
+from app.knowledge.retrieve import Knowledge
+from app.knowledge.tool import DocsSearch
+from app.slack.audience import Audience
+from app.slack.deliver import deliver, receipt, tell_failure
+from app.slack.entities import Lookups
+from app.slack.errors import SLACK_FAILURES, StoppedByUser
+from app.slack.gather import limits_of
+from app.slack.history import ThreadHistory
+from app.slack.message import Message
+from app.slack.people import People
+from app.slack.reader import SlackReader, links_in
+from app.slack.search import SlackSearch, action_token
+from app.slack.status import Status
+from app.telemetry import Telemetry
+from app.work.budget import Budgets
+
+log = logging.getLogger("vouch.slack")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Replying:
+    client: AsyncWebClient
+    deps: ChannelDeps  # the loop's parts, by the channel's settings
+    telemetry: Telemetry
+    threads: ThreadHistory  # told what Vouch posted
+    people: People
+    audience: Audience  # what may go into an answer, by who will read it
+    lookups: Lookups  # an answer's pings and Slack links, checked with Slack
+    budgets: Budgets
+    search: bool  # SLACK_SEARCH: Slack's Real-time Search, where the event allows it
+    receipts: bool  # CHECK_RECEIPT: "Checked: …" under a verified answer
+
+    async def reply(self, message: Message, conversation: Conversation) -> None:
+        target = message.target
+        status = Status(self.client, target.channel, target.thread_ts)
+        ids = replace(
+            message.ids,
+            history_messages=len(conversation.turns),
+            files=len(conversation.files),
+            files_unread=len(conversation.unread),
+        )
+        with self.telemetry.trace(ids) as trace:
+            try:
+                outside = partial(self.audience.outside, message.where)
+                deps = await self.deps.of(message.here, outside)
+                outcome = await answer(
+                    replace(conversation, instructions=message.here.instructions),
+                    deps,
+                    message.reference,
+                    observer=Observers(trace, status),
+                    tools=self._tools(conversation, message, deps),
+                    checks=[self.lookups.check(message.where, _texts(conversation))],
+                )
+            except Exception:  # nothing of any attempt goes with the failure message
+                await status.close()
+                await tell_failure(
+                    self.client,
+                    target,
+                    dialect=message.dialect,
+                    reference=message.reference,
+                    answers=message.ts,
+                    group=message.group,
+                )
+                raise
+            await status.close()
+            tokens = outcome.usage.total
+            await self.budgets.spend(
+                target.team, target.channel, target.user, tokens, limits_of(message.here)
+            )
+            with trace.observe("slack.deliver", "span", format=message.dialect) as delivery:
+                try:
+                    posted = await deliver(
+                        self.client,
+                        target,
+                        outcome.text,
+                        message.dialect,
+                        message.reference,
+                        answers=message.ts,
+                        checked=receipt(outcome) if outcome.verified and self.receipts else "",
+                        person=message.group is not None
+                        and outcome.reason != "unavailable"
+                        and not outcome.verified,
+                    )
+                    self.threads.posted(target, posted, outcome.text, message.bot, message.ts)
+                except StoppedByUser:  # the user's choice: neither a failure nor undelivered
+                    log.info("answer stopped by the user")
+                    trace.stopped_by_user()
+                except SLACK_FAILURES as exc:  # after the client's retries; never post twice
+                    error = label(exc)
+                    log.error("delivery failed: %s", error)
+                    delivery.fail(f"slack_{error}")
+                    trace.undelivered()
+                    await status.close(clear=True)
+
+    def _tools(self, conversation: Conversation, message: Message, deps: Deps) -> list[Tool]:
+        """The read-only tools this message's draft may call: the team's docs (with
+        KNOWLEDGE_DIR), the Slack messages the conversation links to, and Slack's search
+        (with SLACK_SEARCH, when the event carried a token for it)."""
+        tools: list[Tool] = []
+        if isinstance(deps.knowledge, Knowledge):  # the team's docs, searchable again
+            tools.append(DocsSearch(deps.knowledge))
+        where = message.where
+        if links_in(_texts(conversation)):
+            tools.append(SlackReader(self.client, self.people, self.audience, where))
+        token = action_token(message.event) if self.search else None
+        if token is not None:
+            asked = (message.target.channel, message.ts)
+            skip = {message.bot.user_id}
+            search = SlackSearch(
+                self.client, self.people, token, self.audience, where, skip=skip, asked=asked
+            )
+            tools.append(search)
+        return tools
+
+
+def _texts(conversation: Conversation) -> list[str]:
+    """What the conversation itself says: the message and the thread's turns."""
+    return [conversation.message, *(turn.text for turn in conversation.turns)]

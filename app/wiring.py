@@ -1,0 +1,214 @@
+"""The composition root: every part of one Vouch process, built once here with keyword
+arguments, and closed once (the model client, the durable record, the channels' docs).
+
+The path of a message through what is built here: the intake takes it in and records it
+(app/slack/intake.py); a worker takes it from the record (app/work/workers.py) and answers
+it (app/slack/answer.py): read (message.py), gathered (gather.py), drafted and verified
+with its channel's parts (reply.py, app/deps.py, app/agent/loop.py), delivered
+(deliver.py). Bolt's app takes the rest: actions on replies (actions.py) and the Home tab
+(home.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import aiohttp
+from slack_bolt.async_app import AsyncApp
+
+from app.agent.loop import Deps
+from app.channels import ChannelsFile
+from app.deps import ChannelDeps
+from app.knowledge.libraries import Libraries
+from app.settings import Settings
+from app.slack.actions import Actions
+from app.slack.answer import Answering
+from app.slack.app import Identity, bolt_app, make_web_client
+from app.slack.audience import Audience
+from app.slack.conversations import Conversations
+from app.slack.drain import InFlight
+from app.slack.entities import Groups, Lookups
+from app.slack.files import FileLimits, FileReader
+from app.slack.gather import Gathering, ThreadLimits
+from app.slack.history import ThreadHistory, ThreadLog
+from app.slack.home import Home
+from app.slack.intake import Intake
+from app.slack.message import Reading
+from app.slack.people import People
+from app.slack.reply import Replying
+from app.telemetry import Telemetry
+from app.work.budget import Budgets, Limits
+from app.work.queue import Queue
+from app.work.redis_queue import RedisQueue
+from app.work.workers import Workers
+
+
+@dataclass(kw_only=True)
+class Vouch:
+    """One process's parts. `server.py` asks this, and never reaches through it."""
+
+    settings: Settings
+    bolt: AsyncApp  # Bolt's app: what the intake leaves to it
+    intake: Intake  # message events in, for either transport
+    workers: Workers  # answer what the intake recorded
+    record: Queue | RedisQueue  # the durable record of messages taken in, and budgets
+    threads: ThreadHistory
+    channels: ChannelsFile
+    libraries: Libraries  # channels' own team docs (CHANNELS_FILE)
+    deps: ChannelDeps  # the loop's parts, by channel
+    home: Home
+    inflight: InFlight
+    owns_agent: bool  # the model client was made here: closed here
+
+    async def prepare(self) -> None:
+        """Index the channels' own docs before the first event (off the event loop)."""
+        for folder in self.channels.folders():
+            await asyncio.to_thread(self.libraries.get, folder)
+
+    def start(self) -> None:
+        """Start answering: messages recorded before a restart are answered now."""
+        self.workers.start()
+
+    async def stop(self, grace: float) -> int:
+        """Let answers in flight finish within `grace` seconds; give the rest back to the
+        record. How many were given back."""
+        return await self.workers.stop(grace)
+
+    async def close(self) -> None:
+        """Close what was opened here: the record, the channels' docs, the model client."""
+        await self.record.close()
+        self.libraries.close()
+        if self.owns_agent:
+            await self.deps.base.client.close()
+
+
+def build(
+    settings: Settings,
+    *,
+    agent: Deps | None = None,
+    session: aiohttp.ClientSession | None = None,
+    telemetry: Telemetry | None = None,
+    inflight: InFlight | None = None,
+    record: Queue | RedisQueue | None = None,
+) -> Vouch:
+    """Every part, from the settings. `agent` (default: from the settings, with no team
+    docs), `telemetry` (default: off), `inflight` and `record` (default: SQLite at
+    QUEUE_PATH, or Redis with REDIS_URL) may be given; Slack Web API calls share `session`
+    when one is given."""
+    telemetry = telemetry or Telemetry.off()
+    inflight = inflight or InFlight()
+    record = record or _record(settings)
+    channels = ChannelsFile(settings.channels_file)
+    libraries = Libraries(settings)
+    deps = ChannelDeps(
+        base=agent or Deps.from_settings(settings), settings=settings, libraries=libraries
+    )
+    client = make_web_client(settings, session)
+    reader = make_web_client(settings, session, wait=False)  # lookups that may do without
+    identity = Identity(client)
+    people = People(client)
+    conversations = Conversations(reader)
+    audience = Audience(conversations)
+    budgets = Budgets(record, settings.budget_period, _limits(settings))
+    threads = ThreadHistory(
+        ThreadLog(
+            settings.thread_log_threads,
+            settings.thread_max_messages + 1,
+            settings.thread_max_chars,
+        ),
+        reader,
+        shared=settings.redis_url is not None,
+    )
+    answering = Answering(
+        client=client,
+        whoami=identity.bot,
+        reading=Reading(
+            telemetry=telemetry,
+            channels=channels,
+            dialect=settings.response_format,
+            group=settings.escalation_group,
+        ),
+        threads=threads,
+        gathering=Gathering(
+            client=client,
+            threads=threads,
+            people=people,
+            files=_file_reader(settings, session),
+            budgets=budgets,
+            telemetry=telemetry,
+            limits=ThreadLimits(
+                messages=settings.thread_max_messages,
+                chars=settings.thread_max_chars,
+                files=settings.files_max_count,
+            ),
+        ),
+        replying=Replying(
+            client=client,
+            deps=deps,
+            telemetry=telemetry,
+            threads=threads,
+            people=people,
+            audience=audience,
+            lookups=Lookups(reader, people, conversations, Groups(reader)),
+            budgets=budgets,
+            search=settings.slack_search,
+            receipts=settings.check_receipt,
+        ),
+        telemetry=telemetry,
+        inflight=inflight,
+    )
+    workers = Workers(record, answering.answer, settings.workers, settings.queue_lease)
+    intake = Intake(
+        threads=threads,
+        record=record,
+        workers=workers,
+        channels=channels,
+        follow_ups=settings.follow_ups,
+    )
+    home = Home(settings, channels=channels.rows, budgets=budgets)
+    actions = Actions(
+        client=client, telemetry=telemetry, channels=channels, group=settings.escalation_group
+    )
+    bolt = bolt_app(settings, client, identity, intake=intake, actions=actions, home=home)
+    return Vouch(
+        settings=settings,
+        bolt=bolt,
+        intake=intake,
+        workers=workers,
+        record=record,
+        threads=threads,
+        channels=channels,
+        libraries=libraries,
+        deps=deps,
+        home=home,
+        inflight=inflight,
+        owns_agent=agent is None,
+    )
+
+
+def _record(settings: Settings) -> Queue | RedisQueue:
+    """Redis when REDIS_URL is set (shared by several instances), else SQLite at QUEUE_PATH."""
+    if settings.redis_url is None:
+        return Queue(settings.queue_path, settings.dedupe_ttl)
+    return RedisQueue(settings.redis_url.get_secret_value(), settings.dedupe_ttl)
+
+
+def _limits(settings: Settings) -> Limits:
+    """The global budgets (BUDGET_*)."""
+    return Limits(
+        settings.budget_user_messages,
+        settings.budget_user_tokens,
+        settings.budget_channel_messages,
+        settings.budget_channel_tokens,
+    )
+
+
+def _file_reader(settings: Settings, session: aiohttp.ClientSession | None) -> FileReader:
+    """Reads shared files with the bot token, within FILES_MAX_COUNT, FILES_MAX_BYTES and
+    FILES_TYPES."""
+    token = settings.slack_bot_token
+    limits = FileLimits(
+        settings.files_max_count, settings.files_max_bytes, frozenset(settings.files_types)
+    )
+    secret = token.get_secret_value() if token is not None else ""
+    return FileReader(secret, limits, settings.slack_api_url, session)
