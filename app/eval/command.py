@@ -14,6 +14,7 @@ from typing import TextIO
 
 from app.eval.dataset import Item, read_jsonl
 from app.eval.experiment import Experiments
+from app.eval.layout import paragraph
 from app.eval.models import look_up
 from app.eval.plan import EvalError, Plan
 from app.eval.progress import Bar
@@ -50,17 +51,17 @@ def run(plan: Plan, settings: Settings, out: TextIO = sys.stdout, err: TextIO = 
     else:
         print(compare(summaries[0], summaries[1], title), file=out)
     if experiments is not None and experiments.failures.count:
-        print(
-            f"\nLangfuse did not take all of the runs ({experiments.failures.count} sends "
-            "failed, logged on stderr): what it shows of them is incomplete.",
-            file=out,
+        said = (
+            f"Langfuse did not take all of the runs ({experiments.failures.count} sends "
+            "failed, logged on stderr): what it shows of them is incomplete."
         )
+        print(f"\n{paragraph(said)}", file=out)
     elif experiments is not None:
-        print(
-            "\nSent to Langfuse as experiment runs of the dataset: see Datasets → "
-            f"{plan.dataset} → Experiments.",
-            file=out,
+        said = (
+            "Sent to Langfuse as experiment runs of the dataset: see Datasets → "
+            f"{plan.dataset} → Experiments."
         )
+        print(f"\n{paragraph(said)}", file=out)
     return _status(summaries, plan.min_verified, out)
 
 
@@ -117,12 +118,12 @@ def _status(summaries: Sequence[Summary], threshold: float | None, out: TextIO) 
     for summary in summaries:
         unanswered = sum(n for reason, n in summary.outcomes.items() if reason in NOT_ASKED)
         if unanswered * 2 >= summary.items:
-            print(
-                f"\n{summary.setup.label}: {unanswered} of {summary.items} items never got an "
+            said = (
+                f"{summary.setup.label}: {unanswered} of {summary.items} items never got an "
                 "answer from the model (unavailable or rejected): check the key, the model "
-                "names and the service; these rates measure nothing.",
-                file=out,
+                "names and the service; these rates measure nothing."
             )
+            print(f"\n{paragraph(said)}", file=out)
             return 2
     if threshold is None:
         return 0

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from app.agent.model import Usage
 from app.eval.dataset import EXPECTS
+from app.eval.layout import MARK, WIDTH, Part, parts, wrapped
 from app.eval.plan import Setup
 from app.eval.prices import cost
 from app.eval.run import Result
@@ -111,45 +112,85 @@ def percentile(ordered: Sequence[float], p: float) -> float | None:
 
 
 def render(summary: Summary, title: str) -> str:
-    """One run's report."""
-    lines = [_head(title, summary.setup, summary.items), ""]
-    lines += [f"  {name:<20} {value}" for name, value in _figures(summary)]
+    """One run's report, in lines of at most WIDTH columns."""
+    lines = [
+        *_title(title, summary.items, ""),
+        *wrapped("  ", _described(summary.setup), "    "),
+        "",
+    ]
+    for name, value in _figures(summary):
+        lines += wrapped(f"  {name:<{NAME}} ", parts(value, " · "), " " * (NAME + 3))
     lines += ["", *_issue_table(summary), "", "Items", *_item_rows(summary)]
     return "\n".join(lines)
 
 
 def compare(before: Summary, after: Summary, title: str) -> str:
-    """Two runs side by side, the change for each figure, and the items that changed."""
-    a, b = _figures(before), _figures(after)
-    width = max(len(value) for _, value in (*a, *b)) + 2
+    """Two runs side by side, the change for each figure, and the items that changed; in
+    lines of at most WIDTH columns."""
     lines = [
-        f"Vouch eval: {title} · {before.items} items, two runs",
-        f"  A: {_setup(before.setup)}",
-        f"  B: {_setup(after.setup)}",
+        *_title(title, before.items, ", two runs"),
+        *wrapped("  A: ", _described(before.setup), "     "),
+        *wrapped("  B: ", _described(after.setup), "     "),
         "",
-        f"  {'':<20} {'A':<{width}} {'B':<{width}} change",
+        *_side_by_side(before, after),
+        "",
+        *_issue_table(before, after),
+        "",
+        "Items that changed (A → B)",
     ]
-    changes = _changes(before, after)
-    right = dict(b)
-    names = [name for name, _ in a] + [name for name, _ in b if name not in dict(a)]
-    left = dict(a)
-    for name in names:
-        cells = f"{left.get(name, '—'):<{width}} {right.get(name, '—'):<{width}}"
-        lines.append(f"  {name:<20} {cells} {changes.get(name, '')}")
-    lines += ["", *_issue_table(before, after), "", "Items that changed (A → B)"]
-    moved = _moved(before, after)
-    lines += moved or ["  none: every item ended the same way"]
+    lines += _moved(before, after) or ["  none: every item ended the same way"]
     lines += ["", "Items (B)", *_item_rows(after)]
-    return "\n".join(line.rstrip() for line in lines)
+    return "\n".join(lines)
 
 
-def _head(title: str, setup: Setup, items: int) -> str:
-    return f"Vouch eval: {title} · {items} items · {_setup(setup)}"
+NAME = 20  # the figures' names
 
 
-def _setup(setup: Setup) -> str:
+def _side_by_side(before: Summary, after: Summary) -> list[str]:
+    """Each figure of A and of B in a column of its own, a value too wide for its column
+    on more lines (broken at its " · "), and the change."""
+    a, b = dict(_figures(before)), dict(_figures(after))
+    unpriced = sorted({*before.unpriced, *after.unpriced})
+    for figures, s in ((a, before), (b, after)):
+        if s.unpriced:  # the models' names, too long for a column, follow the table
+            figures["cost"] = "— (no list price)"
+    changes = _changes(before, after)
+    pieces = [text for change in changes.values() for _, text in parts(change, " · ")]
+    shortest = max(map(len, pieces)) + MARK  # the change column: its widest piece, unbroken
+    natural = max(len(value) for value in (*a.values(), *b.values())) + 2
+    cell = min(natural, (WIDTH - NAME - 5 - shortest) // 2)
+    room = WIDTH - NAME - 5 - 2 * cell
+    lines = [f"  {'':<{NAME}} {'A':<{cell}} {'B':<{cell}} change"]
+    for name in [*a, *(name for name in b if name not in a)]:
+        columns = [
+            wrapped("", parts(a.get(name, "—"), " · "), "", cell - 2),
+            wrapped("", parts(b.get(name, "—"), " · "), "", cell - 2),
+            wrapped("", parts(changes.get(name, ""), " · "), "", room),
+        ]
+        for n in range(max(map(len, columns))):
+            left, right, change = (column[n] if n < len(column) else "" for column in columns)
+            shown = name if n == 0 else ""
+            lines.append(f"  {shown:<{NAME}} {left:<{cell}} {right:<{cell}} {change}".rstrip())
+    if unpriced:
+        lines += wrapped("  no list price for ", parts(", ".join(unpriced), ", "), "    ")
+    return lines
+
+
+def _title(title: str, items: int, runs: str) -> list[str]:
+    return wrapped("Vouch eval: ", [("", title), (" · ", f"{items} items{runs}")], "  ")
+
+
+def _described(setup: Setup) -> list[Part]:
+    """What a run runs with ("configured: drafts …, judge …, at most 3 attempts"), in
+    parts a line may break between."""
     judge = f"judge {setup.judge}" if setup.judge else "no judge"
-    return f"{setup.label}: drafts {setup.model}, {judge}, at most {setup.attempts} attempts"
+    label = parts(f"{setup.label}:", " ")  # each change of a label on its own if need be
+    return [
+        *label,
+        (" ", f"drafts {setup.model},"),
+        (" ", f"{judge},"),
+        (" ", f"at most {setup.attempts} attempts"),
+    ]
 
 
 def _figures(s: Summary) -> list[tuple[str, str]]:
@@ -204,26 +245,40 @@ def _changes(a: Summary, b: Summary) -> dict[str, str]:
 
 
 def _issue_table(*summaries: Summary) -> list[str]:
+    """Per code, how often it was found and its fates; compared, a row for A and one for
+    B under each code."""
     codes = sorted(
         {code for s in summaries for code in s.issues},
         key=lambda code: -sum(sum(s.issues.get(code, Counter()).values()) for s in summaries),
     )
     if not codes:
         return ["Issue codes: none found"]
-    runs = " | ".join(f"{'found':>5} " + " ".join(f"{f:>8}" for f in FATES) for _ in summaries)
-    lines = [f"{'Issue codes':<32} {runs}"]
+    runs = ("A ", "B ") if len(summaries) > 1 else ("",)
+    head = f"{'found':>5} " + " ".join(f"{fate:>8}" for fate in FATES)
+    lines = [f"{'Issue codes':<32} {' ' * len(runs[0])}{head}"]
     for code in codes:
-        cells = []
-        for s in summaries:
+        for n, (run, s) in enumerate(zip(runs, summaries, strict=True)):
             fates = s.issues.get(code, Counter())
-            cells.append(f"{sum(fates.values()):>5} " + " ".join(f"{fates[f]:>8}" for f in FATES))
-        lines.append(f"  {code:<30} {' | '.join(cells)}")
+            counts = f"{sum(fates.values()):>5} " + " ".join(f"{fates[f]:>8}" for f in FATES)
+            lines.append(f"  {code if n == 0 else '':<30} {run}{counts}")
     return lines
 
 
+ID = 34  # columns for an item's id: a longer one has a line of its own
+
+
 def _item_rows(s: Summary) -> list[str]:
-    width = max((len(r.item) for r in s.results), default=4)
-    return [f"  {r.item:<{width}}  {_item(r)}" for r in s.results]
+    """Per item: whether it behaved as expected, its outcome, attempts and time, then each
+    attempt's codes; what does not fit goes on under the item's mark."""
+    width = min(max((len(r.item) for r in s.results), default=4), ID)
+    rows = []
+    for r in s.results:
+        item = r.item
+        if len(item) > width:
+            rows.append(f"  {item}")
+            item = ""
+        rows += wrapped(f"  {item:<{width}}  {_item(r)}", _trail(r), " " * (width + 4))
+    return rows
 
 
 def _item(r: Result) -> str:
@@ -231,14 +286,24 @@ def _item(r: Result) -> str:
     expect = r.expect or "—"
     if r.outcome is None:
         return f"{mark} expect {expect:<6}  error ({r.error})"
-    trail = " → ".join(
-        "pass" if a.passed else (a.error or ",".join(a.codes) or "fail") for a in r.outcome.attempts
-    )
-    cited = f" · cites {len(r.outcome.cited)}" if r.outcome.cited else ""
     return (
         f"{mark} expect {expect:<6}  {r.reason:<11} {len(r.outcome.attempts)} att."
-        f"  {r.seconds:5.1f} s  {trail}{cited}"
+        f"  {r.seconds:5.1f} s  "
     )
+
+
+def _trail(r: Result) -> list[Part]:
+    """Each attempt's codes (`pass` for the one that passed) and the sources cited."""
+    if r.outcome is None:
+        return []
+    trail: list[Part] = []
+    for attempt in r.outcome.attempts:
+        said = "pass" if attempt.passed else (attempt.error or ",".join(attempt.codes) or "fail")
+        (_, first), *rest = parts(said, ",")  # a line may break between codes
+        trail += [(" → " if trail else "", first), *rest]
+    if r.outcome.cited:
+        trail.append((" · ", f"cites {len(r.outcome.cited)}"))
+    return trail
 
 
 def _moved(a: Summary, b: Summary) -> list[str]:

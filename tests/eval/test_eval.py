@@ -53,8 +53,9 @@ def dataset(tmp_path: Path, items: list[dict[str, Any]] = ITEMS) -> Path:
 
 def row(out: str, item: str) -> list[str]:
     """An item's last row of the report (a comparison's: run B's), split into words (after
-    its id)."""
-    return [line.split()[1:] for line in out.splitlines() if line.split()[:1] == [item]][-1]
+    its id). Rows are indented 2 or 4 columns; an item's codes that go on are indented more."""
+    rows = [line for line in out.splitlines() if len(line) - len(line.lstrip()) <= 4]
+    return [line.split()[1:] for line in rows if line.split()[:1] == [item]][-1]
 
 
 def said(body: dict[str, Any]) -> str:

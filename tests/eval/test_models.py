@@ -114,6 +114,7 @@ def test_a_model_the_api_knows_but_refuses_still_measures_nothing(
     assert "outcomes             verified 2 · exhausted 1" in out  # A measured
     assert "rejected 3" in out  # B did not
     assert row(out, "broken")[:4] == ["·", "expect", "fail", "rejected"]  # not a "fail" met
+    assert max(len(line) for line in out.splitlines()) <= 100  # the last paragraph too
 
 
 PLATFORMS = {

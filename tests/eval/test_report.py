@@ -11,6 +11,7 @@ from app.eval.plan import Setup
 from app.eval.prices import cost, price_of
 from app.eval.report import compare, render, summarize
 from app.eval.run import Result
+from app.verify.codes import RULES
 
 SETUP = Setup("configured", "claude-sonnet-5-5", "claude-haiku-5-5", 3, "claude-haiku-5-5")
 
@@ -95,3 +96,54 @@ def test_one_model_drafting_and_judging_is_priced_once_for_both() -> None:
     made = summarize(Setup("B", haiku, haiku, 3, haiku), RESULTS)
     both = made.draft_usage + made.judge_usage
     assert made.cost == pytest.approx(cost(haiku, both))
+
+
+# Names as long as real ones get: Bedrock's inference profiles, several changes in a label,
+# an id as long as a dataset allows (64), every rule's code.
+BEDROCK_SONNET = "global.anthropic.claude-sonnet-4-5-20250929-v1:0"
+BEDROCK_HAIKU = "global.anthropic.claude-haiku-4-5-20251001-v1:0"
+LABEL = (
+    f"ANTHROPIC_MODEL={BEDROCK_HAIKU} JUDGE_MODEL={BEDROCK_SONNET} MAX_ATTEMPTS=5 "
+    "KNOWLEDGE_TOP_K=8 prompt terse-answers-for-the-platform-team.txt"
+)
+LONG_ID = "tf-mobile-release-train-missed-the-cut-and-the-hotfix-went-out-x1"
+CODES = sorted(RULES)
+
+
+def noisy(item: str, n: int) -> Result:
+    """An item that failed every attempt with a handful of codes, then passed."""
+    codes = CODES[n % len(CODES) :] + CODES
+    failed = [attempt(k, False, *codes[k * 5 : k * 5 + 5], tokens=2_345_678) for k in (1, 2, 3)]
+    return Result(item, "cite", outcome(*failed, attempt(4, True), cited=("a", "b")), 123.4, True)
+
+
+WIDE = [noisy(LONG_ID, 0), noisy("short", 7), *RESULTS]
+
+
+def test_every_line_of_a_report_is_at_most_100_columns() -> None:
+    configured = Setup("configured", BEDROCK_SONNET, BEDROCK_HAIKU, 3, BEDROCK_HAIKU)
+    changed = Setup(LABEL, BEDROCK_HAIKU, BEDROCK_SONNET, 5, BEDROCK_HAIKU)
+    before, after = summarize(configured, WIDE), summarize(changed, WIDE[::-1])
+    title = "Langfuse dataset vouch-questions-from-the-platform-team-support-channel-2026"
+    for text in (render(before, title), render(after, title), compare(before, after, title)):
+        assert len(before.issues) > 10  # many codes
+        wide = [line for line in text.splitlines() if len(line) > 100]
+        assert not wide, "\n".join(wide)
+        assert LONG_ID in text and BEDROCK_SONNET in text  # ids and names never cut
+
+
+def test_a_long_line_breaks_between_parts_and_keeps_each_whole() -> None:
+    text = compare(summarize(SETUP, RESULTS), summarize(SETUP, WIDE), "set.jsonl")
+    lines = text.splitlines()
+    at = lines.index(f"  {LONG_ID}")  # longer than the id column: a line of its own
+    assert lines[at + 1].strip().startswith("✓ expect cite    verified    4 att.  123.4 s")
+    rows = lines[at + 1 : at + 5]
+    assert " ".join(row.strip() for row in rows).endswith("→ pass · cites 2")
+    outcome = WIDE[0].outcome
+    assert outcome is not None
+    codes = [code for attempt in outcome.attempts for code in attempt.codes]
+    assert len(codes) == 15
+    for code in codes:  # each code whole, on one line
+        assert any(f"{code}," in row or f"{code} →" in row for row in rows)
+    tokens = [line for line in lines if "cache write" in line or "tokens" in line]
+    assert tokens[0].startswith("  tokens") and len(tokens) >= 2  # broken at its " · "
