@@ -18,8 +18,9 @@ from app.eval.layout import paragraph
 from app.eval.models import look_up
 from app.eval.plan import EvalError, Plan
 from app.eval.progress import Bar
-from app.eval.report import Summary, compare, render, summarize
+from app.eval.report import compare, render
 from app.eval.run import NOT_ASKED, Result, Runner, run_all
+from app.eval.summary import Summary, summarize
 from app.knowledge.libraries import Libraries
 from app.settings import Settings
 from app.telemetry.client import Telemetry

@@ -18,8 +18,8 @@ from langfuse import Evaluation
 
 from app.eval.dataset import DatasetError, Item, from_langfuse
 from app.eval.plan import Setup
-from app.eval.report import summarize
 from app.eval.run import Progress, Result, Runner
+from app.eval.summary import summarize
 from app.telemetry.client import Telemetry
 from app.telemetry.guard import guarded
 from app.telemetry.scores import ScoreRow
@@ -159,7 +159,7 @@ def _output(result: Result) -> dict[str, Any]:
 
 
 def _run_scores(setup: Setup, done: dict[str, Result]) -> Callable[..., list[Evaluation]]:
-    """The run-level scores: the report's figures (app.eval.report.summarize) of the
+    """The run-level scores: the report's figures (app.eval.summary.summarize) of the
     results, not of what the SDK passes."""
 
     def vouch_rates(**_: Any) -> list[Evaluation]:

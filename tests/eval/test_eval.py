@@ -20,8 +20,8 @@ import pytest
 from app.eval import command as evaluation
 from app.eval.dataset import DatasetError, Item, read_jsonl
 from app.eval.plan import plan
-from app.eval.report import percentile
 from app.eval.run import Result, run_all
+from app.eval.summary import percentile
 from app.settings import Settings
 from tests.entry import run_main
 from tests.fakes.anthropic import Cite, FakeAnthropic, Hang, Reply, cited, judgement

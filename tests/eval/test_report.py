@@ -9,8 +9,9 @@ from app.agent.model import Usage
 from app.agent.outcome import Attempt, Outcome
 from app.eval.plan import Setup
 from app.eval.prices import cost, price_of
-from app.eval.report import compare, render, summarize
+from app.eval.report import compare, render
 from app.eval.run import Result
+from app.eval.summary import summarize
 from app.verify.codes import RULES
 
 SETUP = Setup("configured", "claude-sonnet-5-5", "claude-haiku-5-5", 3, "claude-haiku-5-5")
