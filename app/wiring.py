@@ -1,5 +1,5 @@
 """The composition root: every part of one Vouch process, built once here with keyword
-arguments, and closed once (the model client, the durable record, the channels' docs).
+arguments, and closed once (the model client, the store, the channels' docs).
 
 The path of a message through what is built here: the intake takes it in and records it
 (app/slack/intake.py); a worker takes it from the record (app/work/workers.py) and answers
@@ -38,8 +38,8 @@ from app.slack.people import People
 from app.slack.reply import Replying
 from app.telemetry import Telemetry
 from app.work.budget import Budgets, Limits
-from app.work.queue import Queue
-from app.work.redis_queue import RedisQueue
+from app.work.redis_store import RedisStore
+from app.work.sqlite_store import SqliteStore
 from app.work.workers import Workers
 
 
@@ -50,8 +50,8 @@ class Vouch:
     settings: Settings
     bolt: AsyncApp  # Bolt's app: what the intake leaves to it
     intake: Intake  # message events in, for either transport
-    workers: Workers  # answer what the intake recorded
-    record: Queue | RedisQueue  # the durable record of messages taken in, and budgets
+    workers: Workers  # answer what the intake stored
+    store: SqliteStore | RedisStore  # messages taken in, and budgets' counts
     threads: ThreadHistory
     channels: ChannelsFile
     libraries: Libraries  # channels' own team docs (CHANNELS_FILE)
@@ -75,8 +75,8 @@ class Vouch:
         return await self.workers.stop(grace)
 
     async def close(self) -> None:
-        """Close what was opened here: the record, the channels' docs, the model client."""
-        await self.record.close()
+        """Close what was opened here: the store, the channels' docs, the model client."""
+        await self.store.close()
         self.libraries.close()
         if self.owns_agent:
             await self.deps.base.client.close()
@@ -89,15 +89,15 @@ def build(
     session: aiohttp.ClientSession | None = None,
     telemetry: Telemetry | None = None,
     inflight: InFlight | None = None,
-    record: Queue | RedisQueue | None = None,
+    store: SqliteStore | RedisStore | None = None,
 ) -> Vouch:
     """Every part, from the settings. `agent` (default: from the settings, with no team
-    docs), `telemetry` (default: off), `inflight` and `record` (default: SQLite at
+    docs), `telemetry` (default: off), `inflight` and `store` (default: SQLite at
     QUEUE_PATH, or Redis with REDIS_URL) may be given; Slack Web API calls share `session`
     when one is given."""
     telemetry = telemetry or Telemetry.off()
     inflight = inflight or InFlight()
-    record = record or _record(settings)
+    store = store or _store(settings)
     channels = ChannelsFile(settings.channels_file)
     libraries = Libraries(settings)
     deps = ChannelDeps(
@@ -109,7 +109,7 @@ def build(
     people = People(client)
     conversations = Conversations(reader)
     audience = Audience(conversations)
-    budgets = Budgets(record, settings.budget_period, _limits(settings))
+    budgets = Budgets(store, settings.budget_period, _limits(settings))
     threads = ThreadHistory(
         ThreadLog(
             settings.thread_log_threads,
@@ -157,10 +157,10 @@ def build(
         telemetry=telemetry,
         inflight=inflight,
     )
-    workers = Workers(record, answering.answer, settings.workers, settings.queue_lease)
+    workers = Workers(store, answering.answer, settings.workers, settings.queue_lease)
     intake = Intake(
         threads=threads,
-        record=record,
+        store=store,
         workers=workers,
         channels=channels,
         follow_ups=settings.follow_ups,
@@ -175,7 +175,7 @@ def build(
         bolt=bolt,
         intake=intake,
         workers=workers,
-        record=record,
+        store=store,
         threads=threads,
         channels=channels,
         libraries=libraries,
@@ -186,11 +186,11 @@ def build(
     )
 
 
-def _record(settings: Settings) -> Queue | RedisQueue:
+def _store(settings: Settings) -> SqliteStore | RedisStore:
     """Redis when REDIS_URL is set (shared by several instances), else SQLite at QUEUE_PATH."""
     if settings.redis_url is None:
-        return Queue(settings.queue_path, settings.dedupe_ttl)
-    return RedisQueue(settings.redis_url.get_secret_value(), settings.dedupe_ttl)
+        return SqliteStore(settings.queue_path, settings.dedupe_ttl)
+    return RedisStore(settings.redis_url.get_secret_value(), settings.dedupe_ttl)
 
 
 def _limits(settings: Settings) -> Limits:

@@ -193,7 +193,7 @@ class _Run:
         knowledge = self.deps.knowledge
         if knowledge is None:
             return ()
-        with self.trace.observe("knowledge.search", "retriever") as search:
+        with self.observer.observe("knowledge.search", "retriever") as search:
             sources = knowledge.sources(self.conversation)
             search.update({"sources": len(sources)})
         return sources
@@ -210,7 +210,7 @@ class _Run:
             return self.give_up("rejected", error=exc.reason)
         if drafted.stop_reason == "refusal":
             return self.give_up("refused", drafted, error="refusal")
-        with self.trace.observe("agent.verify", "guardrail", attempt=number) as check:
+        with self.observer.observe("agent.verify", "guardrail", attempt=number) as check:
             return await self.check(drafted, check)
 
     async def check(self, drafted: Draft, check: Step) -> Verdict | Outcome:
@@ -270,7 +270,7 @@ class _Run:
         for inspection in self.checks:
             if not verdict.passed:
                 break
-            with self.trace.observe(inspection.name, "guardrail", parent=parent) as step:
+            with self.observer.observe(inspection.name, "guardrail", parent=parent) as step:
                 given = (*self.sources, *self.files)
                 result = await inspection(verdict.text, self.dialect, given)
                 step.update(dict(result.counts))
@@ -281,7 +281,7 @@ class _Run:
     async def judge(self, config: JudgeConfig, text: str, check: Step) -> Judged | JudgeUnavailable:
         """The judge's verdict on the answer, or why there is none."""
         self.observer.stage("checking", self.number, self.deps.config.max_attempts)
-        with self.trace.observe(
+        with self.observer.observe(
             "claude.judge", "generation", parent=check, model=config.model, attempt=self.number
         ) as call:
             try:
@@ -304,7 +304,7 @@ class _Run:
         tools = self.toolbox.definitions() or None
         for _ in range(limit + 1):
             last = used >= limit
-            with self.trace.observe(
+            with self.observer.observe(
                 "claude.draft", "generation", model=self.deps.config.model, attempt=self.number
             ) as call:
                 request = Request(
@@ -363,7 +363,7 @@ class _Run:
         )
         self.attempts.append(attempt)
         if check is not None:
-            self.trace.checked(check, attempt)
+            self.observer.checked(check, attempt)
 
     def give_up(
         self,
@@ -381,10 +381,6 @@ class _Run:
     @property
     def dialect(self) -> Dialect:
         return self.conversation.dialect
-
-    @property
-    def trace(self) -> Observer:
-        return self.observer
 
 
 def _judge_result(judged: Judged | JudgeUnavailable | None) -> JudgeResult | None:

@@ -125,11 +125,11 @@ def questions(start: datetime, end: datetime, environment: str) -> dict[str, Ask
 def report(ask: Query, since: timedelta, environment: str, now: datetime | None = None) -> Report:
     end = now or datetime.now(UTC)
     start = end - since
-    asked = {name: ask(question) for name, question in questions(start, end, environment).items()}
-    rates = {row.get("name"): row for row in asked["rates"]}
-    averages = {row.get("name"): row for row in asked["averages"]}
+    results = {name: ask(question) for name, question in questions(start, end, environment).items()}
+    rates = {row.get("name"): row for row in results["rates"]}
+    averages = {row.get("name"): row for row in results["averages"]}
     counts: dict[str, dict[str, int]] = {}
-    for row in asked["issues"]:
+    for row in results["issues"]:
         name, value = str(row.get("name")), str(row.get("stringValue"))
         counts.setdefault(name, {})[value] = int(_number(row, "count_count") or 0)
     outcomes = counts.get("outcome", {})

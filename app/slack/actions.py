@@ -100,17 +100,17 @@ class Actions:
         await ack()
         action = (body.get("actions") or [{}])[0]
         reference = str(action.get("block_id", "")).split(":")[-1]
-        asked = str(action.get("value", ""))
+        question = str(action.get("value", ""))
         channel = str((body.get("container") or {}).get("channel_id") or "")
         group = self.channels.of(channel).escalation_group or self.group
-        if group is None or _REFERENCE.fullmatch(reference) is None or not is_ts(asked):
+        if group is None or _REFERENCE.fullmatch(reference) is None or not is_ts(question):
             log.info("escalation on no known message")
             return
         if reference in self._escalated:
             return  # a second click: the group was told already
         self._escalated.add(reference)
         with traced(reference):
-            thread = (body.get("message") or {}).get("thread_ts") or asked
+            thread = (body.get("message") or {}).get("thread_ts") or question
             user = str((body.get("user") or {}).get("id") or "")
             text = f"<!subteam^{group}> <@{user}> would like a person to answer this question."
             try:
@@ -120,4 +120,4 @@ class Actions:
                 self._escalated.discard(reference)
                 return
             log.info("escalated to a person")
-            self.telemetry.escalated(reference, at=message_time(asked))
+            self.telemetry.escalated(reference, at=message_time(question))

@@ -24,7 +24,7 @@ from app.slack.message import Message, Reading
 from app.slack.reply import Replying
 from app.slack.thread import Bot
 from app.telemetry import Telemetry
-from app.work.record import Job
+from app.work.store import Job
 
 log = logging.getLogger("vouch.slack")
 MAX_TRIES = 3  # takes of one message before its user is told it cannot be answered

@@ -278,19 +278,19 @@ def feedback_blocks(
     return [section, *_buttons(reference, checked, person)]
 
 
-def person_blocks(text: str, reference: str, asked: str) -> list[dict[str, Any]]:
+def person_blocks(text: str, reference: str, question: str) -> list[dict[str, Any]]:
     """A canned reply with only the "Ask a person" button (for the message `asked`)."""
     section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
-    elements = [_person_button(asked)]
+    elements = [_person_button(question)]
     return [section, {"type": "actions", "block_id": f"escalate:{reference}", "elements": elements}]
 
 
-def _person_button(asked: str) -> dict[str, Any]:
+def _person_button(question: str) -> dict[str, Any]:
     return {
         "type": "button",
         "text": {"type": "plain_text", "text": "🙋 Ask a person", "emoji": True},
         "action_id": ESCALATE_ACTION,
-        "value": asked,
+        "value": question,
     }
 
 

@@ -30,7 +30,7 @@ from app.slack.deliver import ANSWER_EVENT, Target, answer_mark
 from app.slack.errors import SLACK_FAILURES
 from app.slack.files import recorded
 from app.slack.thread import Bot, is_own
-from app.work.record import message_key
+from app.work.store import message_key
 
 log = logging.getLogger("vouch.slack")
 
@@ -81,7 +81,7 @@ class ThreadLog:
             return None
         return logged
 
-    def record(self, thread: str, message: dict[str, Any], own: bool, edit: bool = False) -> None:
+    def keep(self, thread: str, message: dict[str, Any], own: bool, edit: bool = False) -> None:
         """Keep a new or edited message. A thread's first message makes its log complete
         when it is new; an edit of it does not (Slack sends one whenever a reply changes
         its reply count, so it says nothing of what this process saw)."""
@@ -136,7 +136,7 @@ class ThreadHistory:
     reader: AsyncWebClient | None  # a client that does not wait out rate limits
     shared: bool = False  # several instances: no log is complete on its own
 
-    def record(self, team: str, event: dict[str, Any], bot: Bot) -> None:
+    def keep(self, team: str, event: dict[str, Any], bot: Bot) -> None:
         """Keep what a message event says: a new message, an edit or a deletion."""
         channel = event.get("channel")
         if not isinstance(channel, str):
@@ -155,7 +155,7 @@ class ThreadHistory:
             message = event
         root = message.get("thread_ts") or message.get("ts")
         if isinstance(root, str):
-            self.log.record(f"{team}:{channel}:{root}", message, is_own(message, bot), edit)
+            self.log.keep(f"{team}:{channel}:{root}", message, is_own(message, bot), edit)
 
     def posted(
         self, target: Target, posted: list[str], text: str, bot: Bot, answers: str = ""
@@ -168,7 +168,7 @@ class ThreadHistory:
             message |= {"user": bot.user_id, "text": "" if n else text}
             if answers and not n:
                 message["metadata"] = answer_mark(answers)
-            self.log.record(thread, message, own=True)
+            self.log.keep(thread, message, own=True)
 
     async def answered(self, client: AsyncWebClient, target: Target, ts: str, bot: Bot) -> bool:
         """Whether an answer to message `ts` is in the thread already (its first message

@@ -42,7 +42,7 @@ from app.slack.events import Dropped, Malformed, Taken, cleaned, parse, person, 
 from app.slack.files import recorded
 from app.slack.history import ThreadHistory
 from app.slack.thread import Bot
-from app.work.record import Record, RecordUnavailable, message_key
+from app.work.store import Store, StoreUnavailable, message_key
 from app.work.workers import Workers
 
 log = logging.getLogger("vouch.slack")
@@ -70,7 +70,7 @@ class Intake:
     one is to be answered (then the workers are woken)."""
 
     threads: ThreadHistory
-    record: Record
+    store: Store
     workers: Workers
     channels: ChannelsFile  # per-channel settings: silent channels, follow-ups
     follow_ups: bool  # FOLLOW_UPS: thread replies answered without a mention
@@ -88,7 +88,7 @@ class Intake:
         """A message event (app.slack.events.cleaned) from either transport or Bolt.
         Raises when the record cannot be written: the caller must not ack then."""
         bot = Bot(context.bot_user_id or "", context.bot_id or "")
-        self.threads.record(context.team_id or event.get("team") or "", event, bot)
+        self.threads.keep(context.team_id or event.get("team") or "", event, bot)
         if not person(event, context.bot_user_id):
             return  # only people make Vouch act: never a bot, never Vouch itself
         here = self.channels.of(str(event.get("channel") or ""))
@@ -111,8 +111,8 @@ class Intake:
     async def _record(
         self, event: dict[str, Any], context: AsyncBoltContext, follow_up: bool = False
     ) -> None:
-        """Record the message durably for a worker to answer (once: a copy is dropped).
-        RecordUnavailable goes up: the intake refuses the event (HTTP 503, no Socket Mode
+        """Store the message durably for a worker to answer (once: a copy is dropped).
+        StoreUnavailable goes up: the intake refuses the event (HTTP 503, no Socket Mode
         ack), so Slack delivers it again."""
         if not all(isinstance(event.get(name), str) for name in ("channel", "ts")):
             log.warning("event without a channel or ts ignored")  # nowhere to answer
@@ -124,7 +124,7 @@ class Intake:
         kept |= {"team": team, "follow_up": follow_up}
         if event.get("files"):
             kept["files"] = recorded(event["files"])
-        if not await self.record.put(message_key(team, channel, ts), thread, ts, kept):
+        if not await self.store.put(message_key(team, channel, ts), thread, ts, kept):
             log.info("duplicate delivery ignored")
             return
         self.workers.start()
@@ -180,7 +180,7 @@ def intake(taker: Intake, path: str = PATH) -> Middleware:
 
 
 async def take(taker: Intake, sorted_: Taken | Dropped) -> web.Response:
-    """Record a message event (200; 503 when it cannot be recorded, so Slack delivers it
+    """Store a message event (200; 503 when it cannot be recorded, so Slack delivers it
     again), or drop an event with its reason logged (200)."""
     if isinstance(sorted_, Dropped):
         dropped(sorted_)
@@ -230,5 +230,5 @@ class SocketIntake(AsyncSocketModeHandler):
 def _refused(exc: Exception) -> None:
     """An event not recorded is refused; why is logged by type (the record says once that
     Redis is unreachable: not again for every event)."""
-    if not isinstance(exc, RecordUnavailable):
+    if not isinstance(exc, StoreUnavailable):
         log.error("event not recorded, refused: %s", label(exc))

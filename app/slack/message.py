@@ -12,7 +12,7 @@ from app.slack.deliver import Target
 from app.slack.thread import Bot, strip_mention
 from app.telemetry import MessageIds, Telemetry
 from app.verify import Dialect
-from app.work.record import message_key
+from app.work.store import message_key
 
 
 @dataclass(frozen=True, slots=True)

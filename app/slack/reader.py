@@ -61,13 +61,13 @@ class SlackReader:
             raise ToolRefused("not_a_slack_message_link")
         channel, digits = found.group(1), found.group(2)
         ts = f"{digits[:10]}.{digits[10:]}"
-        asked = parse_qs(urlsplit(found.group(0)).query).get("thread_ts", [ts])[0]
+        thread_ts = parse_qs(urlsplit(found.group(0)).query).get("thread_ts", [ts])[0]
         refused = await self.audience.check(channel, self.where)
         if refused is not None:
             raise ToolRefused(refused)  # nothing read
         try:
             response = await self.client.conversations_replies(
-                channel=channel, ts=asked, limit=MAX_MESSAGES
+                channel=channel, ts=thread_ts, limit=MAX_MESSAGES
             )
         except SlackApiError as exc:
             error = exc.response.get("error") if exc.response is not None else None
@@ -83,4 +83,4 @@ class SlackReader:
             who = names.get(str(message.get("user")), "someone")
             lines.append(f"{who}: {named(str(message.get('text', '')), names)}")
         text = "\n\n".join(lines)[:MAX_CHARS]
-        return [Source(f"slack:{channel}:{asked}", "Linked Slack thread", found.group(0), text)]
+        return [Source(f"slack:{channel}:{thread_ts}", "Linked Slack thread", found.group(0), text)]

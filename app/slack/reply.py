@@ -122,10 +122,10 @@ class Replying:
             tools.append(SlackReader(self.client, self.people, self.audience, where))
         token = action_token(message.event) if self.search else None
         if token is not None:
-            asked = (message.target.channel, message.ts)
+            current = (message.target.channel, message.ts)
             skip = {message.bot.user_id}
             search = SlackSearch(
-                self.client, self.people, token, self.audience, where, skip=skip, asked=asked
+                self.client, self.people, token, self.audience, where, skip=skip, current=current
             )
             tools.append(search)
         return tools

@@ -119,7 +119,7 @@ class SlackSearch:
         where: Where,
         *,
         skip: Iterable[str] = (),
-        asked: tuple[str, str] | None = None,
+        current: tuple[str, str] | None = None,
     ) -> None:
         self.client = client
         self.people = people
@@ -127,7 +127,7 @@ class SlackSearch:
         self.audience = audience
         self.where = where
         self.skip = frozenset(skip)  # authors left out: Vouch itself
-        self.asked = asked  # (channel, ts) of the message being answered
+        self.current = current  # (channel, ts) of the message being answered
 
     async def run(self, arguments: Mapping[str, Any]) -> Sequence[Source]:
         query = arguments.get("query")
@@ -147,7 +147,7 @@ class SlackSearch:
         found = [
             f
             for f in found_messages(response.data)
-            if f.author not in self.skip and (f.channel, f.ts) != self.asked
+            if f.author not in self.skip and (f.channel, f.ts) != self.current
         ][:MAX_RESULTS]
         shown = {c: await self.audience.check(c, self.where) is None for c in _channels(found)}
         kept = [f for f in found if shown[f.channel]]

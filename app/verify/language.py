@@ -28,7 +28,7 @@ from typing import Protocol
 
 import fasttext  # fasttext-predict
 
-from app.verify.length import asked
+from app.verify.length import ask_of
 from app.verify.scan import BARE_URL, MASK
 
 # The languages the model tells apart, by script; every other writing system is one
@@ -301,7 +301,7 @@ def _follows(turn: str, answered: tuple[str, str], asker: bool) -> bool:
 def _prose_of(text: str) -> str:
     """The prose a message or turn asks with: no code, quotes or pasted lines (cached:
     each attempt at a message, and each later message of its thread, reads the same)."""
-    return prose(asked(text))
+    return prose(ask_of(text))
 
 
 def prose(masked: str) -> str:

@@ -47,7 +47,7 @@ _QUESTION_END = re.compile(r"[?？\u037e؟]\W*$")  # Latin, CJK, Greek, Arabic
 
 def too_short(answer: str, question: str) -> bool:
     """Whether `answer` is too short for what `question` asks."""
-    ask = asked(question)
+    ask = ask_of(question)
     if pointed(ask) and _TOKEN.search(answer):
         return False
     needed = min(CAP, max(FLOOR, _visible(ask, CAP * RATIO) // RATIO))
@@ -55,7 +55,7 @@ def too_short(answer: str, question: str) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def asked(message: str) -> str:
+def ask_of(message: str) -> str:
     """The message's own words: its prose lines, without code (a line of code goes, code
     inside a sentence leaves a gap), quotes or pasted lines. Cached: every attempt at a
     message asks again."""

@@ -77,13 +77,15 @@ def content_terms(text: str) -> frozenset[str]:
 def off_topic(question: str, answer: str, thread: Sequence[str] = ()) -> bool:
     """True when a long answer shares no content word with a question of several words, nor
     with the thread it follows. A translation shares none by design: it is never off topic."""
-    asked = content_terms(question)
+    question_terms = content_terms(question)
     if _words(question) < MIN_QUESTION_TERMS or asks_for_language(question):
         return False
-    if _mentions(answer, asked) or _mentions(answer.lower(), asked):  # the common cases
+    if _mentions(answer, question_terms) or _mentions(
+        answer.lower(), question_terms
+    ):  # the common cases
         return False
     folded = _fold(answer)
-    if _mentions(folded, asked) or not _has_terms(folded, MIN_ANSWER_TERMS):
+    if _mentions(folded, question_terms) or not _has_terms(folded, MIN_ANSWER_TERMS):
         return False
     said = set().union(*(content_terms(turn) for turn in thread))
     return not _mentions(folded, said)
@@ -105,13 +107,13 @@ def _words(text: str) -> int:
     return len(terms) + runs
 
 
-def _mentions(folded: str, asked: AbstractSet[str]) -> bool:
-    """Whether any content word of `folded` has a key in `asked`.
+def _mentions(folded: str, question_terms: AbstractSet[str]) -> bool:
+    """Whether any content word of `folded` has a key in `question_terms`.
 
     Every key is a prefix of its word, so only the places where a key occurs as a
     substring need a closer look; bigrams are compared directly.
     """
-    for term in asked:
+    for term in question_terms:
         if _SPACELESS.match(term):
             if term in folded:
                 return True

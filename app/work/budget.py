@@ -25,20 +25,20 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal, Protocol
 
 from app.errors import label
-from app.work.record import RecordUnavailable
+from app.work.store import StoreUnavailable
 
 log = logging.getLogger("vouch.work")
 
 Period = Literal["hour", "day", "week"]
 Which = Literal["user_messages", "user_tokens", "channel_messages", "channel_tokens"]
 # What a record raises when it cannot be reached: Redis away, a locked or full SQLite file.
-UNREACHABLE = (RecordUnavailable, sqlite3.Error)
+UNREACHABLE = (StoreUnavailable, sqlite3.Error)
 Counter = tuple[str, int, int]  # a counter's key, its message limit and its token limit
 Spent = Literal["messages", "tokens"]
 
 
 class Ledger(Protocol):
-    """Counters of messages and tokens per window, in the durable record."""
+    """Counters of messages and tokens per window: what budgets need of the store."""
 
     async def admit(
         self, window: str, counters: Sequence[Counter], until: float

@@ -20,7 +20,7 @@ from collections.abc import Callable, Coroutine
 from contextlib import suppress
 from typing import Any
 
-from app.work.record import Job, Record, RecordUnavailable
+from app.work.store import Job, Store, StoreUnavailable
 
 log = logging.getLogger("vouch.work")
 
@@ -43,10 +43,10 @@ class Workers:
     under a lease renewed until it ends."""
 
     def __init__(
-        self, queue: Record, answer: Answer, count: int, lease: float = LEASE, poll: float = POLL
+        self, store: Store, answer: Answer, count: int, lease: float = LEASE, poll: float = POLL
     ) -> None:
-        self.queue = queue
-        self.owner = uuid.uuid4().hex[:12]  # this process, in the queue's records
+        self.store = store
+        self.owner = uuid.uuid4().hex[:12]  # this process, in the store's rows
         self._answer = answer
         self._slots = asyncio.Semaphore(count)
         self._lease = lease
@@ -68,7 +68,7 @@ class Workers:
 
     async def stop(self, grace: float) -> int:
         """Stop taking messages; give answers in flight `grace` seconds, then give the
-        unfinished back to the queue. Returns how many were given back."""
+        unfinished back to the store. Returns how many were given back."""
         self._stopping = True
         if self._dispatcher is not None:
             self._dispatcher.cancel()
@@ -83,8 +83,8 @@ class Workers:
         await asyncio.gather(*self._running, return_exceptions=True)
         for _, job in unfinished:
             try:
-                await self.queue.release(job.key, self.owner)
-            except RecordUnavailable:
+                await self.store.release(job.key, self.owner)
+            except StoreUnavailable:
                 log.warning("not given back (the record is unavailable): its lease runs out")
         return len(unfinished)
 
@@ -107,8 +107,8 @@ class Workers:
 
     async def _take(self) -> Job | None:
         try:
-            return await self.queue.take(self.owner, self._lease)
-        except RecordUnavailable:
+            return await self.store.take(self.owner, self._lease)
+        except StoreUnavailable:
             return None  # the record logged it; looked for again after POLL
 
     def _finished(self, keeper: asyncio.Task[None]) -> None:
@@ -123,8 +123,8 @@ class Workers:
                 if done:
                     break
                 try:
-                    renewed = await self.queue.renew(job.key, self.owner, self._lease)
-                except RecordUnavailable:
+                    renewed = await self.store.renew(job.key, self.owner, self._lease)
+                except StoreUnavailable:
                     continue  # tried again in a third of a lease
                 if not renewed:  # taken over (this process stalled past its lease)
                     log.warning("lease lost while answering: left to the worker that took it")
@@ -136,8 +136,8 @@ class Workers:
         error = answering.exception()
         if isinstance(error, TryLater):
             log.warning("message not started (%s): taken again in %.0f s", error, LATER)
-            with suppress(RecordUnavailable):  # else taken again when the lease runs out
-                await self.queue.later(job.key, self.owner, LATER)
+            with suppress(StoreUnavailable):  # else taken again when the lease runs out
+                await self.store.later(job.key, self.owner, LATER)
             return
         if error is not None:  # answer() handles its own; this is a bug
             log.error("worker: answer raised %s", type(error).__name__)
@@ -148,8 +148,8 @@ class Workers:
         away; past that, whoever takes it over finds the answer in the thread."""
         for _ in range(max(1, int(self._lease / SETTLE_EVERY))):
             try:
-                await self.queue.done(job.key, self.owner)
+                await self.store.done(job.key, self.owner)
                 return
-            except RecordUnavailable:
+            except StoreUnavailable:
                 await asyncio.sleep(SETTLE_EVERY)
         log.warning("answered, but not marked done: the next taker checks the thread")

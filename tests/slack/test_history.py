@@ -113,18 +113,18 @@ def test_the_log_is_bounded_and_keeps_edits_and_deletions() -> None:
     now = [0.0]
     log = ThreadLog(threads=2, messages=3, chars=100, clock=lambda: now[0])
     for n in range(1, 6):
-        log.record("T:C:1.0", {"ts": f"{n}.0", "user": "U1", "text": f"m{n}"}, own=n == 2)
+        log.keep("T:C:1.0", {"ts": f"{n}.0", "user": "U1", "text": f"m{n}"}, own=n == 2)
     logged = log.get("T:C:1.0")
     assert logged is not None and logged.complete and logged.joined
     assert [m["text"] for m in logged.before("9.0")] == ["m3", "m4", "m5"]  # newest 3
-    log.record("T:C:1.0", {"ts": "4.0", "user": "U1", "text": "m4 edited"}, own=False)
+    log.keep("T:C:1.0", {"ts": "4.0", "user": "U1", "text": "m4 edited"}, own=False)
     log.delete("T:C:1.0", "5.0")
     assert [m["text"] for m in logged.before("9.0")] == ["m3", "m4 edited"]
-    log.record("T:C:1.0", {"ts": "6.0", "text": "y" * 90}, own=False)
+    log.keep("T:C:1.0", {"ts": "6.0", "text": "y" * 90}, own=False)
     assert [m["ts"] for m in logged.before("9.0")] == ["4.0", "6.0"]  # within 100 characters
-    log.record("T:C:7.0", {"ts": "8.0", "text": "a reply"}, own=False)
+    log.keep("T:C:7.0", {"ts": "8.0", "text": "a reply"}, own=False)
     assert not log.get("T:C:7.0").complete  # type: ignore[union-attr]  # its start unseen
-    log.record("T:C:9.0", {"ts": "9.0", "text": "third thread"}, own=False)
+    log.keep("T:C:9.0", {"ts": "9.0", "text": "third thread"}, own=False)
     assert len(log) == 2 and log.get("T:C:1.0") is None  # the least recent dropped
     now[0] = TTL + 1
     assert log.get("T:C:9.0") is None  # a day untouched
@@ -144,7 +144,7 @@ async def test_a_forged_ts_is_no_history_and_no_crash(
 
 def test_a_log_of_no_threads_keeps_nothing() -> None:
     log = ThreadLog(threads=0, messages=3, chars=100)
-    log.record("T:C:1.0", {"ts": "1.0", "text": "hi"}, own=False)
+    log.keep("T:C:1.0", {"ts": "1.0", "text": "hi"}, own=False)
     assert log.get("T:C:1.0") is None and len(log) == 0
 
 

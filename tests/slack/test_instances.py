@@ -21,7 +21,7 @@ import pytest
 
 from app.settings import Settings
 from app.wiring import Vouch, build
-from app.work.redis_queue import RedisQueue
+from app.work.redis_store import RedisStore
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import wait_healthy
 from tests.fakes.slack import BOT_USER, FakeSlack
@@ -42,8 +42,8 @@ def answers_in(slack: FakeSlack, ts: str) -> list[str]:
 
 
 async def instances(settings: Settings, url: str) -> AsyncIterator[Pair]:
-    records = [RedisQueue(url, settings.dedupe_ttl, timeout=0.5) for _ in range(2)]
-    apps = [build(settings, record=r) for r in records]
+    records = [RedisStore(url, settings.dedupe_ttl, timeout=0.5) for _ in range(2)]
+    apps = [build(settings, store=r) for r in records]
     yield apps[0], apps[1]
     for app in apps:
         await app.workers.stop(grace=5)

@@ -62,5 +62,5 @@ async def test_through_bolt_the_ack_waits_for_the_record(
     fake_anthropic.default = Reply(GOOD, delay=2.0)
     app = make_app(make_settings())
     assert await dispatch(app, mention("how do I deploy?", "622.000001")) == 200
-    assert await app.record.waiting() == 1  # on record before the ack
+    assert await app.store.waiting() == 1  # stored before the ack
     await until(lambda: bool(fake_slack.of("chat.postMessage")), timeout=20)

@@ -164,7 +164,7 @@ async def test_vouchs_own_messages_and_the_question_are_not_results(
         Audience(Conversations(client)),
         where,
         skip={BOT_USER},
-        asked=("C0001", "414.000001"),
+        current=("C0001", "414.000001"),
     )
     found = await search.run({"query": "deploy"})
     ids = [s.id for s in found]

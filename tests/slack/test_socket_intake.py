@@ -109,7 +109,7 @@ async def test_a_message_that_cannot_be_recorded_is_not_acked(
         lock.execute("ROLLBACK")
         lock.close()
         assert fake_slack.socket.acked(first) is None
-        assert await app.record.waiting() == 0
+        assert await app.store.waiting() == 0
         again = fake_slack.socket.push(payload, retry_attempt=1, retry_reason="timeout")
         await until(lambda: fake_slack.socket.acked(again) is not None)
         await replied(fake_slack)
@@ -120,7 +120,7 @@ async def test_a_message_that_cannot_be_recorded_is_not_acked(
     finally:
         await handler.close_async()  # type: ignore[no-untyped-call]
         await app.workers.stop(1)
-        await app.record.close()
+        await app.store.close()
 
 
 async def test_other_envelopes_still_go_to_bolt(make_settings: Any, fake_slack: FakeSlack) -> None:
@@ -138,7 +138,7 @@ async def test_other_envelopes_still_go_to_bolt(make_settings: Any, fake_slack: 
     finally:
         await handler.close_async()  # type: ignore[no-untyped-call]
         await app.workers.stop(1)
-        await app.record.close()
+        await app.store.close()
 
 
 async def test_events_vouch_does_not_take_are_acked_and_a_bots_mention_is_not_answered(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from app.slack.deliver import answer_mark
-from app.work.queue import Queue
+from app.work.sqlite_store import SqliteStore
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.slack import BOT_ID, BOT_USER, TEAM, FakeSlack
 from tests.slack.bolt import make_app, settle
@@ -20,7 +20,9 @@ ROOT = "630.000001"
 ASKED = "630.000002"
 
 
-async def taken_over(make_settings: Any, answered_before: bool, fake_slack: FakeSlack) -> Queue:
+async def taken_over(
+    make_settings: Any, answered_before: bool, fake_slack: FakeSlack
+) -> SqliteStore:
     """A message a dead worker held (its lease runs out in 1 s), in a thread that holds
     the dead worker's answer when `answered_before`."""
     thread = [
@@ -32,7 +34,7 @@ async def taken_over(make_settings: Any, answered_before: bool, fake_slack: Fake
         thread.append({**answer, "thread_ts": ROOT, "metadata": answer_mark(ASKED)})
     fake_slack.threads[("C0001", ROOT)] = thread
     app = make_app(make_settings(queue_lease=1))
-    queue = app.record
+    store = app.store
     event = {
         "type": "app_mention",
         "channel": "C0001",
@@ -44,10 +46,10 @@ async def taken_over(make_settings: Any, answered_before: bool, fake_slack: Fake
         "follow_up": False,
     }
     key, root = f"{TEAM}:C0001:{ASKED}", f"{TEAM}:C0001:{ROOT}"
-    assert await queue.put(key, root, ASKED, event)
-    assert await queue.take("dead-worker", lease=1) is not None
+    assert await store.put(key, root, ASKED, event)
+    assert await store.take("dead-worker", lease=1) is not None
     app.workers.start()
-    return queue
+    return store
 
 
 @pytest.mark.parametrize("answered_before", [True, False])
@@ -58,9 +60,9 @@ async def test_a_message_taken_over_is_answered_once(
     answered_before: bool,
 ) -> None:
     fake_anthropic.default = Reply(GOOD)
-    queue = await taken_over(make_settings, answered_before, fake_slack)
+    store = await taken_over(make_settings, answered_before, fake_slack)
     async with asyncio.timeout(10):
-        while await queue.waiting():
+        while await store.waiting():
             await asyncio.sleep(0.05)
     await settle(fake_slack)
     [replies] = [c.params for c in fake_slack.calls if c.method == "conversations.replies"][:1]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.slack.thread import Bot, mentioned, strip_mention, to_conversation
-from app.work.record import message_key
+from app.work.store import message_key
 
 BOT = Bot("UVOUCH", "BVOUCH")
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from app.work.budget import Budgets, Limits, Over, reply, window
-from app.work.queue import Queue
-from app.work.redis_queue import RedisQueue
+from app.work.redis_store import RedisStore
+from app.work.sqlite_store import SqliteStore
 from tests.redis_server import RedisServer
 
 NOW = datetime(2026, 11, 26, 17, 45, 12, tzinfo=UTC).timestamp()  # a Thursday
@@ -48,18 +48,18 @@ def test_the_reply_says_what_was_reached_and_when_it_resets_in_the_readers_time(
 @pytest.fixture(params=["sqlite", "redis"])
 async def ledger(
     request: pytest.FixtureRequest, tmp_path: Path, redis: RedisServer
-) -> AsyncIterator[Queue | RedisQueue]:
+) -> AsyncIterator[SqliteStore | RedisStore]:
     store = (
-        Queue(tmp_path / "queue.sqlite3", ttl=60)
+        SqliteStore(tmp_path / "store.sqlite3", ttl=60)
         if request.param == "sqlite"
-        else RedisQueue(redis.url, ttl=60)
+        else RedisStore(redis.url, ttl=60)
     )
     yield store
     await store.close()
 
 
 async def test_messages_are_counted_until_a_limit_and_then_none_more(
-    ledger: Queue | RedisQueue,
+    ledger: SqliteStore | RedisStore,
 ) -> None:
     budgets = Budgets(ledger, "day", Limits(user_messages=3, channel_messages=5), lambda: NOW)
     own = Limits()
@@ -77,7 +77,7 @@ async def test_messages_are_counted_until_a_limit_and_then_none_more(
 
 
 async def test_tokens_spent_close_the_budget_for_the_next_message(
-    ledger: Queue | RedisQueue,
+    ledger: SqliteStore | RedisStore,
 ) -> None:
     budgets = Budgets(ledger, "day", Limits(user_tokens=1000), lambda: NOW)
     assert await budgets.admit("T1", "C1", "U1", Limits()) is None
@@ -89,7 +89,7 @@ async def test_tokens_spent_close_the_budget_for_the_next_message(
     assert await budgets.admit("T1", "C9", "U2", Limits()) is None  # someone else
 
 
-async def test_a_new_window_starts_from_nothing(ledger: Queue | RedisQueue) -> None:
+async def test_a_new_window_starts_from_nothing(ledger: SqliteStore | RedisStore) -> None:
     now = [NOW]
     budgets = Budgets(ledger, "hour", Limits(user_messages=1), lambda: now[0])
     assert await budgets.admit("T1", "C1", "U1", Limits()) is None
@@ -98,7 +98,7 @@ async def test_a_new_window_starts_from_nothing(ledger: Queue | RedisQueue) -> N
     assert await budgets.admit("T1", "C1", "U1", Limits()) is None
 
 
-async def test_no_limit_counts_nothing(ledger: Queue | RedisQueue) -> None:
+async def test_no_limit_counts_nothing(ledger: SqliteStore | RedisStore) -> None:
     budgets = Budgets(ledger, "day", Limits(), lambda: NOW)
     assert await budgets.admit("T1", "C1", "U1", Limits()) is None
     await budgets.spend("T1", "C1", "U1", 500, Limits())
@@ -111,7 +111,7 @@ async def test_instances_racing_for_the_last_message_admit_exactly_the_limit(
     redis: RedisServer,
 ) -> None:
     """Two instances on one Redis, 40 messages at once for a limit of 25: 25 admitted."""
-    stores = [RedisQueue(redis.url, ttl=60) for _ in range(2)]
+    stores = [RedisStore(redis.url, ttl=60) for _ in range(2)]
     try:
         limits = Limits(user_messages=25)
         each = [Budgets(store, "day", limits, lambda: NOW) for store in stores]
@@ -128,7 +128,7 @@ async def test_instances_racing_for_the_last_message_admit_exactly_the_limit(
 async def test_when_the_record_is_away_the_message_is_answered(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = RedisQueue("redis://127.0.0.1:1/0", ttl=60, timeout=0.2)  # nothing listens
+    store = RedisStore("redis://127.0.0.1:1/0", ttl=60, timeout=0.2)  # nothing listens
     try:
         budgets = Budgets(store, "day", Limits(user_messages=1), lambda: NOW)
         assert await budgets.admit("T1", "C1", "U1", Limits()) is None

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.work.record import RecordUnavailable
-from app.work.redis_queue import RedisQueue
+from app.work.redis_store import RedisStore
+from app.work.store import StoreUnavailable
 from tests.redis_server import RedisServer, running_redis
 
 
@@ -24,14 +24,14 @@ async def test_an_outage_refuses_messages_and_is_said_once(
 ) -> None:
     caplog.set_level(logging.INFO, logger="vouch.work")
     with running_redis(persist_in=tmp_path) as server:
-        record = RedisQueue(server.url, ttl=60, timeout=0.5)
+        record = RedisStore(server.url, ttl=60, timeout=0.5)
         try:
             assert await record.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
             server.stop()
             for n in range(3):
-                with pytest.raises(RecordUnavailable):
+                with pytest.raises(StoreUnavailable):
                     await record.put(f"T:C:2.{n}", f"T:C:2.{n}", f"2.{n}", event(f"2.{n}"))
-                with pytest.raises(RecordUnavailable):
+                with pytest.raises(StoreUnavailable):
                     await record.take("a", lease=10)
             assert caplog.text.count("redis unreachable (ConnectionError)") == 1
             server.start()  # the append-only file brings back what was recorded
@@ -48,7 +48,7 @@ async def test_an_outage_refuses_messages_and_is_said_once(
 async def test_a_burst_of_puts_tells_each_its_fate_copies_included(
     redis: RedisServer,
 ) -> None:
-    record = RedisQueue(redis.url, ttl=60)
+    record = RedisStore(redis.url, ttl=60)
     try:
         keys = [f"T:C:{n}.0" for n in range(200)] * 2  # each twice: copies in one burst
         written = await asyncio.gather(
@@ -63,7 +63,7 @@ async def test_a_burst_of_puts_tells_each_its_fate_copies_included(
 async def test_the_text_is_gone_once_answered_and_the_key_after_the_ttl(
     redis: RedisServer,
 ) -> None:
-    record = RedisQueue(redis.url, ttl=0.3)
+    record = RedisStore(redis.url, ttl=0.3)
     try:
         await record.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1", "SECRET-CANARY"))
         assert b"SECRET-CANARY" in redis.command("HGET", "{vouch}:m:T:C:1.1", "event")
@@ -85,7 +85,7 @@ async def test_the_url_password_is_never_logged(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     url = f"redis://:hunter2-canary@127.0.0.1:{redis.port}/0"
-    record = RedisQueue(url, ttl=60, timeout=0.5)
+    record = RedisStore(url, ttl=60, timeout=0.5)
     try:
         await record.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
     finally:

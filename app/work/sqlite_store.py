@@ -1,4 +1,4 @@
-"""The durable record of one instance (app/work/record.py says what a record does):
+"""The store of one instance (app/work/store.py says what a store does):
 SQLite under data/, so a message acked before a crash, a kill or a shutdown is answered
 after the restart.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from app.work.budget import Counter, Spent
-from app.work.record import Batched, Job, order
+from app.work.store import Batched, Job, order
 
 T = TypeVar("T")
 _Row = tuple[str, str, float, str, float]
@@ -67,15 +67,15 @@ ORDER BY m.added LIMIT 1
 """
 
 
-class Queue:
+class SqliteStore:
     """The record, in one SQLite file; every call runs on one thread of its own.
-    Implements app.work.record.Record."""
+    Implements app.work.store.Record."""
 
     def __init__(self, path: Path, ttl: float, clock: Callable[[], float] = time.time) -> None:
         self._ttl = ttl
         self._clock = clock
         self._puts = Batched[_Row](lambda rows: self._run(lambda: self._insert_all(rows)))
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vouch-queue")
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vouch-store")
         if str(path) != ":memory:":
             path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -86,7 +86,7 @@ class Queue:
         self._db.executescript(_SCHEMA)
 
     async def put(self, key: str, thread: str, ts: str, event: dict[str, Any]) -> bool:
-        """Record a message; False when it was recorded already (a duplicate). Messages
+        """Store a message; False when it was recorded already (a duplicate). Messages
         arriving together are written in one transaction (a burst of events is one
         round trip to the database thread, not one each)."""
         return await self._puts.add((key, thread, order(ts), json.dumps(event), self._clock()))

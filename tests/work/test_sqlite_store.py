@@ -1,6 +1,6 @@
 """The durable record, SQLite and Redis alike: each message taken once, a thread in Slack's
 order, a dead worker's message taken over when its lease runs out, and what survives the
-process (Redis's own outages and restarts: tests/work/test_redis_queue.py)."""
+process (Redis's own outages and restarts: tests/work/test_redis_store.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from app.work.queue import Queue
-from app.work.record import Batched, Record
-from app.work.redis_queue import RedisQueue
+from app.work.redis_store import RedisStore
+from app.work.sqlite_store import SqliteStore
+from app.work.store import Batched, Store
 from app.work.workers import Workers
 from tests.redis_server import RedisServer
 
-Records = Callable[..., Record]
+Records = Callable[..., Store]
 
 
 class Clock:
@@ -35,17 +35,17 @@ def event(ts: str) -> dict[str, str]:
 async def records(request: pytest.FixtureRequest) -> AsyncIterator[Records]:
     """Opens records of the kind the test runs with: (ttl=60, clock=None) → Record.
     Redis records opened by one test share one (emptied) server, as instances would."""
-    opened: list[Record] = []
+    opened: list[Store] = []
     server = request.getfixturevalue("redis") if request.param == "redis" else None
 
-    def open_record(ttl: float = 60, clock: Callable[[], float] | None = None) -> Record:
-        record: Record
+    def open_record(ttl: float = 60, clock: Callable[[], float] | None = None) -> Store:
+        record: Store
         if isinstance(server, RedisServer):
-            record = RedisQueue(server.url, ttl=ttl, clock=clock)
+            record = RedisStore(server.url, ttl=ttl, clock=clock)
         elif clock is None:
-            record = Queue(Path(":memory:"), ttl=ttl)
+            record = SqliteStore(Path(":memory:"), ttl=ttl)
         else:
-            record = Queue(Path(":memory:"), ttl=ttl, clock=clock)
+            record = SqliteStore(Path(":memory:"), ttl=ttl, clock=clock)
         opened.append(record)
         return record
 
@@ -55,31 +55,31 @@ async def records(request: pytest.FixtureRequest) -> AsyncIterator[Records]:
 
 
 async def test_a_message_is_recorded_once(records: Records) -> None:
-    queue = records()
-    assert await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
-    assert not await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))  # a Slack retry
-    job = await queue.take("a", lease=10)
+    store = records()
+    assert await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
+    assert not await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))  # a Slack retry
+    job = await store.take("a", lease=10)
     assert job is not None and job.event == event("1.1") and job.tries == 1
-    await queue.done(job.key, "a")
-    assert not await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))  # still a copy
-    assert await queue.take("a", lease=10) is None
-    assert await queue.waiting() == 0
+    await store.done(job.key, "a")
+    assert not await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))  # still a copy
+    assert await store.take("a", lease=10) is None
+    assert await store.waiting() == 0
 
 
 async def test_a_thread_is_answered_one_message_at_a_time_in_slacks_order(
     records: Records,
 ) -> None:
-    queue = records()
-    await queue.put("T:C:1.3", "T:C:1.0", "1.3", event("1.3"))  # arrived first, later ts
-    await queue.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
-    await queue.put("T:C:9.9", "T:C:9.9", "9.9", event("9.9"))  # another thread
-    first = await queue.take("a", lease=10)
-    other = await queue.take("b", lease=10)
+    store = records()
+    await store.put("T:C:1.3", "T:C:1.0", "1.3", event("1.3"))  # arrived first, later ts
+    await store.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
+    await store.put("T:C:9.9", "T:C:9.9", "9.9", event("9.9"))  # another thread
+    first = await store.take("a", lease=10)
+    other = await store.take("b", lease=10)
     assert first is not None and first.key == "T:C:1.2"
     assert other is not None and other.key == "T:C:9.9"
-    assert await queue.take("c", lease=10) is None  # 1.3 waits for 1.2
-    await queue.done(first.key, "a")
-    second = await queue.take("c", lease=10)
+    assert await store.take("c", lease=10) is None  # 1.3 waits for 1.2
+    await store.done(first.key, "a")
+    second = await store.take("c", lease=10)
     assert second is not None and second.key == "T:C:1.3"
 
 
@@ -87,27 +87,27 @@ async def test_a_message_whose_worker_died_is_taken_over_when_its_lease_runs_out
     records: Records,
 ) -> None:
     clock = Clock()
-    queue = records(clock=clock)
-    await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
-    assert await queue.take("dead", lease=10) is not None
+    store = records(clock=clock)
+    await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
+    assert await store.take("dead", lease=10) is not None
     clock.now += 9
-    assert await queue.take("alive", lease=10) is None  # the lease still holds
+    assert await store.take("alive", lease=10) is None  # the lease still holds
     clock.now += 2
-    job = await queue.take("alive", lease=10)
+    job = await store.take("alive", lease=10)
     assert job is not None and job.tries == 2
-    assert not await queue.renew(job.key, "dead", lease=10)  # the dead one lost it
-    assert await queue.renew(job.key, "alive", lease=10)
+    assert not await store.renew(job.key, "dead", lease=10)  # the dead one lost it
+    assert await store.renew(job.key, "alive", lease=10)
 
 
 async def test_a_message_given_back_is_taken_again_at_once_as_a_second_try(
     records: Records,
 ) -> None:
-    queue = records()
-    await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
-    job = await queue.take("a", lease=10)
+    store = records()
+    await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
+    job = await store.take("a", lease=10)
     assert job is not None
-    await queue.release(job.key, "a")
-    again = await queue.take("b", lease=10)  # no lease to wait for
+    await store.release(job.key, "a")
+    again = await store.take("b", lease=10)  # no lease to wait for
     assert again is not None and again.tries == 2  # its taker looks for an answer first
 
 
@@ -115,27 +115,27 @@ async def test_done_keys_are_forgotten_after_the_ttl_and_their_text_at_once(
     tmp_path: Path,
 ) -> None:
     clock = Clock()
-    path = tmp_path / "queue.sqlite3"
-    queue = Queue(path, ttl=60, clock=clock)
-    await queue.put("T:C:1.1", "T:C:1.1", "1.1", {"text": "SECRET-CANARY"})
-    job = await queue.take("a", lease=10)
+    path = tmp_path / "store.sqlite3"
+    store = SqliteStore(path, ttl=60, clock=clock)
+    await store.put("T:C:1.1", "T:C:1.1", "1.1", {"text": "SECRET-CANARY"})
+    job = await store.take("a", lease=10)
     assert job is not None
-    await queue.done(job.key, "a")
-    await queue.close()
+    await store.done(job.key, "a")
+    await store.close()
     assert b"SECRET-CANARY" not in b"".join(p.read_bytes() for p in tmp_path.iterdir())
-    queue = Queue(path, ttl=60, clock=clock)
+    store = SqliteStore(path, ttl=60, clock=clock)
     clock.now += 61
-    assert await queue.take("a", lease=10) is None  # purges what is past the TTL
-    assert await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
-    await queue.close()
+    assert await store.take("a", lease=10) is None  # purges what is past the TTL
+    assert await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
+    await store.close()
 
 
 async def test_what_was_recorded_survives_the_process(tmp_path: Path) -> None:
-    path = tmp_path / "data" / "queue.sqlite3"
-    queue = Queue(path, ttl=60)
-    await queue.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
-    await queue.close()  # (a kill is tested with the process: tests/test_shutdown.py)
-    reopened = Queue(path, ttl=60)
+    path = tmp_path / "data" / "store.sqlite3"
+    store = SqliteStore(path, ttl=60)
+    await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
+    await store.close()  # (a kill is tested with the process: tests/test_shutdown.py)
+    reopened = SqliteStore(path, ttl=60)
     job = await reopened.take("a", lease=10)
     assert job is not None and job.key == "T:C:1.1"
     await reopened.close()
@@ -144,7 +144,7 @@ async def test_what_was_recorded_survives_the_process(tmp_path: Path) -> None:
 async def test_workers_answer_each_message_once_and_give_back_what_a_stop_cuts_short(
     records: Records,
 ) -> None:
-    queue = records()
+    store = records()
     answered: list[str] = []
     release = asyncio.Event()
 
@@ -154,10 +154,10 @@ async def test_workers_answer_each_message_once_and_give_back_what_a_stop_cuts_s
             await release.wait()
         answered.append(key)
 
-    workers = Workers(queue, answer, count=3, lease=5, poll=0.05)
+    workers = Workers(store, answer, count=3, lease=5, poll=0.05)
     for n in range(10):
-        await queue.put(f"T:C:{n}", f"T:C:{n}", f"{n}.0", event(f"{n}.0"))
-    await queue.put("T:C:slow", "T:C:slow", "99.0", event("99.0"))
+        await store.put(f"T:C:{n}", f"T:C:{n}", f"{n}.0", event(f"{n}.0"))
+    await store.put("T:C:slow", "T:C:slow", "99.0", event("99.0"))
     workers.start()
     workers.wake()
     async with asyncio.timeout(10):
@@ -165,14 +165,14 @@ async def test_workers_answer_each_message_once_and_give_back_what_a_stop_cuts_s
             await asyncio.sleep(0.01)
     assert await workers.stop(grace=0.1) == 1  # the slow one, given back
     assert sorted(answered) == sorted(f"T:C:{n}" for n in range(10))
-    job = await queue.take("next", lease=5)
+    job = await store.take("next", lease=5)
     assert job is not None and job.key == "T:C:slow"
 
 
 async def test_instances_share_one_redis_record(redis: RedisServer) -> None:
     """What one instance records, another takes; a thread stays in order across them."""
     clock = Clock()
-    a, b = (RedisQueue(redis.url, ttl=60, clock=clock) for _ in range(2))
+    a, b = (RedisStore(redis.url, ttl=60, clock=clock) for _ in range(2))
     await a.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
     assert not await b.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))  # a copy, elsewhere
     await b.put("T:C:1.1", "T:C:1.0", "1.1", event("1.1"))
@@ -193,17 +193,17 @@ async def test_instances_share_one_redis_record(redis: RedisServer) -> None:
 
 async def test_a_message_let_go_for_later_blocks_its_thread_until_then(records: Records) -> None:
     clock = Clock()
-    queue = records(clock=clock)
-    await queue.put("T:C:1.1", "T:C:1.0", "1.1", event("1.1"))
-    await queue.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
-    job = await queue.take("a", lease=10)
+    store = records(clock=clock)
+    await store.put("T:C:1.1", "T:C:1.0", "1.1", event("1.1"))
+    await store.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
+    job = await store.take("a", lease=10)
     assert job is not None
-    await queue.later(job.key, "a", 5)
-    assert await queue.take("b", lease=10) is None
+    await store.later(job.key, "a", 5)
+    assert await store.take("b", lease=10) is None
     clock.now += 6
-    again = await queue.take("b", lease=10)
+    again = await store.take("b", lease=10)
     assert again is not None and (again.key, again.tries) == ("T:C:1.1", 2)
-    assert await queue.waiting() == 2
+    assert await store.waiting() == 2
 
 
 async def test_puts_made_together_are_one_write_and_each_gets_its_own_result() -> None:

@@ -1,6 +1,6 @@
-"""What a durable record of messages offers the intake and the workers, whichever store
-holds it: SQLite on this machine (app/work/queue.py) or Redis shared by several instances
-(app/work/redis_queue.py).
+"""The store: the durable record of the messages taken in, and what it offers the intake
+and the workers, whichever holds it: SQLite on this machine (app/work/sqlite_store.py) or
+Redis shared by several instances (app/work/redis_store.py).
 
 A message is recorded once (a Slack retry, or the same message arriving as both
 `app_mention` and `message.*`, is a copy), taken by one worker at a time under a lease the
@@ -29,14 +29,16 @@ class Job:
     tries: int
 
 
-class RecordUnavailable(Exception):
+class StoreUnavailable(Exception):
     """The record cannot be reached (Redis down): nothing was written. The intake refuses
     the message (Slack delivers it again); workers try again later."""
 
 
-class Record(Protocol):
+class Store(Protocol):
+    """What the durable store of messages offers the intake and the workers."""
+
     async def put(self, key: str, thread: str, ts: str, event: dict[str, Any]) -> bool:
-        """Record a message; False when it was recorded already (a copy)."""
+        """Store a message; False when it was recorded already (a copy)."""
         ...
 
     async def take(self, owner: str, lease: float) -> Job | None:

@@ -1,5 +1,5 @@
-"""The durable record shared by several instances (REDIS_URL): Redis itself, through
-scripts that each run atomically on the server (app/work/record.py says what a record does).
+"""The store shared by several instances (REDIS_URL): Redis itself, through
+scripts that each run atomically on the server (app/work/store.py says what a store does).
 
 Keys (all under one hash tag, so the scripts stay valid on a Redis Cluster):
 - `m:<key>`: one open message (its thread, recorded event, tries, owner);
@@ -17,7 +17,7 @@ Time is the Redis server's (one clock for every instance), unless a test passes 
 The event (with the user's text) is deleted when the message is done. Redis must persist
 (AOF) for the record to survive a Redis restart: see docs/reliability.md.
 
-Any Redis failure is RecordUnavailable: the intake refuses the message (Slack delivers it
+Any Redis failure is StoreUnavailable: the intake refuses the message (Slack delivers it
 again) rather than answer without the shared record. The log says so once, and once more
 when Redis is back.
 """
@@ -36,7 +36,7 @@ from redis.retry import Retry
 
 from app.errors import label
 from app.work.budget import Counter, Spent
-from app.work.record import Batched, Job, RecordUnavailable, order
+from app.work.store import Batched, Job, StoreUnavailable, order
 
 log = logging.getLogger("vouch.work")
 T = TypeVar("T")
@@ -195,8 +195,8 @@ return false
 )
 
 
-class RedisQueue:
-    """The record in Redis; implements app.work.record.Record. Puts arriving together
+class RedisStore:
+    """The record in Redis; implements app.work.store.Record. Puts arriving together
     go in one pipeline (a burst of events is one round trip, not one each)."""
 
     def __init__(
@@ -322,7 +322,7 @@ class RedisQueue:
         return [self._prefix, now, *args]
 
     async def _guarded(self, call: Awaitable[T]) -> T:
-        """Run a Redis call; a failure becomes RecordUnavailable, logged once per outage."""
+        """Run a Redis call; a failure becomes StoreUnavailable, logged once per outage."""
         try:
             result = await call
         except RedisError as exc:
@@ -332,8 +332,8 @@ class RedisQueue:
             log.warning("redis reachable again: taking messages")
         return result
 
-    def _unavailable(self, error: BaseException) -> RecordUnavailable:
-        if isinstance(error, RecordUnavailable):
+    def _unavailable(self, error: BaseException) -> StoreUnavailable:
+        if isinstance(error, StoreUnavailable):
             return error
         if not self._down:
             self._down = True
@@ -342,7 +342,7 @@ class RedisQueue:
                 "later) until it is back",
                 label(error),
             )
-        return RecordUnavailable(label(error))
+        return StoreUnavailable(label(error))
 
 
 def _text(value: bytes | str) -> str:
