@@ -75,7 +75,9 @@ class Vouch:
         return await self.workers.stop(grace)
 
     async def close(self) -> None:
-        """Close what was opened here: the store, the channels' docs, the model client."""
+        """Stop the workers (answers in flight go back to the store) and close what was
+        opened here: the store, the channels' docs, the model client."""
+        await self.workers.stop(0)
         await self.store.close()
         self.libraries.close()
         if self.owns_agent:

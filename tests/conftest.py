@@ -15,7 +15,8 @@ import pytest
 
 from app.settings import Settings, load_settings
 from app.telemetry import Telemetry
-from app.wiring import Vouch, build
+from app.wiring import Vouch
+from tests import examples  # noqa: F401 (registers and loads the Hypothesis profiles)
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.server import cleaned, free_port, serving
@@ -23,7 +24,15 @@ from tests.fakes.slack import FakeSlack
 from tests.isolation import isolated, loopback_only, process_env  # noqa: F401 (autouse)
 from tests.knowledge.grounding import DOCS
 from tests.redis_server import RedisServer, running_redis
-from tests.slack.bolt import SIGNING_SECRET
+from tests.slack.bolt import SIGNING_SECRET, close_built, make_app
+
+
+@pytest.fixture(autouse=True)
+async def closed_apps() -> AsyncIterator[None]:
+    """Every app a test made is closed after it: workers stopped, store and model client
+    closed (an open client's tasks outlive the test's event loop)."""
+    yield
+    await close_built()
 
 
 @pytest.fixture(scope="session")
@@ -179,7 +188,7 @@ async def telemetry_bot(langfuse_settings: Any) -> AsyncIterator[Bot]:
         settings = langfuse_settings(**overrides)
         telemetry = Telemetry.from_settings(settings)
         made.append(telemetry)
-        return build(settings, telemetry=telemetry), telemetry
+        return make_app(settings, telemetry=telemetry), telemetry
 
     yield make
     for telemetry in made:

@@ -19,7 +19,6 @@ from app import logs
 from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.telemetry import Telemetry
-from app.wiring import build
 from tests.fakes.anthropic import (
     Cite,
     FakeAnthropic,
@@ -33,7 +32,7 @@ from tests.fakes.anthropic import (
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault, permalink
 from tests.knowledge.grounding import in_turn
-from tests.slack.bolt import dispatch, mention, replied
+from tests.slack.bolt import dispatch, make_app, mention, replied
 from tests.test_telemetry import GOOD, UNCLOSED
 
 
@@ -81,7 +80,7 @@ async def test_no_content_reaches_langfuse_or_logs(
     )
     settings = langfuse_settings()
     telemetry = Telemetry.from_settings(settings)
-    app = build(settings, telemetry=telemetry)
+    app = make_app(settings, telemetry=telemetry)
     question = f"how do I deploy {planted['user']}?"
     await dispatch(app, mention(question, "400.000002", thread_ts=root))
     await replied(fake_slack)
@@ -165,7 +164,7 @@ async def test_the_team_docs_do_not_reach_langfuse_or_logs(
     knowledge = Knowledge.open(settings)
     telemetry = Telemetry.from_settings(settings)
     deps = Deps.from_settings(settings, knowledge=knowledge)
-    app = build(settings, agent=deps, telemetry=telemetry)
+    app = make_app(settings, agent=deps, telemetry=telemetry)
 
     def cite_vault(request: dict[str, Any]) -> Reply:
         [vault] = [r for r in search_results(request) if title in r["title"]]
@@ -258,7 +257,7 @@ async def test_names_files_and_tool_results_do_not_reach_langfuse_or_logs(
     )
     settings = langfuse_settings()
     telemetry = Telemetry.from_settings(settings)
-    app = build(settings, telemetry=telemetry)
+    app = make_app(settings, telemetry=telemetry)
     event = mention(f"what does this say? <{link}>", "420.000001", user="U0NAMED", files=[shared])
     await dispatch(app, event)
     await replied(fake_slack)
@@ -291,7 +290,7 @@ async def test_a_pasted_credential_is_never_echoed_logged_or_sent_to_langfuse(
     )
     settings = langfuse_settings()
     telemetry = Telemetry.from_settings(settings)
-    app = build(settings, telemetry=telemetry)
+    app = make_app(settings, telemetry=telemetry)
     await dispatch(app, mention(f"why does {token} get missing_scope?", "450.000001"))
     await replied(fake_slack)
     assert await telemetry.flush()

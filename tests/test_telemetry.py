@@ -24,14 +24,13 @@ from app.agent.outcome import Attempt, Outcome
 from app.server import serve
 from app.slack.deliver import FEEDBACK_ACTION
 from app.telemetry import Telemetry, allow_listed, allowed, label, scores_of
-from app.wiring import build
 from tests.conftest import Bot
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.langfuse import ExportedSpan, FakeLangfuse
 from tests.fakes.server import free_port, wait_healthy
 from tests.fakes.slack import STOPPED_BY_USER, TEAM, FakeSlack, Fault
 from tests.isolation import process_env
-from tests.slack.bolt import answered, dispatch, mention, post_event, replied, until
+from tests.slack.bolt import answered, dispatch, make_app, mention, post_event, replied, until
 
 GOOD = "Merge to `main`: the pipeline deploys billing to staging in about 8 minutes."
 UNCLOSED = "Deploy billing:\n```\nmake deploy"
@@ -331,7 +330,7 @@ async def test_without_keys_telemetry_is_off_and_says_so_once(
         "telemetry off: set LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY to enable"
     ]
     fake_anthropic.push(Reply(GOOD))
-    app = build(settings, telemetry=telemetry)
+    app = make_app(settings, telemetry=telemetry)
     trace_id = telemetry.trace_id(await answered(app, fake_slack, "308.000001"))
     await telemetry.flush()  # (nothing to send: off, no client that could send later)
     # (an earlier test's client may still be retrying into the shared fake)
@@ -613,7 +612,7 @@ async def test_a_message_that_fails_before_its_trace_opened_still_gets_one(
     settings = langfuse_settings()
     telemetry = Telemetry.from_settings(settings)
     try:
-        app = build(settings, telemetry=telemetry)
+        app = make_app(settings, telemetry=telemetry)
         app.threads.read = unreadable  # type: ignore[method-assign]
         await dispatch(app, mention("how do I deploy?", "311.000002", thread_ts="311.000001"))
         await replied(fake_slack)

@@ -76,6 +76,7 @@ class SqliteStore:
         self._clock = clock
         self._puts = Batched[_Row](lambda rows: self._run(lambda: self._insert_all(rows)))
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vouch-store")
+        self._closed = False
         if str(path) != ":memory:":
             path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -187,6 +188,10 @@ class SqliteStore:
         return result
 
     async def close(self) -> None:
+        """Close the database (once: closing again does nothing)."""
+        if self._closed:
+            return
+        self._closed = True
         await self._run(self._db.close)
         self._executor.shutdown(wait=True)
 

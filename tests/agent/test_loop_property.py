@@ -18,6 +18,7 @@ from app.knowledge.index import Index
 from app.knowledge.retrieve import Knowledge
 from app.verify import Citation, Source, busy_message, failure_message, verify
 from app.verify.footer import sources_footer
+from tests.examples import examples
 from tests.fakes.anthropic import (
     Cite,
     Fail,
@@ -82,7 +83,7 @@ def reviewer(judge: str) -> Any:
     return review
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=8),
     max_attempts=st.integers(1, 5),
@@ -154,7 +155,7 @@ def cited_script(kind: str, n: int, source: str) -> tuple[Any, str | None]:
     return cited(answer_text, (f"Or undo it with kubectl.{extra}", cite)), canary
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.sampled_from(CITED_KINDS), min_size=1, max_size=6), st.integers(1, 4))
 def test_with_sources_only_a_verified_cited_draft_and_its_footer_are_delivered(
     anthropic_server: FakeAnthropic,

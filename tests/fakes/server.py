@@ -4,6 +4,7 @@ so any event loop (a test's, a hypothesis example's, a benchmark's) can talk to 
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 from abc import ABC, abstractmethod
@@ -77,10 +78,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def patience(seconds: float) -> float:
+    """A bound on a wait, scaled to how busy the machine is (the load average per core, at
+    least 1): a bound that holds on a quiet machine holds while another suite runs beside
+    this one. A wait ends at its signal; the bound only says when to give up."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # not available here
+        return seconds
+    return seconds * max(1.0, load / (os.cpu_count() or 1))
+
+
 async def wait_healthy(url: str, seconds: float = 40.0) -> None:
-    """Wait until GET {url}/healthz answers 200. A bot process starts in 3-4 s (most of it
-    loading the language detector's models), longer on a busy machine."""
-    deadline = asyncio.get_running_loop().time() + seconds
+    """Wait until GET {url}/healthz answers 200. A bot process starts in about 3 s (most of
+    it importing the SDKs), longer on a busy machine: `seconds` on a quiet one."""
+    deadline = asyncio.get_running_loop().time() + patience(seconds)
     async with aiohttp.ClientSession() as session:
         while asyncio.get_running_loop().time() < deadline:
             try:

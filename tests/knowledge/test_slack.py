@@ -14,12 +14,20 @@ import pytest
 from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.server import serve
-from app.wiring import build
 from tests.fakes.anthropic import FakeAnthropic
 from tests.fakes.server import free_port, wait_healthy
 from tests.fakes.slack import FakeSlack
 from tests.knowledge.grounding import ANSWER, QUESTION, citing, rollback_id
-from tests.slack.bolt import dispatch, final_texts, mention, post_event, replied, settle, until
+from tests.slack.bolt import (
+    dispatch,
+    final_texts,
+    make_app,
+    mention,
+    post_event,
+    replied,
+    settle,
+    until,
+)
 
 LINK = "https://wiki.example.com/billing/deploy"
 SECRET = "signing-secret-for-tests"
@@ -41,7 +49,7 @@ async def test_cited_answer_reaches_slack_with_its_footer(
 ) -> None:
     settings = knowledge_settings(response_format=dialect)
     knowledge = Knowledge.open(settings)
-    app = build(settings, agent=Deps.from_settings(settings, knowledge=knowledge))
+    app = make_app(settings, agent=Deps.from_settings(settings, knowledge=knowledge))
     fake_anthropic.responder = lambda request: citing(rollback_id(request))
     await dispatch(app, mention(QUESTION, "401.000001"))
     if dialect == "mrkdwn":

@@ -17,7 +17,7 @@ from app.slack.deliver import REVEAL_FROM
 from app.slack.drain import InFlight
 from app.telemetry import Telemetry
 from app.verify import verify
-from app.wiring import Vouch, build
+from app.wiring import Vouch
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.slack import BOT_ID, FakeSlack
@@ -31,7 +31,7 @@ from tests.reliability.faults import (
     model_fault,
     slack_fault,
 )
-from tests.slack.bolt import dispatch, mention, until
+from tests.slack.bolt import dispatch, make_app, mention, until
 
 QUESTION = "how do I deploy billing?"
 CANARY = "unverified-canary-5521"
@@ -113,7 +113,7 @@ async def rig(
     )
     telemetry = Telemetry.from_settings(settings)
     inflight = Counting()
-    app = build(settings, telemetry=telemetry, inflight=inflight)
+    app = make_app(settings, telemetry=telemetry, inflight=inflight)
     yield Rig(app, inflight, fake_slack, fake_anthropic, fake_langfuse)
     fake_langfuse.reset()  # let a hanging export go before the flush
     await telemetry.close()

@@ -13,14 +13,27 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 
 from app.settings import Settings
 from app.wiring import Vouch, build
+from tests.fakes.server import patience
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, signed_headers
 
 _ids = itertools.count(1)
 SIGNING_SECRET = "process-test-secret"  # of bot processes started by the `bot` fixture
 
 
-def make_app(settings: Settings) -> Vouch:
-    return build(settings)
+BUILT: list[Vouch] = []  # every app a test made: closed after the test (conftest)
+
+
+def make_app(settings: Settings, **parts: Any) -> Vouch:
+    """The app, as app.wiring.build makes it (with `parts` given), closed after the test."""
+    vouch = build(settings, **parts)
+    BUILT.append(vouch)
+    return vouch
+
+
+async def close_built() -> None:
+    """Close every app the test made (its workers, store, docs and model client)."""
+    while BUILT:
+        await BUILT.pop().close()
 
 
 def envelope(event: dict[str, Any]) -> dict[str, Any]:
@@ -54,8 +67,9 @@ async def dispatch(app: Vouch, event: dict[str, Any], retry: int = 0) -> int:
 
 
 async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait until `check()` holds (Bolt runs listeners after the ack)."""
-    deadline = asyncio.get_running_loop().time() + timeout
+    """Wait until `check()` holds (Bolt runs listeners after the ack); `timeout` on a quiet
+    machine."""
+    deadline = asyncio.get_running_loop().time() + patience(timeout)
     while not check():
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("timed out waiting for the app")
@@ -65,7 +79,7 @@ async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
 async def settle(slack: FakeSlack, quiet: float = 0.3, timeout: float = 30.0) -> None:
     """Wait until no Slack call has arrived for `quiet` seconds: the signal that nothing
     more happens (for anything positive, wait for it with `until`)."""
-    deadline = asyncio.get_running_loop().time() + timeout
+    deadline = asyncio.get_running_loop().time() + patience(timeout)
     seen = -1
     while seen != len(slack.calls):
         if asyncio.get_running_loop().time() > deadline:

@@ -15,7 +15,6 @@ from app.agent.loop import Deps
 from app.knowledge.retrieve import Knowledge
 from app.slack.audience import Audience, Where, refusal
 from app.slack.conversations import Conversations, Place, place_of
-from app.wiring import build
 from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, ToolCall, cited, tool_results
 from tests.fakes.anthropic import tool_use as calling
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault, permalink
@@ -267,7 +266,7 @@ async def test_a_slack_connect_channel_gets_no_team_docs_but_its_own(
     fake_slack.conversation("C0OWN", "channel", ["U0001", BOT_USER], shared="ext")
     settings = knowledge_settings(channels_file=channels)
     knowledge = Knowledge.open(settings)
-    app = build(settings, agent=Deps.from_settings(settings, knowledge=knowledge))
+    app = make_app(settings, agent=Deps.from_settings(settings, knowledge=knowledge))
     fake_anthropic.default = Reply("I can't say from here.")
     question = "How do I roll back a billing deploy? Asking for {}."
     await dispatch(app, mention(question.format("Globex"), "506.000001", "C0SHARED"))

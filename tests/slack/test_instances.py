@@ -20,13 +20,22 @@ from typing import Any
 import pytest
 
 from app.settings import Settings
-from app.wiring import Vouch, build
+from app.wiring import Vouch
 from app.work.redis_store import RedisStore
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import wait_healthy
 from tests.fakes.slack import BOT_USER, FakeSlack
 from tests.redis_server import RedisServer, running_redis
-from tests.slack.bolt import SIGNING_SECRET, dispatch, mention, message, post_event, settle, until
+from tests.slack.bolt import (
+    SIGNING_SECRET,
+    dispatch,
+    make_app,
+    mention,
+    message,
+    post_event,
+    settle,
+    until,
+)
 
 Pair = tuple[Vouch, Vouch]
 
@@ -43,7 +52,7 @@ def answers_in(slack: FakeSlack, ts: str) -> list[str]:
 
 async def instances(settings: Settings, url: str) -> AsyncIterator[Pair]:
     records = [RedisStore(url, settings.dedupe_ttl, timeout=0.5) for _ in range(2)]
-    apps = [build(settings, store=r) for r in records]
+    apps = [make_app(settings, store=r) for r in records]
     yield apps[0], apps[1]
     for app in apps:
         await app.workers.stop(grace=5)
@@ -199,7 +208,7 @@ async def test_without_redis_each_instance_dedupes_only_its_own(
     """Why REDIS_URL matters: two in-process instances answer the same message twice."""
     fake_anthropic.responder = answer_per_request()
     settings = make_settings()
-    a, b = (build(settings) for _ in range(2))
+    a, b = (make_app(settings) for _ in range(2))
     await asyncio.gather(
         dispatch(a, mention("deploys?", "330.000001")),
         dispatch(b, mention("deploys?", "330.000001")),

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from app.slack.deliver import MRKDWN_PIECE, STREAM_PIECE, feedback_blocks
 from app.slack.split import split, steps_of
 from app.verify.scan import scan
+from tests.examples import examples
 from tests.fakes.slack_limits import check_blocks, check_markdown, check_message
 
 
@@ -63,7 +64,7 @@ BLOCK = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(BLOCK, min_size=1, max_size=20), st.integers(80, 600))
 def test_pieces_fit_keep_every_character_and_close_every_fence(
     blocks: list[str], limit: int
@@ -76,7 +77,7 @@ def test_pieces_fit_keep_every_character_and_close_every_fence(
     assert squash.sub("", "".join(pieces)) == squash.sub("", text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(BLOCK, min_size=1, max_size=12), st.integers(1, 4))
 def test_steps_join_back_exactly_and_never_cut_a_code_block(blocks: list[str], parts: int) -> None:
     text = "\n\n".join(blocks)
@@ -104,7 +105,7 @@ LARGE = st.one_of(  # paragraphs and code blocks up to ~20,000 characters each
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(LARGE, min_size=1, max_size=8))
 def test_every_call_delivery_makes_is_within_slacks_limits(blocks: list[str]) -> None:
     """What deliver() sends for any answer, in either format, is what the fake Slack (at

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from app.verify import Dialect, verify
 from app.verify.repair import repair
+from tests.examples import examples
 
 DIALECTS = st.sampled_from(["mrkdwn", "markdown"])
 MARKUP = [
@@ -79,7 +80,9 @@ PROTECTED = [
 WORDS = st.text(alphabet=st.characters(blacklist_characters="`"), max_size=8)
 PROSE = st.lists(st.one_of(st.sampled_from(MARKUP), WORDS), max_size=25).map("".join)
 TEXT = st.lists(st.one_of(PROSE, st.sampled_from(PROTECTED)), max_size=12).map("".join)
-COMMON = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+COMMON = settings(
+    max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @COMMON

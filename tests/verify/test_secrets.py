@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from app.verify import feedback, verify
 from app.verify.secrets import _GATES, PLUGINS, credentials, folded
+from tests.examples import examples
 
 # Made up for these tests, in each vendor's format (none was ever issued).
 CREDENTIALS = {
@@ -112,7 +113,7 @@ def test_a_url_password_written_like_a_name_is_a_placeholder() -> None:
 
 
 @pytest.mark.parametrize("plugin", PLUGINS, ids=lambda plugin: plugin.__name__)
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_a_plugins_gate_finds_whatever_its_patterns_match(
     plugin: type[RegexBasedDetector], data: st.DataObject

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.verify import Citation, Source, verify
+from tests.examples import examples
 
 PREAMBLES = [
     "Absolutely, here is what you need:",
@@ -326,7 +327,7 @@ FIGURISH = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     claim=st.one_of(FIGURISH, HOSTILE, st.text(max_size=80)),
     source=st.one_of(FIGURISH, HOSTILE, st.text()),
