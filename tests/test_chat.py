@@ -1,4 +1,5 @@
-"""`python -m app chat` as a process: answers through the fake API, or one clear sentence."""
+"""`python -m app chat`: answers through the fake API (as a process), or one clear sentence
+(in this process, through the entry point's `main`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.entry import run_main
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.isolation import process_env
 
@@ -45,15 +49,19 @@ def test_chat_prints_the_answer_and_one_line_per_attempt(
     assert "Traceback" not in done.stderr
 
 
-def test_chat_without_a_key_says_so_in_one_sentence(tmp_path: Path) -> None:
-    done = run_chat(tmp_path, "hi\n")
-    assert done.returncode == 2
-    assert done.stdout == ""
-    assert done.stderr.strip().count("\n") == 0
-    assert "ANTHROPIC_API_KEY is not set" in done.stderr
+def test_chat_without_a_key_says_so_in_one_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    done = run_main(capsys, "chat")
+    assert done.status == 2
+    assert done.out == ""
+    assert done.err.strip().count("\n") == 0
+    assert "ANTHROPIC_API_KEY is not set" in done.err
 
 
-def test_bad_setting_is_one_clear_message(tmp_path: Path) -> None:
-    done = run_chat(tmp_path, "", ANTHROPIC_API_KEY="k", MAX_ATTEMPTS="9")
-    assert done.returncode == 2
-    assert "MAX_ATTEMPTS" in done.stderr and "Traceback" not in done.stderr
+def test_bad_setting_is_one_clear_message(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    monkeypatch.setenv("MAX_ATTEMPTS", "9")
+    done = run_main(capsys, "chat")
+    assert done.status == 2
+    assert "MAX_ATTEMPTS" in done.err and "Traceback" not in done.err

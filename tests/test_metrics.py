@@ -21,6 +21,7 @@ from app.metrics import MetricsError, Report, parse_window, questions
 from app.metrics.api import Reader, client
 from app.metrics.command import render, run
 from tests.conftest import Bot
+from tests.entry import run_main
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.slack import FakeSlack
@@ -340,18 +341,13 @@ def test_the_command_line(tmp_path: Path, fake_langfuse: FakeLangfuse) -> None:
     assert done.returncode == 0, done.stderr
     assert "verified_message_rate        96.3%" in done.stdout
     assert "UNCITED" in done.stdout and "MARKDOWN_BOLD" not in done.stdout  # --top 1
-    bad = subprocess.run(
-        [sys.executable, "-m", "app", "metrics", "--since", "seven days"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=process_env(),
-        timeout=60,
-        check=False,
-    )
-    assert bad.returncode == 2
-    assert bad.stderr.startswith("Cannot report metrics: --since takes a number")
-    assert "Traceback" not in bad.stderr
+
+
+def test_a_bad_window_is_one_clear_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    bad = run_main(capsys, "metrics", "--since", "seven days")
+    assert bad.status == 2
+    assert bad.err.startswith("Cannot report metrics: --since takes a number")
+    assert "Traceback" not in bad.err
 
 
 def test_many_busy_replies_are_flagged(make_settings: Any, fake_langfuse: FakeLangfuse) -> None:
