@@ -62,6 +62,11 @@ class Workers:
         if self._dispatcher is None and not self._stopping:
             self._dispatcher = asyncio.create_task(self._dispatch())
 
+    @property
+    def busy(self) -> bool:
+        """Whether a message is being answered."""
+        return bool(self._held)
+
     def wake(self) -> None:
         """A message was recorded: take it now."""
         self._wake.set()

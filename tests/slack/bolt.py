@@ -76,10 +76,28 @@ async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
-async def settle(slack: FakeSlack, quiet: float = 0.3, timeout: float = 30.0) -> None:
-    """Wait until no Slack call has arrived for `quiet` seconds: the signal that nothing
-    more happens (for anything positive, wait for it with `until`)."""
+QUIET = 0.3  # seconds with no Slack call: nothing more happens (a process under test)
+CALM = 3  # looks, LOOK apart, at apps that answer nothing, wait for nothing and call no one
+LOOK = 0.02
+
+
+async def settle(slack: FakeSlack, quiet: float = QUIET, timeout: float = 30.0) -> None:
+    """Wait until nothing more happens: with the apps this test built, until none of them
+    is answering a message (no worker holds one, none is in flight) and no Slack call
+    arrives over a few looks; otherwise (a bot process), until no Slack call has arrived
+    for `quiet` seconds. A longer `quiet` asks for the quiet period in any case: that
+    nothing comes later (for anything positive, wait for it with `until`)."""
     deadline = asyncio.get_running_loop().time() + patience(timeout)
+    if BUILT and quiet == QUIET:
+        calm, seen = 0, -1
+        while calm < CALM:
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"the app still answering after {timeout} s")
+            idle = not any(app.workers.busy or app.inflight.count for app in BUILT)
+            calm = calm + 1 if idle and seen == len(slack.calls) else 0
+            seen = len(slack.calls)
+            await asyncio.sleep(LOOK)
+        return
     seen = -1
     while seen != len(slack.calls):
         if asyncio.get_running_loop().time() > deadline:
