@@ -174,14 +174,14 @@ def _index(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _health(args: argparse.Namespace, settings: Settings) -> int:
-    from app.server import health  # noqa: PLC0415
+    from app.health import health  # noqa: PLC0415 (standard library only: run every few s)
 
     return health(settings)
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:
     from app.channels import ChannelsError, ChannelsFile  # noqa: PLC0415
-    from app.server import SETUP_HINT, credential_problems  # noqa: PLC0415
+    from app.health import SETUP_HINT, credential_problems  # noqa: PLC0415
 
     problems = credential_problems(settings)
     if problems:

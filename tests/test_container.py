@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.server import health, serve
+from app.health import health
+from app.server import serve
 from tests.fakes.server import free_port, wait_healthy
 from tests.isolation import process_env
 
