@@ -18,7 +18,7 @@ from typing import Any
 from bench.injection import CANARIES, world
 from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, ToolCall, cited, tool_results
 from tests.fakes.anthropic import tool_use as calling
-from tests.fakes.server import wait_healthy
+from tests.fakes.server import patience, wait_healthy
 from tests.fakes.slack import BOT_USER, FakeSlack
 from tests.slack.bolt import SIGNING_SECRET, mention, message, post_event, settle, until
 
@@ -140,7 +140,7 @@ async def test_who_reads_what_and_who_makes_vouch_act(
     assert "[bot]" not in to_model
 
     process.send_signal(signal.SIGTERM)
-    _, errors = process.communicate(timeout=15)
+    _, errors = process.communicate(timeout=patience(15))
     lines = [json.loads(line) for line in errors.splitlines() if line.startswith("{")]
     assert [line for line in lines if line["level"] == "ERROR"] == []
     assert TOKEN not in errors

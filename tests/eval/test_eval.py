@@ -25,6 +25,7 @@ from app.eval.summary import percentile
 from app.settings import Settings
 from tests.entry import run_main
 from tests.fakes.anthropic import Cite, FakeAnthropic, Hang, Reply, cited, judgement
+from tests.fakes.server import patience
 from tests.isolation import process_env
 
 GOOD = "Roll back with `deploy rollback --to previous` from the release channel."
@@ -415,7 +416,7 @@ def test_ctrl_c_mid_run_stops_at_once_with_one_line(
             assert process.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=20)
+        out, err = process.communicate(timeout=patience(20))
     finally:
         process.kill()
     assert process.returncode == 130

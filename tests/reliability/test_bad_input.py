@@ -13,7 +13,7 @@ import pytest
 
 from app.wiring import Vouch
 from tests.fakes.anthropic import FakeAnthropic, Reply
-from tests.fakes.server import wait_healthy
+from tests.fakes.server import patience, wait_healthy
 from tests.fakes.slack import BOT_ID, BOT_USER, FakeSlack, signed_headers
 from tests.slack.bolt import (
     SIGNING_SECRET,
@@ -199,6 +199,6 @@ async def test_the_http_server_refuses_bad_requests_and_keeps_answering(
     await until(lambda: replies(fake_slack, "842.000001") == [GOOD])
     assert process.poll() is None  # still running
     process.send_signal(signal.SIGTERM)
-    _, errors = process.communicate(timeout=15)
+    _, errors = process.communicate(timeout=patience(15))
     assert process.returncode == 0
     assert "Traceback" not in errors

@@ -23,7 +23,7 @@ from app.settings import Settings
 from app.wiring import Vouch
 from app.work.redis_store import RedisStore
 from tests.fakes.anthropic import FakeAnthropic, Reply
-from tests.fakes.server import wait_healthy
+from tests.fakes.server import patience, wait_healthy
 from tests.fakes.slack import BOT_USER, FakeSlack
 from tests.redis_server import RedisServer, running_redis
 from tests.slack.bolt import (
@@ -236,7 +236,7 @@ async def test_two_bot_processes_on_redis_answer_each_message_once(
     assert {ts: len(answers_in(fake_slack, ts)) for ts in stamps} == dict.fromkeys(stamps, 1)
     for process, _ in replicas:
         process.send_signal(signal.SIGTERM)
-        _, errors = process.communicate(timeout=15)
+        _, errors = process.communicate(timeout=patience(15))
         assert process.returncode == 0
         assert f"messages recorded in redis at 127.0.0.1:{redis.port}/0" in errors
 

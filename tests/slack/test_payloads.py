@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 
 from tests.fakes.anthropic import FakeAnthropic, Reply
-from tests.fakes.server import wait_healthy
+from tests.fakes.server import patience, wait_healthy
 from tests.fakes.slack import BOT_USER, FakeSlack, signed_headers
 from tests.slack import payloads
 from tests.slack.bolt import SIGNING_SECRET, envelope, mention, message, settle, until
@@ -92,7 +92,7 @@ async def test_every_recorded_payload_is_acked_and_only_people_are_answered(
     assert f"<@{BOT_USER}>" in bot_mention["text"] and bot_mention["bot_id"]  # and unanswered
 
     process.send_signal(signal.SIGTERM)
-    _, errors = process.communicate(timeout=15)
+    _, errors = process.communicate(timeout=patience(15))
     lines = [json.loads(line) for line in errors.splitlines() if line.startswith("{")]
     assert [line for line in lines if line["level"] == "ERROR"] == []
     assert "Traceback" not in errors
