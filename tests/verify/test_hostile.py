@@ -1,4 +1,5 @@
-"""Hostile input finishes quickly: no catastrophic backtracking, growth stays linear."""
+"""Hostile input finishes quickly: no catastrophic backtracking, growth stays linear. Times
+are this process's CPU time: a machine busy with other work does not fail them."""
 
 from __future__ import annotations
 
@@ -42,9 +43,9 @@ HOSTILE = {
 @pytest.mark.parametrize("dialect", ["mrkdwn", "markdown"])
 def test_hostile_input_completes_quickly(name: str, dialect: str) -> None:
     text = HOSTILE[name]
-    started = time.perf_counter()
+    started = time.process_time()
     verdict = verify(text, question="what is this?", dialect=dialect)  # type: ignore[arg-type]
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert elapsed < 2.0, f"{name}: {elapsed:.2f}s"
     assert isinstance(verdict.passed, bool)
 
@@ -57,9 +58,9 @@ def test_time_grows_linearly_with_size() -> None:
         text = unit * repeat
         best = float("inf")
         for _ in range(3):
-            started = time.perf_counter()
+            started = time.process_time()
             verify(text, question="q")
-            best = min(best, time.perf_counter() - started)
+            best = min(best, time.process_time() - started)
         return best
 
     small, large = cost(500), cost(2000)
@@ -82,7 +83,7 @@ HOSTILE_MESSAGES = {
 def test_a_hostile_message_or_source_completes_quickly(name: str) -> None:
     text = HOSTILE_MESSAGES[name]
     source = Source("s1", "S", None, text)
-    started = time.perf_counter()
+    started = time.process_time()
     verdict = verify(
         "It takes 3 days, about 40%.",
         question=text,
@@ -90,6 +91,6 @@ def test_a_hostile_message_or_source_completes_quickly(name: str) -> None:
         sources=(source,),
         citations=(Citation("s1", "", "", "It takes 3 days, about 40%."),),
     )
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     assert elapsed < 2.0, f"{name}: {elapsed:.2f}s"
     assert isinstance(verdict.passed, bool)
