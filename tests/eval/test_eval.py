@@ -412,7 +412,8 @@ def test_ctrl_c_mid_run_stops_at_once_with_one_line(
     )
     try:
         deadline = time.monotonic() + 60
-        while not fake_anthropic.requests:  # the item is being drafted
+        asked = str(ITEMS[1]["question"])
+        while asked not in json.dumps(fake_anthropic.requests):  # this item is being drafted
             assert process.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         process.send_signal(signal.SIGINT)
