@@ -15,6 +15,7 @@ import gc
 import logging
 import urllib.parse
 import urllib.request
+from contextlib import AsyncExitStack
 
 import aiohttp
 from aiohttp import web
@@ -69,14 +70,15 @@ async def _serve(
 ) -> None:
     agent = Deps.from_settings(settings, knowledge=knowledge)
     inflight = InFlight()
-    vouch = build(settings, agent=agent, session=session, telemetry=telemetry, inflight=inflight)
-    try:
+    async with AsyncExitStack() as stack:
+        stack.push_async_callback(agent.client.close)  # made here: closed here, whatever fails
+        vouch = build(
+            settings, agent=agent, session=session, telemetry=telemetry, inflight=inflight
+        )
+        stack.push_async_callback(vouch.close)
         await vouch.prepare()  # the channels' own docs, indexed before the first event
-        vouch.start()  # messages recorded before a restart are answered now
+        vouch.start()  # messages stored before a restart are answered now
         await _run(settings, vouch, inflight, stop)
-    finally:
-        await vouch.close()
-        await agent.client.close()
 
 
 async def _run(settings: Settings, vouch: Vouch, inflight: InFlight, stop: asyncio.Event) -> None:
@@ -116,12 +118,12 @@ async def _run(settings: Settings, vouch: Vouch, inflight: InFlight, stop: async
 
 
 async def _drain(vouch: Vouch, inflight: InFlight, grace: float) -> None:
-    """Answers in flight get `grace` seconds; the rest go back to the durable record, to
-    be answered after the restart (or by another process on the same record)."""
+    """Answers in flight get `grace` seconds; the rest go back to the store, to
+    be answered after the restart (or by another process on the same store)."""
     log.info("shutting down: %d answer(s) in flight, waiting up to %.0f s", inflight.count, grace)
     given_back = await vouch.stop(grace)
     if given_back:
-        log.warning("shutdown: %d answer(s) given back to the queue for the restart", given_back)
+        log.warning("shutdown: %d answer(s) given back to the store for the restart", given_back)
     else:
         log.info("shutdown: every answer finished")
 

@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     dedupe_ttl: float = Field(900.0, ge=60, le=86_400)
     shutdown_grace: float = Field(20.0, ge=0, le=600)
     redis_url: SecretStr | None = None  # may hold a password
-    # Budgets per period (0: no limit), counted in the durable record (app/work/budget.py)
+    # Budgets per period (0: no limit), counted in the store (app/work/budget.py)
     budget_period: Literal["hour", "day", "week"] = "day"
     budget_user_messages: int = Field(0, ge=0, le=1_000_000)
     budget_user_tokens: int = Field(0, ge=0, le=10_000_000_000)

@@ -1,8 +1,8 @@
 """The composition root: every part of one Vouch process, built once here with keyword
 arguments, and closed once (the model client, the store, the channels' docs).
 
-The path of a message through what is built here: the intake takes it in and records it
-(app/slack/intake.py); a worker takes it from the record (app/work/workers.py) and answers
+The path of a message through what is built here: the intake takes it in and stores it
+(app/slack/intake.py); a worker takes it from the store (app/work/workers.py) and answers
 it (app/slack/answer.py): read (message.py), gathered (gather.py), drafted and verified
 with its channel's parts (reply.py, app/deps.py, app/agent/loop.py), delivered
 (deliver.py). Bolt's app takes the rest: actions on replies (actions.py) and the Home tab
@@ -11,6 +11,7 @@ with its channel's parts (reply.py, app/deps.py, app/agent/loop.py), delivered
 from __future__ import annotations
 
 import asyncio
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
 import aiohttp
@@ -57,8 +58,9 @@ class Vouch:
     libraries: Libraries  # channels' own team docs (CHANNELS_FILE)
     deps: ChannelDeps  # the loop's parts, by channel
     home: Home
+    actions: Actions
     inflight: InFlight
-    owns_agent: bool  # the model client was made here: closed here
+    owned: tuple[str, ...]  # of "store" and "agent": what was made here, and is closed here
 
     async def prepare(self) -> None:
         """Index the channels' own docs before the first event (off the event loop)."""
@@ -66,22 +68,35 @@ class Vouch:
             await asyncio.to_thread(self.libraries.get, folder)
 
     def start(self) -> None:
-        """Start answering: messages recorded before a restart are answered now."""
+        """Start answering: messages stored before a restart are answered now."""
         self.workers.start()
 
     async def stop(self, grace: float) -> int:
         """Let answers in flight finish within `grace` seconds; give the rest back to the
-        record. How many were given back."""
+        store. How many were given back."""
         return await self.workers.stop(grace)
 
+    @property
+    def busy(self) -> bool:
+        """Whether anything is under way: a message answered, or work after an ack (a Home
+        tab published, a question asked after 👎)."""
+        pending = self.home.background.pending or self.actions.background.pending
+        return self.workers.busy or bool(self.inflight.count) or pending
+
     async def close(self) -> None:
-        """Stop the workers (answers in flight go back to the store) and close what was
-        opened here: the store, the channels' docs, the model client."""
-        await self.workers.stop(0)
-        await self.store.close()
-        self.libraries.close()
-        if self.owns_agent:
-            await self.deps.base.client.close()
+        """Stop the workers (answers in flight go back to the store) and the work started
+        after acks, then close what was opened here: the store and the model client unless
+        they were given, and the channels' docs. Each is closed even when one before it
+        fails."""
+        async with AsyncExitStack() as stack:
+            stack.callback(self.libraries.close)
+            if "agent" in self.owned:
+                stack.push_async_callback(self.deps.base.client.close)
+            if "store" in self.owned:
+                stack.push_async_callback(self.store.close)
+            stack.push_async_callback(self.actions.background.close)
+            stack.push_async_callback(self.home.background.close)
+            await self.workers.stop(0)
 
 
 def build(
@@ -99,6 +114,7 @@ def build(
     when one is given."""
     telemetry = telemetry or Telemetry.off()
     inflight = inflight or InFlight()
+    given = store
     store = store or _store(settings)
     channels = ChannelsFile(settings.channels_file)
     libraries = Libraries(settings)
@@ -183,8 +199,9 @@ def build(
         libraries=libraries,
         deps=deps,
         home=home,
+        actions=actions,
         inflight=inflight,
-        owns_agent=agent is None,
+        owned=(*(("agent",) if agent is None else ()), *(("store",) if given is None else ())),
     )
 
 

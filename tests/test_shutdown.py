@@ -78,7 +78,7 @@ async def test_the_wait_is_bounded_and_what_it_cut_short_is_answered_after_the_r
     stderr = lines.join()
     assert time.monotonic() - stopping < 4.0
     assert process.returncode == 0
-    assert "shutdown: 1 answer(s) given back to the queue for the restart" in stderr
+    assert "shutdown: 1 answer(s) given back to the store for the restart" in stderr
     assert "Traceback" not in stderr
     assert fake_slack.of("chat.postMessage") == []  # nothing half-made was posted
     fake_anthropic.push(Reply(GOOD))

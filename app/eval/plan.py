@@ -120,7 +120,7 @@ def _instructions(prompt: Path | None) -> str:
 
 
 # What --set may change: the settings a message is answered with. The others (Slack,
-# Langfuse, the record, the server) play no part in an evaluation.
+# Langfuse, the store, the server) play no part in an evaluation.
 ANSWERING = re.compile(
     r"(anthropic_.*|cloud_ml_region|response_format|max_attempts|message_deadline|tool_.*"
     r"|judge_.*|knowledge_.*)"

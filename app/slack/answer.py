@@ -2,7 +2,7 @@
 already (a message taken over from a worker that died), gather its conversation, reply.
 
 The path of one message, in order: app/slack/intake.py (taken in, recorded) →
-app/work/workers.py (taken from the record) → here → message.py → gather.py → reply.py →
+app/work/workers.py (taken from the store) → here → message.py → gather.py → reply.py →
 deliver.py."""
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ def bolt_app(
         logger=bolt_logger(),
         client=client,
         authorize=identity,
-        # listeners only record (and ack actions first): Slack's ack waits for the record,
+        # listeners only record (and ack actions first): Slack's ack waits for the store,
         # so a message acked is a message on disk (user messages mostly come through the
         # intake in front of Bolt, app/slack/intake.py; these listeners take the rest)
         process_before_response=True,

@@ -16,3 +16,14 @@ class Background:
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._tasks)
+
+    async def close(self) -> None:
+        """Cancel what is still running (on shutdown: nothing of it may outlive the store
+        and clients it uses)."""
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -212,7 +212,7 @@ RECORDED = (
 
 
 def recorded(files: Any) -> list[dict[str, Any]]:
-    """What the durable record keeps of a message's files: what reading them needs."""
+    """What the store keeps of a message's files: what reading them needs."""
     if not isinstance(files, list):
         return []
     return [{k: f[k] for k in RECORDED if k in f} for f in files[:20] if isinstance(f, dict)]

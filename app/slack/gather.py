@@ -42,7 +42,7 @@ class Gathering:
     threads: ThreadHistory
     people: People  # names by user id (users.info, kept)
     files: FileReader  # the files shared in a message or its thread
-    budgets: Budgets  # messages and tokens per person and channel, in the durable record
+    budgets: Budgets  # messages and tokens per person and channel, in the store
     telemetry: Telemetry
     limits: ThreadLimits
 

@@ -5,7 +5,7 @@ workers answer later and ask auth.test then.
 
 Both transports share one sorter (`app.slack.events.sort`) and one way in (`Intake.take`):
 every message event goes to the thread log; one a person addressed to Vouch (a mention, a
-DM, a follow-up in its thread) goes to the durable record, for a worker to answer.
+DM, a follow-up in its thread) goes to the store, for a worker to answer.
 
 - HTTP: `signed` answers 401 to a request whose signature does not hold, before its body
   is parsed; `take_in` parses it (depth bounded), records a message, and answers 200.
@@ -49,8 +49,8 @@ log = logging.getLogger("vouch.slack")
 
 PATH = "/slack/events"
 _ANSWERED_SUBTYPES = frozenset({None, "file_share", "thread_broadcast"})
-# What the durable record keeps of an event: what answering it needs.
-RECORDED = (
+# What the store keeps of an event: what answering it needs.
+STORED = (
     "type",
     "channel",
     "ts",
@@ -66,7 +66,7 @@ RECORDED = (
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Intake:
-    """Takes message events in: into the thread log, and into the durable record when
+    """Takes message events in: into the thread log, and into the store when
     one is to be answered (then the workers are woken)."""
 
     threads: ThreadHistory
@@ -86,29 +86,29 @@ class Intake:
 
     async def take(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
         """A message event (app.slack.events.cleaned) from either transport or Bolt.
-        Raises when the record cannot be written: the caller must not ack then."""
+        Raises when the store cannot be written: the caller must not ack then."""
         bot = Bot(context.bot_user_id or "", context.bot_id or "")
         self.threads.keep(context.team_id or event.get("team") or "", event, bot)
         if not person(event, context.bot_user_id):
             return  # only people make Vouch act: never a bot, never Vouch itself
         here = self.channels.of(str(event.get("channel") or ""))
         if not here.answer:
-            return  # CHANNELS_FILE: Vouch stays silent here (no record, no model call)
+            return  # CHANNELS_FILE: Vouch stays silent here (nothing stored, no model call)
         if event.get("type") == "app_mention":
-            await self._record(event, context)
+            await self._store(event, context)
             return
         if event.get("subtype") not in _ANSWERED_SUBTYPES:
             return  # edits, deletions, joins: no model call
         if event.get("channel_type") == "im":
-            await self._record(event, context)
+            await self._store(event, context)
         elif (
             (self.follow_ups if here.follow_ups is None else here.follow_ups)
             and event.get("thread_ts")
             and f"<@{context.bot_user_id}" not in event.get("text", "")  # app_mention has it
         ):
-            await self._record(event, context, follow_up=True)
+            await self._store(event, context, follow_up=True)
 
-    async def _record(
+    async def _store(
         self, event: dict[str, Any], context: AsyncBoltContext, follow_up: bool = False
     ) -> None:
         """Store the message durably for a worker to answer (once: a copy is dropped).
@@ -120,7 +120,7 @@ class Intake:
         team = context.team_id or event.get("team") or ""
         channel, ts = event["channel"], event["ts"]
         thread = message_key(team, channel, event.get("thread_ts") or ts)
-        kept = {k: event[k] for k in RECORDED if k in event}
+        kept = {k: event[k] for k in STORED if k in event}
         kept |= {"team": team, "follow_up": follow_up}
         if event.get("files"):
             kept["files"] = recorded(event["files"])
@@ -228,7 +228,7 @@ class SocketIntake(AsyncSocketModeHandler):
 
 
 def _refused(exc: Exception) -> None:
-    """An event not recorded is refused; why is logged by type (the record says once that
+    """An event not recorded is refused; why is logged by type (the store says once that
     Redis is unreachable: not again for every event)."""
     if not isinstance(exc, StoreUnavailable):
         log.error("event not recorded, refused: %s", label(exc))

@@ -19,7 +19,7 @@ from app.work.store import message_key
 class Message:
     """One recorded user message, as a worker answers it."""
 
-    event: dict[str, Any]  # as the durable record keeps it (app.slack.intake.RECORDED)
+    event: dict[str, Any]  # as the store keeps it (app.slack.intake.STORED)
     ts: str
     target: Target
     ids: MessageIds

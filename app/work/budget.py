@@ -1,6 +1,6 @@
 """Budgets: how many messages, and how many model tokens, each person and each channel may
 spend per period (BUDGET_* settings; a channel's own in CHANNELS_FILE), counted in the
-durable record so that every instance sees the same counts (SQLite, or Redis with
+store so that every instance sees the same counts (SQLite, or Redis with
 REDIS_URL: `Ledger`).
 
 Periods are fixed windows in UTC (an hour, a day from midnight, a week from Monday), so
@@ -10,7 +10,7 @@ cached or not, and output, drafts and judge together) are added when it is answe
 message past a budget gets one short reply saying when the budget resets, and no model
 call. A limit of 0 is no limit.
 
-When the record cannot be reached, the message is answered (and the log says so): a
+When the store cannot be reached, the message is answered (and the log says so): a
 budget bounds spend, it must not stop Vouch while Redis restarts.
 """
 
@@ -31,7 +31,7 @@ log = logging.getLogger("vouch.work")
 
 Period = Literal["hour", "day", "week"]
 Which = Literal["user_messages", "user_tokens", "channel_messages", "channel_tokens"]
-# What a record raises when it cannot be reached: Redis away, a locked or full SQLite file.
+# What a store raises when it cannot be reached: Redis away, a locked or full SQLite file.
 UNREACHABLE = (StoreUnavailable, sqlite3.Error)
 Counter = tuple[str, int, int]  # a counter's key, its message limit and its token limit
 Spent = Literal["messages", "tokens"]
@@ -137,7 +137,7 @@ class Budgets:
         ]
         try:
             full = await self.ledger.admit(name, counters, ends)
-        except UNREACHABLE as exc:  # the record is away: answer, and say so
+        except UNREACHABLE as exc:  # the store is away: answer, and say so
             log.warning("budget not checked (%s): the message is answered", label(exc))
             return None
         if full is None:

@@ -15,10 +15,10 @@ Keys (all under one hash tag, so the scripts stay valid on a Redis Cluster):
 
 Time is the Redis server's (one clock for every instance), unless a test passes a clock.
 The event (with the user's text) is deleted when the message is done. Redis must persist
-(AOF) for the record to survive a Redis restart: see docs/reliability.md.
+(AOF) for the store to survive a Redis restart: see docs/reliability.md.
 
 Any Redis failure is StoreUnavailable: the intake refuses the message (Slack delivers it
-again) rather than answer without the shared record. The log says so once, and once more
+again) rather than answer without the shared store. The log says so once, and once more
 when Redis is back.
 """
 
@@ -196,7 +196,7 @@ return false
 
 
 class RedisStore:
-    """The record in Redis; implements app.work.store.Record. Puts arriving together
+    """The store in Redis; implements app.work.store.Store. Puts arriving together
     go in one pipeline (a burst of events is one round trip, not one each)."""
 
     def __init__(

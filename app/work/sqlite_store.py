@@ -68,8 +68,8 @@ ORDER BY m.added LIMIT 1
 
 
 class SqliteStore:
-    """The record, in one SQLite file; every call runs on one thread of its own.
-    Implements app.work.store.Record."""
+    """The store, in one SQLite file; every call runs on one thread of its own.
+    Implements app.work.store.Store."""
 
     def __init__(self, path: Path, ttl: float, clock: Callable[[], float] = time.time) -> None:
         self._ttl = ttl

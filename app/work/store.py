@@ -30,7 +30,7 @@ class Job:
 
 
 class StoreUnavailable(Exception):
-    """The record cannot be reached (Redis down): nothing was written. The intake refuses
+    """The store cannot be reached (Redis down): nothing was written. The intake refuses
     the message (Slack delivers it again); workers try again later."""
 
 

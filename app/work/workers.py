@@ -1,12 +1,12 @@
 """Workers: take recorded messages and answer them, holding each under a renewed lease.
 
-One dispatcher per process takes messages from the record while fewer than WORKERS are
+One dispatcher per process takes messages from the store while fewer than WORKERS are
 being answered (woken at once by the intake, else looking every POLL seconds for work
 another process gave back or left behind). Shutdown stops taking, lets answers in flight
-finish within a grace period, then gives the rest back to the record, so they are
+finish within a grace period, then gives the rest back to the store, so they are
 answered after the restart or by another instance.
 
-While the record cannot be reached (Redis down) nothing is taken; a lease that cannot be
+While the store cannot be reached (Redis down) nothing is taken; a lease that cannot be
 renewed may run out (another worker then takes the message over and finds the answer in
 the thread before posting); marking a message done is tried again for up to one lease.
 """
@@ -29,7 +29,7 @@ LEASE = 15.0  # seconds a message stays held by a worker that stopped renewing i
 
 Answer = Callable[[Job], Coroutine[Any, Any, None]]
 LATER = 5.0  # seconds before a message that could not be started is taken again
-SETTLE_EVERY = 0.5  # seconds between tries to mark a message done while the record is away
+SETTLE_EVERY = 0.5  # seconds between tries to mark a message done while the store is away
 
 
 class TryLater(Exception):
@@ -39,7 +39,7 @@ class TryLater(Exception):
 
 class Workers:
     """One dispatcher takes messages (one at a time: no herd of workers racing for the
-    record) while a worker slot is free; each message is answered in a task of its own,
+    store) while a worker slot is free; each message is answered in a task of its own,
     under a lease renewed until it ends."""
 
     def __init__(
@@ -90,7 +90,7 @@ class Workers:
             try:
                 await self.store.release(job.key, self.owner)
             except StoreUnavailable:
-                log.warning("not given back (the record is unavailable): its lease runs out")
+                log.warning("not given back (the store is unavailable): its lease runs out")
         return len(unfinished)
 
     async def _dispatch(self) -> None:
@@ -114,7 +114,7 @@ class Workers:
         try:
             return await self.store.take(self.owner, self._lease)
         except StoreUnavailable:
-            return None  # the record logged it; looked for again after POLL
+            return None  # the store logged it; looked for again after POLL
 
     def _finished(self, keeper: asyncio.Task[None]) -> None:
         self._running.discard(keeper)
@@ -149,7 +149,7 @@ class Workers:
         await self._settle(job)
 
     async def _settle(self, job: Job) -> None:
-        """Mark the message done, trying again for up to one lease while the record is
+        """Mark the message done, trying again for up to one lease while the store is
         away; past that, whoever takes it over finds the answer in the thread."""
         for _ in range(max(1, int(self._lease / SETTLE_EVERY))):
             try:

@@ -83,17 +83,18 @@ LOOK = 0.02
 
 async def settle(slack: FakeSlack, quiet: float = QUIET, timeout: float = 30.0) -> None:
     """Wait until nothing more happens: with the apps this test built, until none of them
-    is answering a message (no worker holds one, none is in flight) and no Slack call
-    arrives over a few looks; otherwise (a bot process), until no Slack call has arrived
-    for `quiet` seconds. A longer `quiet` asks for the quiet period in any case: that
-    nothing comes later (for anything positive, wait for it with `until`)."""
+    is busy (a message answered or work after an ack), their stores hold no message
+    waiting, and no Slack call arrives over a few looks; otherwise (a bot process), until
+    no Slack call has arrived for `quiet` seconds. A longer `quiet` asks for the quiet
+    period in any case: that nothing comes later (for anything positive, wait for it with
+    `until`)."""
     deadline = asyncio.get_running_loop().time() + patience(timeout)
     if BUILT and quiet == QUIET:
         calm, seen = 0, -1
         while calm < CALM:
             if asyncio.get_running_loop().time() > deadline:
                 raise AssertionError(f"the app still answering after {timeout} s")
-            idle = not any(app.workers.busy or app.inflight.count for app in BUILT)
+            idle = not any(app.busy for app in BUILT) and await _drained()
             calm = calm + 1 if idle and seen == len(slack.calls) else 0
             seen = len(slack.calls)
             await asyncio.sleep(LOOK)
@@ -104,6 +105,14 @@ async def settle(slack: FakeSlack, quiet: float = QUIET, timeout: float = 30.0) 
             raise AssertionError(f"Slack calls still arriving after {timeout} s")
         seen = len(slack.calls)
         await asyncio.sleep(quiet)
+
+
+async def _drained() -> bool:
+    """Whether no store of the apps this test built holds a message still to answer."""
+    for app in BUILT:
+        if await app.store.waiting():
+            return False
+    return True
 
 
 async def replied(slack: FakeSlack, method: str = "chat.postMessage", count: int = 1) -> None:

@@ -1,4 +1,4 @@
-"""The durable record, SQLite and Redis alike: each message taken once, a thread in Slack's
+"""The durable store, SQLite and Redis alike: each message taken once, a thread in Slack's
 order, a dead worker's message taken over when its lease runs out, and what survives the
 process (Redis's own outages and restarts: tests/work/test_redis_store.py)."""
 
@@ -16,7 +16,7 @@ from app.work.store import Batched, Store
 from app.work.workers import Workers
 from tests.redis_server import RedisServer
 
-Records = Callable[..., Store]
+Stores = Callable[..., Store]
 
 
 class Clock:
@@ -32,30 +32,30 @@ def event(ts: str) -> dict[str, str]:
 
 
 @pytest.fixture(params=["sqlite", "redis"])
-async def records(request: pytest.FixtureRequest) -> AsyncIterator[Records]:
-    """Opens records of the kind the test runs with: (ttl=60, clock=None) → Record.
-    Redis records opened by one test share one (emptied) server, as instances would."""
+async def stores(request: pytest.FixtureRequest) -> AsyncIterator[Stores]:
+    """Opens stores of the kind the test runs with: (ttl=60, clock=None) → Store.
+    Redis stores opened by one test share one (emptied) server, as instances would."""
     opened: list[Store] = []
     server = request.getfixturevalue("redis") if request.param == "redis" else None
 
-    def open_record(ttl: float = 60, clock: Callable[[], float] | None = None) -> Store:
-        record: Store
+    def open_store(ttl: float = 60, clock: Callable[[], float] | None = None) -> Store:
+        store: Store
         if isinstance(server, RedisServer):
-            record = RedisStore(server.url, ttl=ttl, clock=clock)
+            store = RedisStore(server.url, ttl=ttl, clock=clock)
         elif clock is None:
-            record = SqliteStore(Path(":memory:"), ttl=ttl)
+            store = SqliteStore(Path(":memory:"), ttl=ttl)
         else:
-            record = SqliteStore(Path(":memory:"), ttl=ttl, clock=clock)
-        opened.append(record)
-        return record
+            store = SqliteStore(Path(":memory:"), ttl=ttl, clock=clock)
+        opened.append(store)
+        return store
 
-    yield open_record
-    for record in opened:
-        await record.close()
+    yield open_store
+    for store in opened:
+        await store.close()
 
 
-async def test_a_message_is_recorded_once(records: Records) -> None:
-    store = records()
+async def test_a_message_is_recorded_once(stores: Stores) -> None:
+    store = stores()
     assert await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
     assert not await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))  # a Slack retry
     job = await store.take("a", lease=10)
@@ -67,9 +67,9 @@ async def test_a_message_is_recorded_once(records: Records) -> None:
 
 
 async def test_a_thread_is_answered_one_message_at_a_time_in_slacks_order(
-    records: Records,
+    stores: Stores,
 ) -> None:
-    store = records()
+    store = stores()
     await store.put("T:C:1.3", "T:C:1.0", "1.3", event("1.3"))  # arrived first, later ts
     await store.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
     await store.put("T:C:9.9", "T:C:9.9", "9.9", event("9.9"))  # another thread
@@ -84,10 +84,10 @@ async def test_a_thread_is_answered_one_message_at_a_time_in_slacks_order(
 
 
 async def test_a_message_whose_worker_died_is_taken_over_when_its_lease_runs_out(
-    records: Records,
+    stores: Stores,
 ) -> None:
     clock = Clock()
-    store = records(clock=clock)
+    store = stores(clock=clock)
     await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
     assert await store.take("dead", lease=10) is not None
     clock.now += 9
@@ -100,9 +100,9 @@ async def test_a_message_whose_worker_died_is_taken_over_when_its_lease_runs_out
 
 
 async def test_a_message_given_back_is_taken_again_at_once_as_a_second_try(
-    records: Records,
+    stores: Stores,
 ) -> None:
-    store = records()
+    store = stores()
     await store.put("T:C:1.1", "T:C:1.1", "1.1", event("1.1"))
     job = await store.take("a", lease=10)
     assert job is not None
@@ -142,9 +142,9 @@ async def test_what_was_recorded_survives_the_process(tmp_path: Path) -> None:
 
 
 async def test_workers_answer_each_message_once_and_give_back_what_a_stop_cuts_short(
-    records: Records,
+    stores: Stores,
 ) -> None:
-    store = records()
+    store = stores()
     answered: list[str] = []
     release = asyncio.Event()
 
@@ -170,7 +170,7 @@ async def test_workers_answer_each_message_once_and_give_back_what_a_stop_cuts_s
 
 
 async def test_instances_share_one_redis_record(redis: RedisServer) -> None:
-    """What one instance records, another takes; a thread stays in order across them."""
+    """What one instance stores, another takes; a thread stays in order across them."""
     clock = Clock()
     a, b = (RedisStore(redis.url, ttl=60, clock=clock) for _ in range(2))
     await a.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
@@ -191,9 +191,9 @@ async def test_instances_share_one_redis_record(redis: RedisServer) -> None:
     await b.close()
 
 
-async def test_a_message_let_go_for_later_blocks_its_thread_until_then(records: Records) -> None:
+async def test_a_message_let_go_for_later_blocks_its_thread_until_then(stores: Stores) -> None:
     clock = Clock()
-    store = records(clock=clock)
+    store = stores(clock=clock)
     await store.put("T:C:1.1", "T:C:1.0", "1.1", event("1.1"))
     await store.put("T:C:1.2", "T:C:1.0", "1.2", event("1.2"))
     job = await store.take("a", lease=10)
