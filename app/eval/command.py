@@ -7,6 +7,8 @@ the Models API does not know, app/eval/models.py) or when a run measured nothing
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -107,10 +109,42 @@ KNOWLEDGE_SETTINGS = tuple(name for name in Settings.model_fields if name.starts
 
 
 async def _local(runner: Runner, items: Sequence[Item], concurrency: int, bar: Bar) -> list[Result]:
+    """The items through the loop; Ctrl-C stops the run at once (KeyboardInterrupt)."""
+    interrupt = _Interrupt(asyncio.current_task())
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, interrupt)
     try:
         return await run_all(items, runner.run, concurrency, bar)
+    except asyncio.CancelledError:
+        if interrupt.asked:
+            raise KeyboardInterrupt from None
+        raise
     finally:
-        await runner.aclose()
+        loop.remove_signal_handler(signal.SIGINT)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(CLOSE_WITHIN):
+                await runner.aclose()
+
+
+CLOSE_WITHIN = 2.0  # seconds the clients get to close after a run
+AGAIN = 1.0  # seconds between cancellations after Ctrl-C, until the run has stopped
+
+
+class _Interrupt:
+    """Ctrl-C: cancel the run, and again every AGAIN seconds until it has stopped. One
+    cancellation was not always enough: in test runs beside another suite, a run once went
+    on for over a minute after a single Ctrl-C (a call under way took the cancellation and
+    carried on; which one, it could not be caught doing again)."""
+
+    def __init__(self, run: asyncio.Task[object] | None) -> None:
+        self.run = run
+        self.asked = False
+
+    def __call__(self) -> None:
+        self.asked = True
+        if self.run is not None and not self.run.done():
+            self.run.cancel()
+            asyncio.get_running_loop().call_later(AGAIN, self)
 
 
 def _status(summaries: Sequence[Summary], threshold: float | None, out: TextIO) -> int:
