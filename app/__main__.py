@@ -79,13 +79,14 @@ def _evaluate(args: argparse.Namespace, settings: Settings) -> int:
 
 def _collect(args: argparse.Namespace, settings: Settings) -> int:
     """`collect` (app/eval/collect.py)."""
-    from app.eval import collect  # noqa: PLC0415 (the SDKs: once the arguments are good)
-    from app.metrics import MetricsError, parse_window  # noqa: PLC0415
+    from app.metrics.window import MetricsError, parse_window  # noqa: PLC0415 (no SDK)
 
     try:
         since = parse_window(args.since)
     except MetricsError as exc:
         raise EvalError(str(exc)) from None
+    from app.eval import collect  # noqa: PLC0415 (the SDKs: once the arguments are good)
+
     return collect.run(
         settings,
         feedback=args.feedback,
@@ -106,11 +107,13 @@ def _chat(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _metrics(args: argparse.Namespace, settings: Settings) -> int:
-    from app.metrics import MetricsError  # noqa: PLC0415 (Langfuse's SDK)
-    from app.metrics.command import run  # noqa: PLC0415
+    from app.metrics.window import MetricsError, parse_window  # noqa: PLC0415 (no SDK)
 
     try:
-        return run(settings, args.since, sys.stdout, args.top)
+        window = parse_window(args.since)
+        from app.metrics.command import run  # noqa: PLC0415 (Langfuse's SDK: once it is good)
+
+        return run(settings, window, sys.stdout, args.top)
     except MetricsError as exc:
         print(f"Cannot report metrics: {exc}.", file=sys.stderr)
         return 2

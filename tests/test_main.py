@@ -58,6 +58,15 @@ MISTAKES = {
         "Cannot evaluate: --concurrency takes 1 to 32.",
         {"ANTHROPIC_API_KEY": "k"},
     ),
+    "metrics --since seven days": Mistake(
+        ("metrics", "--since", "seven days"),
+        "Cannot report metrics: --since takes a number and m, h, d or w (e.g. 7d), not "
+        "'seven days'.",
+    ),
+    "collect --since 0d": Mistake(
+        ("collect", "--feedback", "--since", "0d"),
+        "Cannot evaluate: --since takes a number and m, h, d or w (e.g. 7d), not '0d'.",
+    ),
     "run without credentials": Mistake((), "Cannot start Vouch: set SLACK_BOT_TOKEN"),
     "health with nothing listening": Mistake(
         ("health",),

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 from langfuse.api import LangfuseAPI
 
-from app.metrics import MetricsError, Report, parse_window, questions
 from app.metrics.api import Reader, client
 from app.metrics.command import render, run
+from app.metrics.report import Report, questions
+from app.metrics.window import MetricsError, parse_window
 from tests.conftest import Bot
 from tests.entry import run_main
 from tests.fakes.anthropic import FakeAnthropic, Reply
@@ -91,7 +92,7 @@ def settings_for(make_settings: Any, fake: FakeLangfuse, **overrides: Any) -> An
 def test_scripted_metrics_response(make_settings: Any, fake_langfuse: FakeLangfuse) -> None:
     fake_langfuse.metrics = lambda query: ROWS[query["view"]]
     out = io.StringIO()
-    assert run(settings_for(make_settings, fake_langfuse), "7d", out) == 0
+    assert run(settings_for(make_settings, fake_langfuse), parse_window("7d"), out) == 0
     text = out.getvalue()
     assert "messages                     1,625 (25 busy replies, model unavailable" in text
     assert "verified_message_rate        96.3%" in text
@@ -123,14 +124,14 @@ def test_a_verified_rate_under_target_is_flagged(
     low = [{"name": "verified", "avg_value": 0.91, "count_count": "100"}]
     fake_langfuse.metrics = lambda query: low if query["view"] == "scores-boolean" else []
     out = io.StringIO()
-    assert run(settings_for(make_settings, fake_langfuse), "24h", out) == 1
+    assert run(settings_for(make_settings, fake_langfuse), parse_window("24h"), out) == 1
     assert "! verified_message_rate is under the 95% target." in out.getvalue()
     assert "verified_message_rate        91.0%" in out.getvalue()
 
 
 def test_an_empty_window(make_settings: Any, fake_langfuse: FakeLangfuse) -> None:
     out = io.StringIO()
-    assert run(settings_for(make_settings, fake_langfuse), "1d", out) == 0
+    assert run(settings_for(make_settings, fake_langfuse), parse_window("1d"), out) == 0
     assert "No answered messages in this window." in out.getvalue()
 
 
@@ -139,7 +140,7 @@ def test_langfuse_failing_is_one_clear_error(
 ) -> None:
     fake_langfuse.status = 500
     with pytest.raises(MetricsError, match="answered 500"):
-        run(settings_for(make_settings, fake_langfuse), "7d", io.StringIO())
+        run(settings_for(make_settings, fake_langfuse), parse_window("7d"), io.StringIO())
     with pytest.raises(MetricsError, match="LANGFUSE_PUBLIC_KEY"):
         run(make_settings(), "7d", io.StringIO())
 
@@ -188,7 +189,7 @@ def reported(make_settings: Any, fake: FakeLangfuse, since: str) -> dict[str, st
     for version, source in sources.items():
         fake.version = version
         out = io.StringIO()
-        run(settings_for(make_settings, fake), since, out)
+        run(settings_for(make_settings, fake), parse_window(since), out)
         header, line, *rest = out.getvalue().splitlines()
         assert re.fullmatch(source, line), (version, line)
         reports[version] = "\n".join([header, *rest])
@@ -265,7 +266,7 @@ def test_a_v3_server_is_asked_the_metrics_api_v1(
     """The v2 Metrics API is asked once; its 404 moves every query to v1."""
     fake_langfuse.version = "v3"
     out = io.StringIO()
-    assert run(settings_for(make_settings, fake_langfuse), "7d", out) == 0
+    assert run(settings_for(make_settings, fake_langfuse), parse_window("7d"), out) == 0
     assert fake_langfuse.asked == ["/api/public/v2/metrics"] + ["/api/public/metrics"] * 3
     assert "From the Langfuse Metrics API v1 (Metrics API v2 not offered" in out.getvalue()
 
@@ -278,10 +279,10 @@ def test_no_metrics_api_nor_scores_api_is_one_clear_error(
         make_settings, fake_langfuse, langfuse_base_url=f"{fake_langfuse.url}/x"
     )
     with pytest.raises(MetricsError, match=r"neither the Metrics API \(v2 or v1\) nor the scores"):
-        run(settings, "7d", io.StringIO())
+        run(settings, parse_window("7d"), io.StringIO())
     fake_langfuse.version, fake_langfuse.status = "v3", 500
     with pytest.raises(MetricsError, match="the Langfuse Metrics API v1 answered 500"):
-        run(settings_for(make_settings, fake_langfuse), "7d", io.StringIO())
+        run(settings_for(make_settings, fake_langfuse), parse_window("7d"), io.StringIO())
 
 
 def test_reading_scores_is_bounded_in_pages_and_time(
@@ -362,7 +363,7 @@ def test_many_busy_replies_are_flagged(make_settings: Any, fake_langfuse: FakeLa
     }
     fake_langfuse.metrics = lambda query: rows.get(query["view"], [])
     out = io.StringIO()
-    assert run(settings_for(make_settings, fake_langfuse), "7d", out) == 1
+    assert run(settings_for(make_settings, fake_langfuse), parse_window("7d"), out) == 1
     assert "! 10.0% of messages got the busy reply" in out.getvalue()
 
 
@@ -371,10 +372,10 @@ def test_odd_answers_and_arguments_are_clear_errors(
 ) -> None:
     settings = settings_for(make_settings, fake_langfuse)
     with pytest.raises(MetricsError, match="--top"):
-        run(settings, "7d", io.StringIO(), top=0)
+        run(settings, parse_window("7d"), io.StringIO(), top=0)
     fake_langfuse.metrics = lambda query: {"not": "rows"}  # type: ignore[assignment,return-value]
     with pytest.raises(MetricsError, match="unexpected answer"):
-        run(settings, "7d", io.StringIO())
+        run(settings, parse_window("7d"), io.StringIO())
 
 
 def test_answers_the_user_stopped_are_not_counted_as_unverified() -> None:

@@ -26,7 +26,8 @@ from langfuse.api.core import ApiError
 from app.errors import label
 from app.eval.dataset import langfuse_input, read_jsonl
 from app.eval.plan import EvalError
-from app.metrics.api import PAGE, MetricsError, NotOffered, apis, listed_scores
+from app.metrics.api import PAGE, NotOffered, apis, listed_scores
+from app.metrics.window import MetricsError
 from app.settings import Settings
 from app.telemetry.scores import REASONS
 

@@ -28,6 +28,7 @@ from langfuse.api import LangfuseAPI
 from langfuse.api.core import ApiError
 
 from app.errors import label
+from app.metrics.window import MetricsError
 
 Rows = list[dict[str, Any]]
 V2, V1, SCORES = "Metrics API v2", "Metrics API v1", "scores API"
@@ -40,10 +41,6 @@ VIEW_TYPES = {
     "scores-numeric": frozenset({"NUMERIC", "BOOLEAN"}),
     "scores-categorical": frozenset({"CATEGORICAL"}),
 }
-
-
-class MetricsError(Exception):
-    """Langfuse could not be asked or answered badly: one line for the user."""
 
 
 class NotOffered(Exception):

@@ -3,19 +3,11 @@ printed, with an exit status for cron or CI alerts."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
-from app.metrics.report import (
-    BUSY_LIMIT,
-    TARGET,
-    MetricsError,
-    Report,
-    decimal,
-    fetch,
-    parse_window,
-    percent,
-)
+from app.metrics.report import BUSY_LIMIT, TARGET, Report, decimal, fetch, percent
+from app.metrics.window import MetricsError
 from app.settings import Settings
 
 __all__ = ["render", "run"]
@@ -79,10 +71,10 @@ def render(report: Report, top: int = 10) -> str:
     return "\n".join(lines)
 
 
-def run(settings: Settings, since: str, out: TextIO, top: int = 10) -> int:
-    """Print the report. Exit status: 0, 1 when the verified rate is under target or too
-    many messages got the busy reply (for cron or CI alerts), 2 when no report was made."""
-    window = parse_window(since)
+def run(settings: Settings, window: timedelta, out: TextIO, top: int = 10) -> int:
+    """Print the report of the last `window`. Exit status: 0, 1 when the verified rate is
+    under target or too many messages got the busy reply (for cron or CI alerts), 2 when
+    no report was made."""
     if top < 1:
         raise MetricsError("--top takes a number of codes, 1 or more")
     made = fetch(settings, window)

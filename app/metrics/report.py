@@ -15,22 +15,19 @@ each trace.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, get_args
 
-from app.metrics.api import Ask, MetricsError, Reader, Rows, apis
+from app.metrics.api import Ask, Reader, Rows, apis
+from app.metrics.window import MetricsError
 from app.settings import Settings
 from app.telemetry import Fate
 
 TARGET = 0.95
 BUSY_LIMIT = 0.05  # busy replies (model or judge unavailable) above this share are flagged
-MAX_WINDOW = timedelta(days=3_660)
 FATES: tuple[str, ...] = get_args(Fate)  # what became of an issue, as telemetry records it
-_WINDOW = re.compile(r"(\d+)([mhdw])")
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 Query = Callable[[Ask], Rows]
 __all__ = [
@@ -41,25 +38,10 @@ __all__ = [
     "Report",
     "decimal",
     "fetch",
-    "parse_window",
     "percent",
     "questions",
     "report",
 ]
-
-
-def parse_window(text: str) -> timedelta:
-    """ "90m", "24h", "7d", "2w" → a timedelta."""
-    match = _WINDOW.fullmatch(text.strip())
-    if match is None or int(match.group(1)) == 0:
-        raise MetricsError(f"--since takes a number and m, h, d or w (e.g. 7d), not {text!r}")
-    try:
-        window = timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
-    except OverflowError:
-        window = MAX_WINDOW * 2
-    if window > MAX_WINDOW:
-        raise MetricsError("--since reaches back at most 10 years")
-    return window
 
 
 @dataclass(frozen=True)

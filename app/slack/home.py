@@ -2,7 +2,7 @@
 for the people in ADMIN_USERS also the last 7 days' verification figures and the settings
 in effect. Published with views.publish after the app_home_opened event is acked.
 
-The figures are `python -m app metrics`'s own report (`app.metrics.fetch`), not a second
+The figures are `python -m app metrics`'s own report (`app.metrics.report.fetch`), not a second
 computation; one report is asked of Langfuse per CACHE_SECONDS, however often the tab is
 opened, and an admin waits for it at most `wait` seconds: the tab is published without the
 figures (and says why) rather than late. The view holds fixed text, figures and setting
@@ -24,7 +24,8 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from app.errors import label
-from app.metrics import TARGET, MetricsError, Report, decimal, fetch, percent
+from app.metrics.report import TARGET, Report, decimal, fetch, percent
+from app.metrics.window import MetricsError
 from app.settings import Settings
 from app.slack.background import Background
 from app.slack.errors import SLACK_FAILURES

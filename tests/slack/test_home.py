@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from app.metrics.command import run
+from app.metrics.window import parse_window
 from app.slack.home import CACHE_SECONDS, MAX_CHANNELS, Figures
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.server import free_port
@@ -70,7 +71,7 @@ async def test_an_admin_sees_the_figures_of_the_metrics_command_and_the_settings
         fake_langfuse.scores.extend(message_scores(f"t{n}", now - timedelta(hours=n), n))
     settings = langfuse_settings(admin_users=f"U0OTHER,{ADMIN}", follow_ups=False)
     out = io.StringIO()
-    run(settings, "7d", out)
+    run(settings, parse_window("7d"), out)
     printed = out.getvalue()
     figures = {
         name: re.search(rf"{name}\s+(\S+)", printed).group(1)  # type: ignore[union-attr]
