@@ -71,16 +71,17 @@ def triage(text: str, files: int = 0) -> Triage:
     prose = _QUOTE.sub(" ", _CODE.sub(" code ", text))
     if _opens_with_addressee(prose):
         return Triage("to_person")
-    words = _WORD.findall(_EMOJI.sub(" ", _ENTITY.sub(" ", prose)))
+    plain = _EMOJI.sub(" ", _ENTITY.sub(" ", prose))  # no links, mentions or emoji
+    words = _WORD.findall(plain)
     count = _count(words)
     if _QUESTION.search(prose) is not None or count > SHORT:
         return Triage("undecided")
-    return Triage(_short(prose, words, count, files))
+    return Triage(_short(prose, plain, words, count, files))
 
 
-def _short(prose: str, words: list[str], count: int, files: int) -> Category:
+def _short(prose: str, plain: str, words: list[str], count: int, files: int) -> Category:
     """What a short message with no question mark is."""
-    if _THANKS.search(" ".join(words) + prose) or (not words and _EMOJI.search(prose)):
+    if _THANKS.search(plain) or (not words and _EMOJI.search(prose)):
         return "thanks"
     if count <= FEW and not (files and words):
         return "empty"

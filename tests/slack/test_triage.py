@@ -29,6 +29,7 @@ from bench.triage import decided, items
         (":pray: :raised_hands:", 0, "thanks"),
         ("Guten Morgen zusammen :coffee:", 0, "greeting"),
         ("how do I rotate my AWS keys?", 0, "undecided"),
+        ("deploy guide moved to <https://wiki.example.com/thanks-page|the wiki>", 0, "undecided"),
         ("looking for the on-call runbook for kafka", 0, "undecided"),
         ("why is it always DNS?", 0, "undecided"),  # rhetorical: the model's to tell
         ("thanks in advance — where do I request a second monitor?", 0, "undecided"),
