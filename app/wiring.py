@@ -60,7 +60,8 @@ class Vouch:
     home: Home
     actions: Actions
     inflight: InFlight
-    owned: tuple[str, ...]  # of "store" and "agent": what was made here, and is closed here
+    owns_agent: bool  # the model client was made here: closed here
+    owns_store: bool  # the store was opened here: closed here
 
     async def prepare(self) -> None:
         """Index the channels' own docs before the first event (off the event loop)."""
@@ -90,9 +91,9 @@ class Vouch:
         fails."""
         async with AsyncExitStack() as stack:
             stack.callback(self.libraries.close)
-            if "agent" in self.owned:
+            if self.owns_agent:
                 stack.push_async_callback(self.deps.base.client.close)
-            if "store" in self.owned:
+            if self.owns_store:
                 stack.push_async_callback(self.store.close)
             stack.push_async_callback(self.actions.background.close)
             stack.push_async_callback(self.home.background.close)
@@ -114,7 +115,7 @@ def build(
     when one is given."""
     telemetry = telemetry or Telemetry.off()
     inflight = inflight or InFlight()
-    given = store
+    owns_store = store is None
     store = store or _store(settings)
     channels = ChannelsFile(settings.channels_file)
     libraries = Libraries(settings)
@@ -201,7 +202,8 @@ def build(
         home=home,
         actions=actions,
         inflight=inflight,
-        owned=(*(("agent",) if agent is None else ()), *(("store",) if given is None else ())),
+        owns_agent=agent is None,
+        owns_store=owns_store,
     )
 
 
