@@ -126,7 +126,13 @@ _TOKEN = re.compile(r"[A-Za-z0-9_+/=.%-]{1,512}")  # bounded: one match per occu
 _JWT_IO_SAMPLE = "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 MAX_USER = 256  # characters of a URL's user name looked back over
 _USER = re.compile(r"//([^\s:/@]+):\Z")
-_TWILIO_TOKEN = re.compile(r":[0-9a-f]{32}")  # an auth token after an Account SID
+# An auth token anywhere near an Account SID (`-u AC…:token`, `SID=AC…` and `TOKEN=…` on
+# the next line, `Client("AC…", "…")`): 32 hex characters standing alone
+_TWILIO_TOKEN = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
+TOKEN_WITHIN = 400  # characters around an Account SID its auth token is looked for in
+# Hosts a default password is harmless on: this machine, or a container's service name
+# (`db`, `postgres`: no dot) in a compose file or a CI job
+_LOCAL_HOST = re.compile(r"@(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|[A-Za-z0-9_-]+)(?=[:/?#\s]|$)")
 KEY_WITHIN = 400  # characters after a private key's header its material starts within
 # A key's material: a line of base64 only (quoted or indented, as pasted), or a run of
 # base64 no word is as long as (a key in a JSON string or an environment variable, "\n"
@@ -246,20 +252,23 @@ def _in_url(text: str, found: re.Match[str]) -> bool:
 def _example(
     plugin: RegexBasedDetector, text: str, found: re.Match[str], token: re.Match[str] | None
 ) -> bool:
-    """A public example, a default or an id, not a credential: a value with EXAMPLE in it
-    (AWS's documentation keys), jwt.io's sample token, a URL password that is its user
-    name (`postgres:postgres`, RabbitMQ's `guest:guest`), a private key's header with no
-    key after it (a header named in prose), a Twilio Account SID without its auth token
-    after it (`AC…`, an id that every API URL carries)."""
+    """A public example, a default or an id, not a credential: a value ending in EXAMPLE
+    or EXAMPLEKEY (AWS's documentation keys), jwt.io's sample token, a URL password that is its user
+    name on this machine or a container's service (`postgres:postgres@db`, RabbitMQ's
+    `guest:guest@localhost`; on any other host it is a weak password, and counts), a
+    private key's header with no key after it (a header named in prose), a Twilio Account
+    SID with no auth token near it (`AC…`, an id that every API URL carries)."""
     whole = token.group() if token is not None else found.group()
-    if "EXAMPLE" in whole or _JWT_IO_SAMPLE in whole:
+    if whole.endswith(("EXAMPLE", "EXAMPLEKEY")) or _JWT_IO_SAMPLE in whole:
         return True
-    if isinstance(plugin, BasicAuthDetector):
+    if isinstance(plugin, BasicAuthDetector):  # a default pair, on a local host only
         user = _USER.search(text, max(0, found.start() - MAX_USER), found.start())
-        return user is not None and user.group(1) == found.group()
+        local = _LOCAL_HOST.match(text, found.end()) is not None
+        return local and user is not None and user.group(1) == found.group()
     if isinstance(plugin, TwilioKeyDetector):  # an Account SID is an id, in every API URL,
-        # unless its auth token follows it (`-u AC…:token`); API keys (SK…) always count
-        return whole.startswith("AC") and _TWILIO_TOKEN.match(text, found.end()) is None
+        # unless its auth token is near; API keys (SK…) always count
+        near = text[max(0, found.start() - TOKEN_WITHIN) : found.end() + TOKEN_WITHIN]
+        return whole.startswith("AC") and _TWILIO_TOKEN.search(near.replace(whole, " ")) is None
     if isinstance(plugin, PrivateKeyDetector):
         return _KEY_MATERIAL.search(text, found.end(), found.end() + KEY_WITHIN) is None
     return False

@@ -125,3 +125,32 @@ def test_a_plugins_gate_finds_whatever_its_patterns_match(
     text = f"see {found} here"
     if pattern.search(text):
         assert _GATES[plugin](text, folded(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "TWILIO_ACCOUNT_SID=AC3e2293ba22c81f874856aaac232ad0a1\n"
+        "TWILIO_AUTH_TOKEN=e02e65701d124f8a80f2398cff9df5ed",
+        'Client("AC3e2293ba22c81f874856aaac232ad0a1", "e02e65701d124f8a80f2398cff9df5ed")',
+        "postgres://admin:admin@prod-db.internal:5432/app",
+        "amqp://svc_rabbit:svc_rabbit@mq.prod.internal",
+        "ghp_16C7e42F292c6912E7710c838347AeEXAMPLE178B4a8",  # EXAMPLE inside is no example
+    ],
+)
+def test_a_default_is_public_only_where_it_is_harmless(text: str) -> None:
+    """An Account SID with its auth token anywhere near, and a password equal to its user
+    on a real host, are credentials: only an SID alone, or a default pair on this machine
+    or a container's service, are not."""
+    assert list(credentials(text)) != []
+
+
+def test_public_defaults_pass() -> None:
+    for text in (
+        "your account SID is AC3e2293ba22c81f874856aaac232ad0a1, see the console",
+        "postgres://postgres:postgres@localhost:5432/dev",
+        "postgres://postgres:postgres@db:5432/app",
+        "amqp://guest:guest@127.0.0.1:5672",
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+    ):
+        assert list(credentials(text)) == [], text
