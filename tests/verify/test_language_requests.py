@@ -37,3 +37,15 @@ def test_a_short_chinese_answer_to_an_english_question_is_told_apart() -> None:
     chinese = "双方约定的维护窗口是每周日凌晨两点到四点，需提前三天通知。"
     assert "WRONG_LANGUAGE" in verify(chinese, question=QUESTION).codes
     assert "WRONG_LANGUAGE" not in verify(chinese, question="维护窗口是什么时候？").codes
+
+
+def test_a_chinese_question_answered_in_japanese_is_the_wrong_language() -> None:
+    """Japanese may ask in kanji alone, so a Han-only question does not rule out a Japanese
+    answer; but one with characters only Chinese writes does."""
+    japanese = (
+        "バックアップは毎日午前3時に取得され、30日間保持されます。"
+        "復元手順は運用手順書をご確認ください。"
+    )
+    chinese = "请问我们的数据库备份策略是怎样的？"
+    assert "WRONG_LANGUAGE" in verify(japanese, question=chinese).codes
+    assert "WRONG_LANGUAGE" not in verify(japanese, question="障害対応手順?").codes
