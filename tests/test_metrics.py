@@ -142,7 +142,7 @@ def test_langfuse_failing_is_one_clear_error(
     with pytest.raises(MetricsError, match="answered 500"):
         run(settings_for(make_settings, fake_langfuse), parse_window("7d"), io.StringIO())
     with pytest.raises(MetricsError, match="LANGFUSE_PUBLIC_KEY"):
-        run(make_settings(), "7d", io.StringIO())
+        run(make_settings(), parse_window("7d"), io.StringIO())
 
 
 async def test_rates_from_the_scores_the_bot_recorded(

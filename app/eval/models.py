@@ -76,7 +76,12 @@ async def _found(client: AsyncAnthropic, use: Use) -> bool:
     EvalError when it answers 404."""
     try:
         await client.models.retrieve(use.model)
-    except anthropic.NotFoundError:
+    except ValueError:  # the SDK refuses to put it in a path ("..", ";x")
+        raise EvalError(f"{use.setting} {use.model!r} {use.where}: not a model name") from None
+    except anthropic.NotFoundError as exc:
+        if not _no_such_model(exc):  # a gateway with no Models API: the runs may still work
+            log.warning("eval: %s not looked up (no Models API here)", use.setting)
+            return False
         raise EvalError(
             f"{use.setting} {use.model!r} {use.where}: no such model (the Models API answered 404)"
         ) from None
@@ -84,3 +89,10 @@ async def _found(client: AsyncAnthropic, use: Use) -> bool:
         log.warning("eval: %s not looked up (%s)", use.setting, label(exc))
         return False
     return True
+
+
+def _no_such_model(exc: anthropic.NotFoundError) -> bool:
+    """Whether a 404 is the Models API's own (`not_found_error`), not a server that has no
+    such route (a gateway in front of the Messages API)."""
+    error = exc.body.get("error") if isinstance(exc.body, dict) else None
+    return isinstance(error, dict) and error.get("type") == "not_found_error"

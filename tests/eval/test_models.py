@@ -78,7 +78,7 @@ def test_the_command_says_which_setting_in_one_line_and_exits_2(
     assert not scripted.requests and not scripted.judge_requests
 
 
-def test_each_model_is_looked_up_once_a_run(
+def test_every_model_is_looked_up_before_the_first_item(
     make_settings: Any, scripted: FakeAnthropic, tmp_path: Path
 ) -> None:
     status, _, _ = evaluate(
@@ -147,3 +147,26 @@ async def test_off_anthropics_api_nothing_is_looked_up(
     await look_up(made)
     assert not fake_anthropic.model_lookups  # not Anthropic's API either
     assert not caplog.records  # no lookup failed: none was tried
+
+
+def test_a_gateway_without_the_models_api_stops_nothing(
+    make_settings: Any, scripted: FakeAnthropic, tmp_path: Path
+) -> None:
+    """A server in front of the Messages API that has no Models API answers a plain 404:
+    no model is unknown for that, and the runs go on."""
+    scripted.models_api = False
+    status, _, _ = evaluate(make_settings(), dataset(tmp_path, ITEMS[1:2]))
+    assert status == 0 and scripted.requests
+
+
+def test_a_model_name_no_path_can_hold_is_one_line(
+    scripted: FakeAnthropic,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", scripted.url)
+    done = run_main(capsys, "eval", str(dataset(tmp_path)), "--set", "ANTHROPIC_MODEL=..")
+    assert done.status == 2
+    assert done.err == "Cannot evaluate: ANTHROPIC_MODEL '..' in B: not a model name.\n"

@@ -388,6 +388,7 @@ class FakeAnthropic(LoopbackServer):
     judge_requests: list[dict[str, Any]] = field(default_factory=list)
     judge_raw: list[bytes] = field(default_factory=list)
     model_lookups: list[str] = field(default_factory=list)  # GET /v1/models/{id}, in order
+    models_api: bool = True  # False: a gateway that serves only the Messages API (404s)
     counted: list[dict[str, Any]] = field(default_factory=list)  # count_tokens bodies
     judge_default: Item | None = PASSING  # served to the judge when its script is empty
     judge_responder: Callable[[dict[str, Any]], Item] | None = None  # else this decides
@@ -411,6 +412,7 @@ class FakeAnthropic(LoopbackServer):
         self.judge_requests.clear()
         self.judge_raw.clear()
         self.model_lookups.clear()
+        self.models_api = True
         self._seen_prefixes.clear()
         self.default = None
         self.responder = None
@@ -429,6 +431,8 @@ class FakeAnthropic(LoopbackServer):
         """GET /v1/models/{id}: the model's ModelInfo with its capabilities, or a 404."""
         model_id = request.match_info["model_id"]
         self.model_lookups.append(model_id)
+        if not self.models_api:  # no such route: a plain 404, not the API's error
+            return web.Response(status=404, text="404: Not Found")
         model = MODELS.get(model_id)
         if model is None:
             return _error(404, "not_found_error", f"model: {model_id}", 0)
