@@ -138,15 +138,16 @@ def build(
         reader,
         shared=settings.redis_url is not None,
     )
+    reading = Reading(
+        telemetry=telemetry,
+        channels=channels,
+        dialect=settings.response_format,
+        group=settings.escalation_group,
+    )
     answering = Answering(
         client=client,
         whoami=identity.bot,
-        reading=Reading(
-            telemetry=telemetry,
-            channels=channels,
-            dialect=settings.response_format,
-            group=settings.escalation_group,
-        ),
+        reading=reading,
         threads=threads,
         gathering=Gathering(
             client=client,
@@ -185,9 +186,7 @@ def build(
         follow_ups=settings.follow_ups,
     )
     home = Home(settings, channels=channels.rows, budgets=budgets)
-    actions = Actions(
-        client=client, telemetry=telemetry, channels=channels, group=settings.escalation_group
-    )
+    actions = Actions(client=client, telemetry=telemetry, reading=reading)
     bolt = bolt_app(settings, client, identity, intake=intake, actions=actions, home=home)
     return Vouch(
         settings=settings,

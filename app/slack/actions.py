@@ -12,13 +12,13 @@ from typing import Any
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_sdk.web.async_client import AsyncWebClient
 
-from app.channels import ChannelsFile
 from app.errors import label
 from app.logs import traced
 from app.slack.background import Background
 from app.slack.deliver import WHY, reason_blocks
 from app.slack.errors import SLACK_FAILURES
 from app.slack.history import is_ts
+from app.slack.message import Reading
 from app.telemetry import Telemetry, message_time
 from app.telemetry.scores import REASONS
 
@@ -30,8 +30,7 @@ _REFERENCE = re.compile(r"[0-9a-f]{32}")  # a trace id
 class Actions:
     client: AsyncWebClient
     telemetry: Telemetry
-    channels: ChannelsFile  # a channel's own ESCALATION_GROUP
-    group: str | None  # ESCALATION_GROUP
+    reading: Reading  # which group "Ask a person" mentions in a channel
     background: Background = field(default_factory=Background)
     _escalated: set[str] = field(default_factory=set, init=False)  # trace ids asked about
 
@@ -102,7 +101,7 @@ class Actions:
         reference = str(action.get("block_id", "")).split(":")[-1]
         question = str(action.get("value", ""))
         channel = str((body.get("container") or {}).get("channel_id") or "")
-        group = self.channels.of(channel).escalation_group or self.group
+        group = self.reading.group_of(channel)
         if group is None or _REFERENCE.fullmatch(reference) is None or not is_ts(question):
             log.info("escalation on no known message")
             return

@@ -16,11 +16,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.errors import label
 from app.logs import traced
-from app.slack.deliver import tell_failure
 from app.slack.drain import InFlight
 from app.slack.gather import Gathering
 from app.slack.history import ThreadHistory
-from app.slack.message import Message, Reading
+from app.slack.message import Reading, tell_failure
 from app.slack.reply import Replying
 from app.slack.thread import Bot
 from app.telemetry import Telemetry
@@ -56,7 +55,7 @@ class Answering:
                 return
             if job.tries > MAX_TRIES:
                 log.error("message taken %d times without an answer: failure message", job.tries)
-                await self._tell_failure(message)
+                await tell_failure(self.client, message)
                 self.telemetry.failed(message.ids, "tries_exhausted")
                 return
             try:
@@ -64,7 +63,7 @@ class Answering:
             except Exception as exc:  # e.g. the thread could not be read
                 _crashed(exc)
                 if not message.follow_up:  # a follow-up's thread may not be Vouch's
-                    await self._tell_failure(message)
+                    await tell_failure(self.client, message)
                     self.telemetry.failed(message.ids, label(exc))
                 return
             if conversation is None:
@@ -73,16 +72,6 @@ class Answering:
                 await self.replying.reply(message, conversation)
             except Exception as exc:  # the trace has it; the user was told already
                 _crashed(exc)
-
-    async def _tell_failure(self, message: Message) -> None:
-        await tell_failure(
-            self.client,
-            message.target,
-            dialect=message.dialect,
-            reference=message.reference,
-            answers=message.ts,
-            group=message.group,
-        )
 
 
 def _crashed(exc: Exception) -> None:

@@ -6,7 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from slack_sdk.web.async_client import AsyncWebClient
+
 from app.channels import ChannelSettings, ChannelsFile
+from app.slack import deliver
 from app.slack.audience import Where
 from app.slack.deliver import Target
 from app.slack.thread import Bot, strip_mention
@@ -74,5 +77,23 @@ class Reading:
             bot=bot,
             here=here,
             dialect=here.dialect or self.dialect,
-            group=here.escalation_group or self.group,
+            group=self.group_of(target.channel),
         )
+
+    def group_of(self, channel: str) -> str | None:
+        """The user group "Ask a person" mentions in `channel`: its own, or
+        ESCALATION_GROUP; None: no button."""
+        return self.channels.of(channel).escalation_group or self.group
+
+
+async def tell_failure(client: AsyncWebClient, message: Message) -> None:
+    """The failure message in the message's thread, with its reference (and, with a group
+    to ask, the "Ask a person" button); nothing of any attempt."""
+    await deliver.tell_failure(
+        client,
+        message.target,
+        dialect=message.dialect,
+        reference=message.reference,
+        answers=message.ts,
+        group=message.group,
+    )

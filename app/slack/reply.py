@@ -19,12 +19,12 @@ from app.errors import label
 from app.knowledge.retrieve import Knowledge
 from app.knowledge.tool import DocsSearch
 from app.slack.audience import Audience
-from app.slack.deliver import deliver, receipt, tell_failure
+from app.slack.deliver import deliver, receipt
 from app.slack.entities import Lookups
 from app.slack.errors import SLACK_FAILURES, StoppedByUser
 from app.slack.gather import limits_of
 from app.slack.history import ThreadHistory
-from app.slack.message import Message
+from app.slack.message import Message, tell_failure
 from app.slack.people import People
 from app.slack.reader import SlackReader, links_in
 from app.slack.search import SlackSearch, action_token
@@ -71,14 +71,7 @@ class Replying:
                 )
             except Exception:  # nothing of any attempt goes with the failure message
                 await status.close()
-                await tell_failure(
-                    self.client,
-                    target,
-                    dialect=message.dialect,
-                    reference=message.reference,
-                    answers=message.ts,
-                    group=message.group,
-                )
+                await tell_failure(self.client, message)
                 raise
             await status.close()
             tokens = outcome.usage.total
