@@ -650,15 +650,22 @@ class Known:
         """Whether a date is a given date plus or minus a given number of days (two or
         more) or weeks: a renewal date less its notice period."""
         target = _ordinal(raw)
-        given = {day for kind, value in self.keys if kind == "date" for day in [_ordinal(value)]}
-        days = {
-            int(seconds / 86400)
-            for seconds in self.pools.get("duration", ())
-            if seconds % 86400 == 0 and MIN_DATE_SHIFT <= seconds <= MAX_DATE_SHIFT
-        }
+        given, days = self._dates
         return target is not None and any(
             target - shift in given or target + shift in given for shift in days
         )
+
+    @functools.cached_property
+    def _dates(self) -> tuple[frozenset[int | None], frozenset[int]]:
+        """The given dates (as day numbers), and the given durations a date may be shifted
+        by (whole days): read once, not for every date claimed."""
+        given = frozenset(_ordinal(value) for kind, value in self.keys if kind == "date")
+        days = frozenset(
+            int(seconds / 86400)
+            for seconds in self.pools.get("duration", ())
+            if seconds % 86400 == 0 and MIN_DATE_SHIFT <= seconds <= MAX_DATE_SHIFT
+        )
+        return given, days
 
     def _compares(self, percent: Fraction, raw: str) -> bool:
         """Whether one given number is `percent` of another, to the precision the
