@@ -1,5 +1,6 @@
 """Per-channel settings: a YAML file (CHANNELS_FILE) that says, for each channel, whether
-Vouch answers there, whether it follows up in threads without a mention, the dialect it
+Vouch answers there, whether it follows up in threads without a mention, whether it
+answers questions posted there without a mention (a help channel), the dialect it
 writes in, standing instructions for the model, whether the judge reviews, which group
 "Ask a person" mentions, and which folder of the team's docs it searches (its own index,
 app/knowledge/libraries.py). Unlisted channels use `default` (itself defaulting to the
@@ -18,6 +19,7 @@ value.
       C0123ABCD:            # #payments
         answer: false       # Vouch stays silent here
       C0456EFGH:            # #platform
+        help_channel: true  # questions posted here answered unasked, or nothing said
         dialect: markdown
         judge: false
         escalation_group: S0789IJKL
@@ -65,6 +67,7 @@ class ChannelSettings(BaseModel):
 
     answer: bool = True
     follow_ups: bool | None = None
+    help_channel: bool = False  # top-level questions answered without a mention, or silence
     dialect: Dialect | None = None
     instructions: str = Field("", max_length=4000)
     judge: bool | None = None
@@ -197,6 +200,8 @@ def _rows(own: ChannelSettings) -> list[tuple[str, str]]:
     rows = [("Answers here", "yes" if own.answer else "no (silent)")]
     if own.follow_ups is not None:
         rows.append(("Follow-ups without a mention", "on" if own.follow_ups else "off"))
+    if own.help_channel:
+        rows.append(("Questions without a mention", "answered when verified, else silence"))
     if own.dialect is not None:
         rows.append(("Answer format", "Markdown" if own.dialect == "markdown" else "mrkdwn"))
     if own.judge is not None:

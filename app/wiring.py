@@ -37,6 +37,7 @@ from app.slack.intake import Intake
 from app.slack.message import Reading
 from app.slack.people import People
 from app.slack.reply import Replying
+from app.slack.triage import Triaging
 from app.telemetry import Telemetry
 from app.work.budget import Budgets, Limits
 from app.work.redis_store import RedisStore
@@ -173,6 +174,13 @@ def build(
             budgets=budgets,
             search=settings.slack_search,
             receipts=settings.check_receipt,
+        ),
+        triaging=Triaging(
+            client=client,
+            threads=threads,
+            model=deps.base.client,
+            model_name=settings.judge_model,
+            max_tokens=settings.judge_max_tokens,
         ),
         telemetry=telemetry,
         inflight=inflight,

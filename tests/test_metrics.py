@@ -23,11 +23,11 @@ from app.metrics.report import Report, questions
 from app.metrics.window import MetricsError, parse_window
 from tests.conftest import Bot
 from tests.entry import run_main
-from tests.fakes.anthropic import FakeAnthropic, Reply
+from tests.fakes.anthropic import FakeAnthropic, Reply, decided
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.slack import FakeSlack
 from tests.isolation import process_env
-from tests.slack.bolt import answered
+from tests.slack.bolt import answered, dispatch, message, settle
 from tests.test_telemetry import GOOD, UNCLOSED
 
 ROWS: dict[str, list[dict[str, Any]]] = {
@@ -173,6 +173,42 @@ async def test_rates_from_the_scores_the_bot_recorded(
     assert "not verified, by reason      exhausted 1" in text
     table = text.split("Failure patterns")[1].splitlines()
     assert table[2].split() == ["UNCLOSED_CODE_FENCE", "4", "100.0%", "0", "1", "3", "0"]
+    assert reports["v3"] == text and reports["scores-only"] == text
+
+
+async def test_help_channels_count_what_was_taken_and_left_outside_the_rates(
+    make_settings: Any,
+    *,
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+    tmp_path: Path,
+) -> None:
+    """In a help channel, a question answered and two messages left alone (by the model,
+    by the first pass): one message in the rates, and why the others were left."""
+    channels = tmp_path / "channels.yml"
+    channels.write_text("channels:\n  C0HELP:\n    help_channel: true\n")
+    app, telemetry = telemetry_bot(channels_file=channels)
+    fake_anthropic.push(Reply(GOOD))
+    fake_anthropic.triage(decided("question"), decided("joke"))
+    hour_ago = int(time.time()) - 3600
+    texts = (
+        "how do I deploy billing to staging?",
+        "deploys on Fridays, what could go wrong",
+        "ty!",
+    )
+    for n, text in enumerate(texts):
+        await dispatch(app, message(text, f"{hour_ago + n}.000100", "C0HELP"))
+        await settle(fake_slack)
+        assert await telemetry.flush()
+    assert len(fake_langfuse.scores_named("triage")) == 3
+
+    reports = reported(make_settings, fake_langfuse, "1d")
+    text = reports["v4"]
+    assert "messages                     1\n" in text
+    assert "verified_message_rate        100.0%" in text
+    assert "help channels                taken 1, left alone 2 (joke 1, thanks 1)" in text
     assert reports["v3"] == text and reports["scores-only"] == text
 
 

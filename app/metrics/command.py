@@ -42,6 +42,14 @@ def render(report: Report, top: int = 10) -> str:
     if unverified:
         ranked = sorted(unverified.items(), key=lambda item: -item[1])
         lines.append("  not verified, by reason      " + ", ".join(f"{k} {v}" for k, v in ranked))
+    if report.triage:
+        taken = report.triage.get("question", 0)
+        left = {k: v for k, v in report.triage.items() if k != "question" and v}
+        why = ", ".join(f"{k} {v}" for k, v in sorted(left.items(), key=lambda kv: (-kv[1], kv[0])))
+        lines.append(
+            f"  help channels                taken {taken:,}, left alone {sum(left.values()):,}"
+            + (f" ({why})" if why else "")
+        )
     if report.below_target:
         lines += ["", f"! verified_message_rate is under the {TARGET:.0%} target."]
     if report.too_busy:

@@ -68,6 +68,7 @@ class Report:
     outcomes: Mapping[str, int] = field(default_factory=dict)
     patterns: tuple[Pattern, ...] = ()
     judged_rate: float | None = None  # of delivered answers, the share the judge passed
+    triage: Mapping[str, int] = field(default_factory=dict)  # help channels: by category
     source: str = ""  # which Langfuse API answered
 
     @property
@@ -99,7 +100,10 @@ def questions(start: datetime, end: datetime, environment: str) -> dict[str, Ask
         ),
         "averages": ask("scores-numeric", ("attempts_to_verify", "quality_score"), False, True),
         "issues": ask(
-            "scores-categorical", ("issue_code", "issue_outcome", "outcome"), True, False
+            "scores-categorical",
+            ("issue_code", "issue_outcome", "outcome", "triage"),
+            True,
+            False,
         ),
     }
 
@@ -129,6 +133,7 @@ def report(ask: Query, since: timedelta, environment: str, now: datetime | None 
         outcomes=outcomes,
         patterns=_patterns(counts.get("issue_code", {}), counts.get("issue_outcome", {})),
         judged_rate=_number(rates.get("judged"), "avg_value"),
+        triage=counts.get("triage", {}),
     )
 
 

@@ -2,8 +2,8 @@
 already (a message taken over from a worker that died), gather its conversation, reply.
 
 The path of one message, in order: app/slack/intake.py (taken in, recorded) →
-app/work/workers.py (taken from the store) → here → message.py → gather.py → reply.py →
-deliver.py."""
+app/work/workers.py (taken from the store) → here → message.py → (triage.py, for an unasked
+message in a help channel) → gather.py → reply.py → deliver.py."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from app.logs import traced
 from app.slack.drain import InFlight
 from app.slack.gather import Gathering
 from app.slack.history import ThreadHistory
-from app.slack.message import Reading, tell_failure
+from app.slack.message import Message, Reading, tell_failure
 from app.slack.reply import Replying
 from app.slack.thread import Bot
+from app.slack.triage import Decision, Triaging
 from app.telemetry import Telemetry
 from app.work.store import Job
 
@@ -37,6 +38,7 @@ class Answering:
     threads: ThreadHistory
     gathering: Gathering
     replying: Replying
+    triaging: Triaging  # help channels: whether an unasked message is taken
     telemetry: Telemetry
     inflight: InFlight
 
@@ -58,20 +60,34 @@ class Answering:
                 await tell_failure(self.client, message)
                 self.telemetry.failed(message.ids, "tries_exhausted")
                 return
+            triaged = await self._triage(message) if message.unasked else None
+            if triaged is not None and not triaged.take:
+                return
             try:
                 conversation = await self.gathering.gather(message, first=job.tries == 1)
             except Exception as exc:  # e.g. the thread could not be read
                 _crashed(exc)
                 if not message.follow_up:  # a follow-up's thread may not be Vouch's
-                    await tell_failure(self.client, message)
+                    await tell_failure(self.client, message)  # silence, when unasked
                     self.telemetry.failed(message.ids, label(exc))
                 return
             if conversation is None:
                 return
             try:
-                await self.replying.reply(message, conversation)
+                await self.replying.reply(message, conversation, triaged)
             except Exception as exc:  # the trace has it; the user was told already
                 _crashed(exc)
+
+    async def _triage(self, message: Message) -> Decision:
+        """Whether an unasked message (a help channel's) is taken; one left alone gets a
+        trace of its own with why (no outcome: not in the rates), and nothing in Slack."""
+        decision = await self.triaging.decide(message)
+        if not decision.take:
+            log.info("help channel: message left alone (%s, by %s)", decision.category, decision.by)
+            with self.telemetry.trace(message.ids) as trace:
+                trace.left = True
+                decision.tell(trace)
+        return decision
 
 
 def _crashed(exc: Exception) -> None:

@@ -57,8 +57,9 @@ class Gathering:
         if message.follow_up and not joined:
             return None  # a thread Vouch is not part of
         if not message.text:
-            posted = await post_plain(self.client, message.target, ASK, answers=message.ts)
-            self.threads.posted(message.target, posted, ASK, message.bot)
+            if not message.unasked:  # a bare mention: asked what (no one asked, unasked)
+                posted = await post_plain(self.client, message.target, ASK, answers=message.ts)
+                self.threads.posted(message.target, posted, ASK, message.bot)
             return None
         if await self._over_budget(message, first=first):
             return None
@@ -93,8 +94,9 @@ class Gathering:
         return await self.threads.read(self.client, message.target, message.ts, message.bot)
 
     async def _over_budget(self, message: Message, *, first: bool) -> bool:
-        """Whether the message is past a budget: then its user is told when it resets, and
-        no model is called. Counted on its first take only (a message taken over was)."""
+        """Whether the message is past a budget: then its user is told when it resets
+        (unless no one asked: an unasked message in a help channel), and no model is called.
+        Counted on its first take only (a message taken over was)."""
         if not first:
             return False
         target = message.target
@@ -104,8 +106,9 @@ class Gathering:
         if over is None:
             return False
         log.info("over budget: %s", over.which)
-        text = budget_reply(over, self.budgets.period)
-        await post_plain(self.client, target, text, answers=message.ts)
+        if not message.unasked:  # in a help channel, no one asked Vouch: silence
+            text = budget_reply(over, self.budgets.period)
+            await post_plain(self.client, target, text, answers=message.ts)
         self.telemetry.over_budget(message.ids, over.which)
         return True
 

@@ -189,6 +189,27 @@ class ThreadHistory:
             known += read[0] if read is not None else []
         return any(_answers(m, ts) for m in known)
 
+    async def replied(self, client: AsyncWebClient, target: Target, bot: Bot) -> bool:
+        """Whether a person other than the one who asked has replied in the thread of
+        `target` (people are answering it): from the log when it saw the thread from its
+        start (and no other instance shares the events), else from Slack. Unknown (Slack
+        refused the read) is what the log says."""
+        thread = message_key(target.team, target.channel, target.thread_ts)
+        logged = self.log.get(thread)
+        known = list(logged.messages.values()) if logged is not None else []
+        if (logged is None or not logged.complete or self.shared) and is_ts(target.thread_ts):
+            read = await self._replies(
+                self.reader or client, target.channel, target.thread_ts, "", bot
+            )
+            known += read[0] if read is not None else []
+        return any(
+            m.get("ts") != target.thread_ts
+            and m.get("user") not in (target.user, bot.user_id, None)
+            and not m.get("bot_id")
+            and m.get("subtype") != "bot_message"
+            for m in known
+        )
+
     async def read(
         self, client: AsyncWebClient, target: Target, ts: str, bot: Bot
     ) -> tuple[list[dict[str, Any]], bool]:

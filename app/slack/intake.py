@@ -5,7 +5,9 @@ workers answer later and ask auth.test then.
 
 Both transports share one sorter (`app.slack.events.sort`) and one way in (`Intake.take`):
 every message event goes to the thread log; one a person addressed to Vouch (a mention, a
-DM, a follow-up in its thread) goes to the store, for a worker to answer.
+DM, a follow-up in its thread) goes to the store, for a worker to answer, and so does a
+person's new top-level message in a help channel (`unasked`: the worker decides whether it
+is a question to take, app/slack/triage.py).
 
 - HTTP: `signed` answers 401 to a request whose signature does not hold, before its body
   is parsed; `take_in` parses it (depth bounded), records a message, and answers 200.
@@ -101,15 +103,20 @@ class Intake:
             return  # edits, deletions, joins: no model call
         if event.get("channel_type") == "im":
             await self._store(event, context)
-        elif (
-            (self.follow_ups if here.follow_ups is None else here.follow_ups)
-            and event.get("thread_ts")
-            and f"<@{context.bot_user_id}" not in event.get("text", "")  # app_mention has it
-        ):
-            await self._store(event, context, follow_up=True)
+        elif f"<@{context.bot_user_id}" in event.get("text", ""):
+            return  # a mention: its app_mention event is the one answered
+        elif event.get("thread_ts"):
+            if self.follow_ups if here.follow_ups is None else here.follow_ups:
+                await self._store(event, context, follow_up=True)
+        elif here.help_channel:  # a new top-level message: triaged by the worker
+            await self._store(event, context, unasked=True)
 
     async def _store(
-        self, event: dict[str, Any], context: AsyncBoltContext, follow_up: bool = False
+        self,
+        event: dict[str, Any],
+        context: AsyncBoltContext,
+        follow_up: bool = False,
+        unasked: bool = False,
     ) -> None:
         """Store the message durably for a worker to answer (once: a copy is dropped).
         StoreUnavailable goes up: the intake refuses the event (HTTP 503, no Socket Mode
@@ -121,7 +128,7 @@ class Intake:
         channel, ts = event["channel"], event["ts"]
         thread = message_key(team, channel, event.get("thread_ts") or ts)
         kept = {k: event[k] for k in STORED if k in event}
-        kept |= {"team": team, "follow_up": follow_up}
+        kept |= {"team": team, "follow_up": follow_up, "unasked": unasked}
         if event.get("files"):
             kept["files"] = recorded(event["files"])
         if not await self.store.put(message_key(team, channel, ts), thread, ts, kept):

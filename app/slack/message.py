@@ -29,6 +29,7 @@ class Message:
     reference: str  # its trace id, also the reference a failure message shows
     text: str  # without the mention of Vouch
     follow_up: bool
+    unasked: bool  # a new message in a help channel: answered only when verified, else silence
     bot: Bot
     here: ChannelSettings  # the channel's settings (CHANNELS_FILE) when it is answered
     dialect: Dialect  # the channel's, or RESPONSE_FORMAT
@@ -55,9 +56,15 @@ class Reading:
             team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
         )
         key = message_key(team, target.channel, event["ts"])
-        follow_up = bool(event.get("follow_up"))
+        follow_up, unasked = bool(event.get("follow_up")), bool(event.get("unasked"))
         kind = (
-            "follow_up" if follow_up else "dm" if event.get("channel_type") == "im" else "mention"
+            "follow_up"
+            if follow_up
+            else "help"
+            if unasked
+            else "dm"
+            if event.get("channel_type") == "im"
+            else "mention"
         )
         ids = MessageIds(
             key=key,
@@ -74,6 +81,7 @@ class Reading:
             reference=self.telemetry.trace_id(key),
             text=strip_mention(event.get("text", ""), bot),
             follow_up=follow_up,
+            unasked=unasked,
             bot=bot,
             here=here,
             dialect=here.dialect or self.dialect,
@@ -88,7 +96,10 @@ class Reading:
 
 async def tell_failure(client: AsyncWebClient, message: Message) -> None:
     """The failure message in the message's thread, with its reference (and, with a group
-    to ask, the "Ask a person" button); nothing of any attempt."""
+    to ask, the "Ask a person" button); nothing of any attempt. An unasked message (in a
+    help channel) gets nothing: no one asked Vouch, so its failure is only telemetry's."""
+    if message.unasked:
+        return
     await deliver.tell_failure(
         client,
         message.target,

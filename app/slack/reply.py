@@ -29,6 +29,7 @@ from app.slack.people import People
 from app.slack.reader import SlackReader, links_in
 from app.slack.search import SlackSearch, action_token
 from app.slack.status import Status
+from app.slack.triage import Decision
 from app.telemetry import Telemetry
 from app.work.budget import Budgets
 
@@ -48,9 +49,14 @@ class Replying:
     search: bool  # SLACK_SEARCH: Slack's Real-time Search, where the event allows it
     receipts: bool  # CHECK_RECEIPT: "Checked: …" under a verified answer
 
-    async def reply(self, message: Message, conversation: Conversation) -> None:
+    async def reply(
+        self, message: Message, conversation: Conversation, triaged: Decision | None = None
+    ) -> None:
+        """Answer: the verified text, or the failure message. An unasked message (a help
+        channel's, taken by triage: `triaged`) shows no status line and gets only a
+        verified answer: anything else is silence, and telemetry's."""
         target = message.target
-        status = Status(self.client, target.channel, target.thread_ts)
+        status = Status(self.client, target.channel, target.thread_ts, shown=not message.unasked)
         ids = replace(
             message.ids,
             history_messages=len(conversation.turns),
@@ -58,6 +64,8 @@ class Replying:
             files_unread=len(conversation.unread),
         )
         with self.telemetry.trace(ids) as trace:
+            if triaged is not None:
+                triaged.tell(trace)
             try:
                 outside = partial(self.audience.outside, message.where)
                 deps = await self.deps.of(message.here, outside)
@@ -78,6 +86,9 @@ class Replying:
             await self.budgets.spend(
                 target.team, target.channel, target.user, tokens, limits_of(message.here)
             )
+            if message.unasked and not outcome.verified:
+                log.info("help channel: no verified answer (%s): nothing posted", outcome.reason)
+                return
             with trace.observe("slack.deliver", "span", format=message.dialect) as delivery:
                 try:
                     posted = await deliver(

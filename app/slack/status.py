@@ -31,8 +31,11 @@ class Status(Unwatched):
         channel: str,
         thread_ts: str,
         refresh: float = REFRESH_SECONDS,
+        *,
+        shown: bool = True,  # False: nothing is sent (no one asked Vouch: a help channel)
     ) -> None:
         self._client, self._channel, self._thread_ts = client, channel, thread_ts
+        self._shown = shown
         self._refresh = refresh
         self._text = ""
         self._changed = asyncio.Event()
@@ -43,6 +46,8 @@ class Status(Unwatched):
 
     def show(self, text: str) -> None:
         """Show `text` soon (the newest text wins if several wait); returns at once."""
+        if not self._shown:
+            return
         self._text = text
         self._changed.set()
         if self._sender is None:
@@ -55,7 +60,7 @@ class Status(Unwatched):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sender
             self._sender = None
-        if clear:
+        if clear and self._shown:
             self._text = ""
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(CLEAR_WITHIN):

@@ -1,4 +1,8 @@
 """Triage in a help channel: is a new top-level message one Vouch should take, unasked?
+A worker decides (`Triaging.decide`), after the ack: the first pass by form, then whether
+people are answering it in its thread already, then the model (app/agent/question.py) for
+what is left. Only a `question` is taken; anything else, or no decision, is left alone,
+and telemetry records the category (never the text).
 
 The cheap first pass, with no model call: a message it can tell is not a question for the
 channel is left alone, with a category (telemetry says which, never the text):
@@ -17,11 +21,28 @@ in; a message of another language is simply left to the model.
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 from dataclasses import dataclass
 from typing import Literal
 
+from slack_sdk.web.async_client import AsyncWebClient
+
+from app.agent import question
+from app.agent.capabilities import Client
+from app.agent.model import CallFailed, Usage
+from app.slack.history import ThreadHistory
+from app.slack.message import Message
+from app.telemetry import Trace
+
+log = logging.getLogger("vouch.slack")
+
 Category = Literal["empty", "announcement", "to_person", "thanks", "greeting", "undecided"]
+# Every category a decision can carry: the first pass's, the thread's, the model's, and
+# `unavailable` (the model gave no decision: left alone).
+Decided = Category | question.Category | Literal["answered", "unavailable"]
+By = Literal["rules", "thread", "model"]
 
 SHORT = 8  # words: at most this, a thanks or a greeting is all the message says
 FEW = 2  # words of prose: with no question mark, too little to be a question
@@ -104,3 +125,58 @@ def _count(words: list[str]) -> int:
     """How many words: in scripts written without spaces, a run of characters counts one
     word per three characters (a character carries a syllable or a word)."""
     return sum(max(1, len(_CJK.findall(word)) // 3) for word in words)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Whether an unasked message is taken, why (a fixed category), and what it cost."""
+
+    category: Decided
+    by: By
+    duration_ms: float
+    model: str | None = None  # the model that decided, when one did
+    usage: Usage | None = None
+
+    @property
+    def take(self) -> bool:
+        return self.category == "question"
+
+    def tell(self, trace: Trace) -> None:
+        """Record the decision on the message's trace (a category, never the text)."""
+        trace.triaged(self.category, self.by, self.duration_ms, model=self.model, usage=self.usage)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Triaging:
+    """Decides whether a worker takes an unasked message from a help channel."""
+
+    client: AsyncWebClient
+    threads: ThreadHistory
+    model: Client  # the Anthropic client
+    model_name: str  # JUDGE_MODEL: a small model decides
+    max_tokens: int  # JUDGE_MAX_TOKENS
+
+    async def decide(self, message: Message) -> Decision:
+        started = time.perf_counter()
+
+        def took() -> float:
+            return round((time.perf_counter() - started) * 1000, 1)
+
+        files = message.event.get("files") or ()
+        first = triage(str(message.event.get("text") or ""), len(files))
+        if first.leave:
+            return Decision(first.category, "rules", took())
+        if await self.threads.replied(self.client, message.target, message.bot):
+            return Decision("answered", "thread", took())
+        try:
+            category, usage = await question.categorize(
+                self.model,
+                self.model_name,
+                self.max_tokens,
+                str(message.event.get("text") or ""),
+                len(files),
+            )
+        except CallFailed as exc:  # no decision: left alone (fails closed)
+            log.warning("help channel: no triage decision (%s): left alone", exc.reason)
+            return Decision("unavailable", "model", took(), self.model_name)
+        return Decision(category, "model", took(), self.model_name, usage)

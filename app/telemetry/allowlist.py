@@ -52,6 +52,9 @@ METADATA_KEYS = frozenset(
         "result_chars",
         "dropped",
         "tool_calls",
+        # triage: an unasked message in a help channel, taken or left, and why
+        "category",
+        "decided_by",
         # slack.entities: an answer's pings and Slack links, checked with Slack
         "unpinged",
         "not_found",

@@ -73,6 +73,8 @@ class Trace:
         self.delivered = True
         self.stopped = False  # the user pressed stop on the streamed answer
         self.over_budget: str | None = None  # which budget the message was past (no answer)
+        self.triage: str | None = None  # an unasked message's triage category (help channels)
+        self.left = False  # an unasked message left alone: no outcome, not in the rates
 
     def stage(self, stage: Stage, attempt: int, total: int) -> None:
         return None  # the trace has a span per call and check; the stage is the status line's
@@ -145,6 +147,25 @@ class Trace:
             }
         )
 
+    def triaged(
+        self,
+        category: str,
+        by: str,
+        duration_ms: float,
+        *,
+        model: str | None = None,
+        usage: Usage | None = None,
+    ) -> None:
+        """How an unasked message (a help channel's) was triaged: an observation `triage`
+        (a generation, with its usage, when the model decided) and the `triage` score."""
+        self.triage = category
+        kind: Kind = "generation" if usage is not None else "span"
+        with self.observe(
+            "triage", kind, model=model, category=category, decided_by=by, duration_ms=duration_ms
+        ) as span:
+            if usage is not None:
+                span.usage(usage, None)
+
     def undelivered(self) -> None:
         """Slack refused the answer (after retries): the user did not get it."""
         self.delivered = False
@@ -155,16 +176,21 @@ class Trace:
 
     def score(self) -> None:
         """The trace's scores: from the Outcome, or, when the message failed without one
-        (e.g. its thread could not be read), as not verified with outcome `error`."""
+        (e.g. its thread could not be read), as not verified with outcome `error`; an
+        unasked message's triage category; only that for one left alone."""
         if self.telemetry is None:
             return
         rows: list[ScoreRow] | tuple[ScoreRow, ...] = (
-            budget_rows(self.over_budget)
+            ()
+            if self.left
+            else budget_rows(self.over_budget)
             if self.over_budget is not None
             else scores_of(self.outcome, self.delivered, self.stopped)
             if self.outcome is not None
             else FAILED
         )
+        if self.triage is not None:
+            rows = [*rows, ("triage", self.triage, "CATEGORICAL", "")]
         self.telemetry.scores(self.trace_id, rows, at=self.at)
 
 

@@ -7,7 +7,9 @@ body), a `StreamError` (a 200 stream that breaks with an `error` event) or a `Ha
 Every request body is kept.
 Judge requests (structured output: `output_config.format`) have their own script
 (`judge(...)`, `judge_requests`) and pass by default, so a test that is not about the judge
-sees the default settings at work without scripting it.
+sees the default settings at work without scripting it. Help-channel triage requests
+(structured output whose schema has only `category`) have theirs (`triage(...)`,
+`triage_requests`), answering `question` by default.
 Strict where the API is: a field the SDK's request types do not list (and the removed
 sampling parameters), malformed `thinking` or `effort`, more than four cache breakpoints,
 thinking blocks sent back unsigned get a 400. `POST /v1/messages/count_tokens` counts a
@@ -247,6 +249,14 @@ def judgement(
 
 
 PASSING = judgement(True, 90)
+
+
+def decided(category: str) -> Reply:
+    """Triage's structured reply (app/agent/question.py): a message's category."""
+    return Reply(json.dumps({"category": category}))
+
+
+QUESTION = decided("question")
 NOTHING_SCRIPTED = Fail(400, "invalid_request_error", 0, "fake: nothing scripted")
 REMOVED = ("temperature", "top_p", "top_k")  # removed by API version 2026-10-21
 
@@ -361,7 +371,13 @@ def _miscited(item: Reply, body: dict[str, Any]) -> Iterator[str]:
 
 
 def is_judge(body: dict[str, Any]) -> bool:
-    return "format" in (body.get("output_config") or {})
+    return "format" in (body.get("output_config") or {}) and not is_triage(body)
+
+
+def is_triage(body: dict[str, Any]) -> bool:
+    """A help channel's triage request: structured output of one `category`."""
+    schema = ((body.get("output_config") or {}).get("format") or {}).get("schema") or {}
+    return set(schema.get("properties") or ()) == {"category"}
 
 
 def fitted(item: Reply, body: dict[str, Any]) -> tuple[str, str, str | None]:
@@ -392,6 +408,10 @@ class FakeAnthropic(LoopbackServer):
     counted: list[dict[str, Any]] = field(default_factory=list)  # count_tokens bodies
     judge_default: Item | None = PASSING  # served to the judge when its script is empty
     judge_responder: Callable[[dict[str, Any]], Item] | None = None  # else this decides
+    triage_script: deque[Item] = field(default_factory=deque)
+    triage_requests: list[dict[str, Any]] = field(default_factory=list)
+    triage_default: Item | None = QUESTION  # served to triage when its script is empty
+    triage_responder: Callable[[dict[str, Any]], Item] | None = None  # else this decides
     max_body: int = 2 * MAX_REQUEST_BYTES  # room to see, and refuse, a body over 32 MB
     misscripted: list[str] = field(default_factory=list)  # scripted replies no model could give
     _seen_prefixes: set[str] = field(default_factory=set)
@@ -404,8 +424,16 @@ class FakeAnthropic(LoopbackServer):
         """Script the judge's next replies."""
         self.judge_script.extend(items)
 
+    def triage(self, *items: Item) -> None:
+        """Script help-channel triage's next replies."""
+        self.triage_script.extend(items)
+
     def reset(self) -> None:
         self.script.clear()
+        self.triage_script.clear()
+        self.triage_requests.clear()
+        self.triage_default = QUESTION
+        self.triage_responder = None
         self.requests.clear()
         self.raw.clear()
         self.judge_script.clear()
@@ -460,7 +488,8 @@ class FakeAnthropic(LoopbackServer):
         """Answer a Messages request `body` (with `model`, and `stream` when it streams):
         what the platform fakes (tests/fakes/platforms.py) call once they have checked
         their own wire format and put the request back in the first-party shape."""
-        (self.judge_raw if is_judge(body) else self.raw).append(raw)
+        if not is_triage(body):
+            (self.judge_raw if is_judge(body) else self.raw).append(raw)
         item = _too_large(raw) or refusal(body) or self._next(body) or NOTHING_SCRIPTED
         if isinstance(item, Reply):
             item = self._identified(item)
@@ -524,6 +553,9 @@ class FakeAnthropic(LoopbackServer):
         return dataclasses.replace(item, tools=tuple(calls))
 
     def _next(self, body: dict[str, Any]) -> Item | None:
+        if is_triage(body):
+            self.triage_requests.append(body)
+            return _pick(self.triage_script, self.triage_responder, self.triage_default, body)
         if is_judge(body):
             self.judge_requests.append(body)
             return _pick(self.judge_script, self.judge_responder, self.judge_default, body)
