@@ -29,6 +29,7 @@ from app.settings import Settings
 from app.slack.actions import Actions
 from app.slack.deliver import ESCALATE_ACTION, FEEDBACK_ACTION, REASON_ACTION
 from app.slack.errors import SLACK_FAILURES
+from app.slack.events import SHORTCUT
 from app.slack.home import Home
 from app.slack.intake import Intake
 from app.slack.thread import Bot
@@ -164,6 +165,7 @@ def bolt_app(
     app.event("app_mention")(intake.on_message)
     app.event("message")(intake.on_message)
     app.event("app_home_opened")(home.on_opened)
+    app.shortcut(SHORTCUT)(intake.on_shortcut)
     app.action(re.compile(f"^{FEEDBACK_ACTION}_(up|down)$"))(actions.on_feedback)
     app.action(re.compile(f"^{REASON_ACTION}_[a-z_]+$"))(actions.on_reason)
     app.action(ESCALATE_ACTION)(actions.on_escalate)

@@ -149,6 +149,39 @@ def wrong_field(event: Mapping[str, Any], nested: bool = True) -> str | None:
     return None
 
 
+SHORTCUT = "vouch_ask"  # the message shortcut's callback_id (manifest.yml)
+
+
+def shortcut_event(body: Mapping[str, Any]) -> dict[str, Any] | Dropped:
+    """A message shortcut's payload as the message event Vouch answers: the message asked
+    about (its channel, ts, thread, text, files and author), asked by the person who
+    clicked (`user`), recorded under the shortcut's own `action_ts` (`key_ts`), so that a
+    message asked about twice, or mentioned too, is answered each time it is asked. Dropped:
+    a payload without the fields Slack sends, or of the wrong types."""
+    message, channel = body.get("message"), body.get("channel")
+    user, team = body.get("user"), body.get("team")
+    if not (isinstance(message, dict) and isinstance(channel, dict) and isinstance(user, dict)):
+        return Dropped("shortcut without a message, channel or user")
+    wrong = wrong_field(message, nested=False)
+    ids = (channel.get("id"), user.get("id"), message.get("ts"), body.get("action_ts"))
+    if wrong is not None or not all(isinstance(v, str) and v for v in ids):
+        return Dropped("shortcut with fields of the wrong type")
+    event: dict[str, Any] = {
+        "type": "message_action",
+        "channel": channel["id"],
+        "ts": message["ts"],
+        "thread_ts": message.get("thread_ts") or message["ts"],
+        "user": user["id"],
+        "text": message.get("text") or "",
+        "author": message.get("user") or "",
+        "team": str(team.get("id") or "") if isinstance(team, dict) else "",
+        "key_ts": body["action_ts"],
+    }
+    if message.get("files"):
+        event["files"] = message["files"]
+    return event
+
+
 def person(event: Mapping[str, Any], bot_user_id: str | None) -> bool:
     """Whether a person wrote this event (never a bot, never Vouch itself)."""
     user = event.get("user")

@@ -65,7 +65,7 @@ class Gathering:
             return None
         speakers = {r.get("user") for r in replies if not is_own(r, message.bot)}
         speakers |= mentioned([message.text, *(str(r.get("text", "")) for r in replies)])
-        speakers = (speakers | {message.target.user}) - {message.bot.user_id, None, ""}
+        speakers = (speakers | {message.author}) - {message.bot.user_id, None, ""}
         names = await self.people.names(str(s) for s in speakers)
         conversation = to_conversation(
             replies,
@@ -76,7 +76,7 @@ class Gathering:
             max_messages=self.limits.messages,
             max_chars=self.limits.chars,
             names=names,
-            speaker=names.get(message.target.user, ""),
+            speaker=names.get(message.author, ""),
         )
         shared = [*(message.event.get("files") or ())]
         shared += [

@@ -32,6 +32,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.socket_mode.async_client import AsyncBaseSocketModeClient
@@ -40,7 +41,16 @@ from slack_sdk.socket_mode.response import SocketModeResponse
 
 from app.channels import ChannelsFile
 from app.errors import label
-from app.slack.events import Dropped, Malformed, Taken, cleaned, parse, person, sort
+from app.slack.events import (
+    Dropped,
+    Malformed,
+    Taken,
+    cleaned,
+    parse,
+    person,
+    shortcut_event,
+    sort,
+)
 from app.slack.files import recorded
 from app.slack.history import ThreadHistory
 from app.slack.thread import Bot
@@ -63,6 +73,8 @@ STORED = (
     "subtype",
     "assistant_thread",  # its action_token: Real-time Search (app/slack/search.py)
     "action_token",  # the same, where an event carries it at the top
+    "author",  # a shortcut's: who wrote the message asked about
+    "key_ts",  # a shortcut's: the ts it is recorded under (its action_ts)
 )
 
 
@@ -111,12 +123,29 @@ class Intake:
         elif here.help_channel:  # a new top-level message: triaged by the worker
             await self._store(event, context, unasked=True)
 
+    async def on_shortcut(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        """ "Ask Vouch about this" on a message: recorded like a mention of Vouch under that
+        message, by the person who clicked, then acked. The message is the question's
+        subject: the answer goes in its thread. Raises when the store cannot be written:
+        unacked, Slack tells the person it failed."""
+        asked = shortcut_event(body)
+        if isinstance(asked, Dropped):
+            log.info("shortcut dropped: %s", asked.reason)
+            await ack()
+            return
+        if self.channels.of(asked["channel"]).answer:
+            await self._store(asked, AsyncBoltContext(team_id=asked["team"]), by=asked["key_ts"])
+        else:
+            log.info("shortcut in a channel where Vouch stays silent: nothing stored")
+        await ack()
+
     async def _store(
         self,
         event: dict[str, Any],
         context: AsyncBoltContext,
         follow_up: bool = False,
         unasked: bool = False,
+        by: str | None = None,  # the ts the message is recorded under, when not its own
     ) -> None:
         """Store the message durably for a worker to answer (once: a copy is dropped).
         StoreUnavailable goes up: the intake refuses the event (HTTP 503, no Socket Mode
@@ -125,8 +154,8 @@ class Intake:
             log.warning("event without a channel or ts ignored")  # nowhere to answer
             return
         team = context.team_id or event.get("team") or ""
-        channel, ts = event["channel"], event["ts"]
-        thread = message_key(team, channel, event.get("thread_ts") or ts)
+        channel, ts = event["channel"], by or event["ts"]
+        thread = message_key(team, channel, event.get("thread_ts") or event["ts"])
         kept = {k: event[k] for k in STORED if k in event}
         kept |= {"team": team, "follow_up": follow_up, "unasked": unasked}
         if event.get("files"):

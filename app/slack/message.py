@@ -30,6 +30,7 @@ class Message:
     text: str  # without the mention of Vouch
     follow_up: bool
     unasked: bool  # a new message in a help channel: answered only when verified, else silence
+    author: str  # who wrote the message answered: its asker, or, for a shortcut, not
     bot: Bot
     here: ChannelSettings  # the channel's settings (CHANNELS_FILE) when it is answered
     dialect: Dialect  # the channel's, or RESPONSE_FORMAT
@@ -55,13 +56,15 @@ class Reading:
         target = Target(
             team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
         )
-        key = message_key(team, target.channel, event["ts"])
+        key = message_key(team, target.channel, event.get("key_ts") or event["ts"])
         follow_up, unasked = bool(event.get("follow_up")), bool(event.get("unasked"))
         kind = (
             "follow_up"
             if follow_up
             else "help"
             if unasked
+            else "shortcut"
+            if event.get("type") == "message_action"
             else "dm"
             if event.get("channel_type") == "im"
             else "mention"
@@ -82,6 +85,7 @@ class Reading:
             text=strip_mention(event.get("text", ""), bot),
             follow_up=follow_up,
             unasked=unasked,
+            author=str(event.get("author") or target.user),
             bot=bot,
             here=here,
             dialect=here.dialect or self.dialect,

@@ -7,6 +7,7 @@ import itertools
 import json
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 import aiohttp
 from slack_bolt.request.async_request import AsyncBoltRequest
@@ -57,6 +58,46 @@ def mention(text: str, ts: str, channel: str = "C0001", **extra: Any) -> dict[st
 def message(text: str, ts: str, channel: str = "C0001", **extra: Any) -> dict[str, Any]:
     event = {"type": "message", "user": "U0001", "text": text, "channel_type": "channel"}
     return {**event, "channel": channel, "ts": ts, "event_ts": ts, **extra}
+
+
+def shortcut(
+    asked: dict[str, Any], action_ts: str, user: str = "U0001", channel: str = "C0001"
+) -> dict[str, Any]:
+    """ "Ask Vouch about this" on message `asked`, as Slack sends the interaction."""
+    return {
+        "type": "message_action",
+        "token": "legacy",
+        "action_ts": action_ts,
+        "team": {"id": TEAM, "domain": "example"},
+        "user": {"id": user, "name": "someone", "team_id": TEAM},
+        "channel": {"id": channel, "name": "general"},
+        "is_enterprise_install": False,
+        "callback_id": "vouch_ask",
+        "trigger_id": f"{next(_ids)}.1.abc",
+        "response_url": "https://hooks.slack.com/app/T0001/1/abc",
+        "message_ts": asked["ts"],
+        "message": {"type": "message", **asked},
+    }
+
+
+async def interact(app: Vouch, payload: dict[str, Any]) -> int:
+    """An interaction (a shortcut, a click) through Bolt, as Socket Mode hands it over."""
+    response = await app.bolt.async_dispatch(AsyncBoltRequest(body=payload, mode="socket_mode"))
+    return response.status
+
+
+async def post_interaction(port: int, payload: dict[str, Any], secret: str) -> int:
+    """POST one signed interaction to the bot's HTTP server, as a form with a JSON
+    `payload`, as Slack sends it."""
+    body = urlencode({"payload": json.dumps(payload)}).encode()
+    headers = signed_headers(body, secret) | {"Content-Type": "application/x-www-form-urlencoded"}
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"http://127.0.0.1:{port}/slack/events", data=body, headers=headers
+        ) as response,
+    ):
+        return response.status
 
 
 async def dispatch(app: Vouch, event: dict[str, Any], retry: int = 0) -> int:

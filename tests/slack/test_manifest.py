@@ -8,6 +8,7 @@ from typing import Any
 
 import yaml
 
+from app.slack.events import SHORTCUT
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.slack import HISTORY_SCOPES, READ_SCOPES, FakeSlack
 from tests.fakes.slack import METHOD_SCOPES as SLACK_METHOD_SCOPES
@@ -86,6 +87,7 @@ async def test_manifest_grants_exactly_the_scopes_the_app_needs(
     needed = set().union(*(METHOD_SCOPES[m] for m in source | called))
     needed |= set().union(*(EVENT_SCOPES[e] for e in events))
     needed |= {"files:read"} if downloads_files() else set()  # no method: the file host
+    needed |= {"commands"} if MANIFEST["features"].get("shortcuts") else set()
     assert set(MANIFEST["oauth_config"]["scopes"]["bot"]) == needed
     assert {"conversations.replies", "chat.startStream", "chat.postMessage"} <= called
 
@@ -99,3 +101,5 @@ def test_manifest_subscribes_to_the_events_the_app_handles() -> None:
     view = MANIFEST["features"]["agent_view"]
     assert view["agent_description"] and len(view["suggested_prompts"]) >= 1
     assert "assistant_view" not in MANIFEST["features"]  # the legacy form
+    [ask] = MANIFEST["features"]["shortcuts"]
+    assert (ask["type"], ask["callback_id"]) == ("message", SHORTCUT)
