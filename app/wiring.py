@@ -181,6 +181,7 @@ def build(
             model=deps.base.client,
             model_name=settings.judge_model,
             max_tokens=settings.judge_max_tokens,
+            budgets=budgets,
         ),
         telemetry=telemetry,
         inflight=inflight,

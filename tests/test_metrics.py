@@ -429,3 +429,25 @@ def test_answers_the_user_stopped_are_not_counted_as_unverified() -> None:
         outcomes={"verified": 6, "stopped": 3, "exhausted": 1},
     )
     assert "not verified, by reason      exhausted 1\n" in render(made) + "\n"
+
+
+def test_help_channels_are_reported_when_nothing_was_answered() -> None:
+    """A window where help channels left everything alone still says so (and why)."""
+    now = datetime(2026, 11, 26, tzinfo=UTC)
+    report = Report(now - timedelta(days=1), now, "production", 0, 0, None, None, None, None)
+    assert "help channels" not in render(report)
+    left = Report(
+        now - timedelta(days=1),
+        now,
+        "production",
+        0,
+        0,
+        None,
+        None,
+        None,
+        None,
+        triage={"statement": 5, "unavailable": 40, "thanks": 5},
+    )
+    text = render(left)
+    assert "No answered messages in this window." in text
+    assert "taken 0, left alone 50 (unavailable 40, statement 5, thanks 5)" in text

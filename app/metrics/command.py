@@ -21,7 +21,7 @@ def render(report: Report, top: int = 10) -> str:
         "",
     ]
     if report.messages == 0:
-        lines.append("No answered messages in this window.")
+        lines += ["No answered messages in this window.", *_help_channels(report)]
         return "\n".join(lines)
     busy = report.busy
     lines += [
@@ -42,14 +42,7 @@ def render(report: Report, top: int = 10) -> str:
     if unverified:
         ranked = sorted(unverified.items(), key=lambda item: -item[1])
         lines.append("  not verified, by reason      " + ", ".join(f"{k} {v}" for k, v in ranked))
-    if report.triage:
-        taken = report.triage.get("question", 0)
-        left = {k: v for k, v in report.triage.items() if k != "question" and v}
-        why = ", ".join(f"{k} {v}" for k, v in sorted(left.items(), key=lambda kv: (-kv[1], kv[0])))
-        lines.append(
-            f"  help channels                taken {taken:,}, left alone {sum(left.values()):,}"
-            + (f" ({why})" if why else "")
-        )
+    lines += _help_channels(report)
     if report.below_target:
         lines += ["", f"! verified_message_rate is under the {TARGET:.0%} target."]
     if report.too_busy:
@@ -92,3 +85,16 @@ def run(settings: Settings, window: timedelta, out: TextIO, top: int = 10) -> in
 
 def _stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _help_channels(report: Report) -> list[str]:
+    """What help channels took and left alone (by category), if anything."""
+    if not report.triage:
+        return []
+    taken = report.triage.get("question", 0)
+    left = {k: v for k, v in report.triage.items() if k != "question" and v}
+    why = ", ".join(f"{k} {v}" for k, v in sorted(left.items(), key=lambda kv: (-kv[1], kv[0])))
+    return [
+        f"  help channels                taken {taken:,}, left alone {sum(left.values()):,}"
+        + (f" ({why})" if why else "")
+    ]

@@ -57,6 +57,9 @@ class Answering:
                 return
             if job.tries > MAX_TRIES:
                 log.error("message taken %d times without an answer: failure message", job.tries)
+                if message.unasked:  # never triaged: left alone, not a failed answer
+                    self._left(message, Decision("unavailable", "rules", 0.0))
+                    return
                 await tell_failure(self.client, message)
                 self.telemetry.failed(message.ids, "tries_exhausted")
                 return
@@ -69,7 +72,7 @@ class Answering:
                 _crashed(exc)
                 if not message.follow_up:  # a follow-up's thread may not be Vouch's
                     await tell_failure(self.client, message)  # silence, when unasked
-                    self.telemetry.failed(message.ids, label(exc))
+                    self.telemetry.failed(message.ids, label(exc), triage=_taken(message))
                 return
             if conversation is None:
                 return
@@ -83,11 +86,19 @@ class Answering:
         trace of its own with why (no outcome: not in the rates), and nothing in Slack."""
         decision = await self.triaging.decide(message)
         if not decision.take:
-            log.info("help channel: message left alone (%s, by %s)", decision.category, decision.by)
-            with self.telemetry.trace(message.ids) as trace:
-                trace.left = True
-                decision.tell(trace)
+            self._left(message, decision)
         return decision
+
+    def _left(self, message: Message, decision: Decision) -> None:
+        log.info("help channel: message left alone (%s, by %s)", decision.category, decision.by)
+        with self.telemetry.trace(message.ids) as trace:
+            trace.left = True
+            decision.tell(trace)
+
+
+def _taken(message: Message) -> str | None:
+    """The triage category of a message that reached drafting: `question` when unasked."""
+    return "question" if message.unasked else None
 
 
 def _crashed(exc: Exception) -> None:

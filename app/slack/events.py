@@ -9,7 +9,7 @@
   is not answered 200, and may turn off an app's events when too many are not, so nothing
   Slack can send gets a 5xx for its shape.
 - Only people make Vouch act (`person`): an event from a bot (`bot_id`, `bot_profile`, the
-  `bot_message` subtype), from Vouch itself, or with no person as its author is recorded
+  `bot_message` subtype, Slackbot), from Vouch itself, or with no person as its author is recorded
   in the thread log but never answered, whatever its type (Slack delivers `app_mention`
   for other bots' posts too).
 """
@@ -149,6 +149,7 @@ def wrong_field(event: Mapping[str, Any], nested: bool = True) -> str | None:
     return None
 
 
+SLACKBOT = "USLACKBOT"  # Slack's own bot: its messages carry it as their user
 SHORTCUT = "vouch_ask"  # the message shortcut's callback_id (manifest.yml)
 
 
@@ -191,7 +192,7 @@ def person(event: Mapping[str, Any], bot_user_id: str | None) -> bool:
         and event.get("subtype") != "bot_message"
         and isinstance(user, str)
         and bool(user.strip())
-        and user != bot_user_id
+        and user not in (bot_user_id, SLACKBOT)  # Slackbot posts reminders, auto-responses
     )
 
 

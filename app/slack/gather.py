@@ -109,7 +109,9 @@ class Gathering:
         if not message.unasked:  # in a help channel, no one asked Vouch: silence
             text = budget_reply(over, self.budgets.period)
             await post_plain(self.client, target, text, answers=message.ts)
-        self.telemetry.over_budget(message.ids, over.which)
+        self.telemetry.over_budget(
+            message.ids, over.which, triage="question" if message.unasked else None
+        )
         return True
 
 

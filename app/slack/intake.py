@@ -118,10 +118,25 @@ class Intake:
         elif f"<@{context.bot_user_id}" in event.get("text", ""):
             return  # a mention: its app_mention event is the one answered
         elif event.get("thread_ts"):
-            if self.follow_ups if here.follow_ups is None else here.follow_ups:
+            if not (self.follow_ups if here.follow_ups is None else here.follow_ups):
+                return
+            if not here.help_channel:
                 await self._store(event, context, follow_up=True)
+            elif self._asker(context, event):  # a help channel's thread: the asker only
+                await self._store(event, context, follow_up=True, unasked=True)
         elif here.help_channel:  # a new top-level message: triaged by the worker
             await self._store(event, context, unasked=True)
+
+    def _asker(self, context: AsyncBoltContext, event: dict[str, Any]) -> bool:
+        """Whether a thread reply in a help channel is from the person who started the
+        thread (known from the thread log): in a thread Vouch joined unasked, people
+        talking to each other are not asking Vouch. A follow-up taken is unasked too:
+        triaged, and answered only when verified."""
+        team = context.team_id or event.get("team") or ""
+        root = str(event.get("thread_ts"))
+        logged = self.threads.log.get(message_key(team, str(event.get("channel")), root))
+        started = logged.messages.get(root) if logged is not None else None
+        return started is not None and started.get("user") == event.get("user")
 
     async def on_shortcut(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         """ "Ask Vouch about this" on a message: recorded like a mention of Vouch under that

@@ -89,6 +89,10 @@ class Replying:
             if message.unasked and not outcome.verified:
                 log.info("help channel: no verified answer (%s): nothing posted", outcome.reason)
                 return
+            if await self._answered_by_people(message):
+                log.info("help channel: people answered while Vouch drafted: nothing posted")
+                trace.left, trace.triage = True, "answered"
+                return
             with trace.observe("slack.deliver", "span", format=message.dialect) as delivery:
                 try:
                     posted = await deliver(
@@ -113,6 +117,13 @@ class Replying:
                     delivery.fail(f"slack_{error}")
                     trace.undelivered()
                     await status.close(clear=True)
+
+    async def _answered_by_people(self, message: Message) -> bool:
+        """Whether someone other than the asker replied in an unasked message's thread
+        while Vouch drafted: then they are answering it, and Vouch posts nothing."""
+        if not message.unasked or message.follow_up:
+            return False
+        return await self.threads.replied(self.client, message.target, message.bot)
 
     def _tools(self, conversation: Conversation, message: Message, deps: Deps) -> list[Tool]:
         """The read-only tools this message's draft may call: the team's docs (with

@@ -21,6 +21,7 @@ in; a message of another language is simply left to the model.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -31,10 +32,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent import question
 from app.agent.capabilities import Client
+from app.agent.deadline import within
 from app.agent.model import CallFailed, Usage
+from app.slack.gather import limits_of
 from app.slack.history import ThreadHistory
 from app.slack.message import Message
 from app.telemetry import Trace
+from app.work.budget import Budgets
 
 log = logging.getLogger("vouch.slack")
 
@@ -45,6 +49,7 @@ Decided = Category | question.Category | Literal["answered", "unavailable"]
 By = Literal["rules", "thread", "model"]
 
 SHORT = 8  # words: at most this, a thanks or a greeting is all the message says
+DEADLINE = 30.0  # seconds the model has to decide, retries included
 FEW = 2  # words of prose: with no question mark, too little to be a question
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _QUOTE = re.compile(r"^(?:>|&gt;).*$", re.M)
@@ -155,6 +160,7 @@ class Triaging:
     model: Client  # the Anthropic client
     model_name: str  # JUDGE_MODEL: a small model decides
     max_tokens: int  # JUDGE_MAX_TOKENS
+    budgets: Budgets  # the model's tokens count toward the asker's and the channel's
 
     async def decide(self, message: Message) -> Decision:
         started = time.perf_counter()
@@ -166,17 +172,26 @@ class Triaging:
         first = triage(str(message.event.get("text") or ""), len(files))
         if first.leave:
             return Decision(first.category, "rules", took())
-        if await self.threads.replied(self.client, message.target, message.bot):
+        if not message.follow_up and await self.threads.replied(
+            self.client, message.target, message.bot
+        ):  # a follow-up's thread is Vouch's own: the model tells whom it addresses
             return Decision("answered", "thread", took())
         try:
-            category, usage = await question.categorize(
-                self.model,
-                self.model_name,
-                self.max_tokens,
-                str(message.event.get("text") or ""),
-                len(files),
-            )
-        except CallFailed as exc:  # no decision: left alone (fails closed)
-            log.warning("help channel: no triage decision (%s): left alone", exc.reason)
+            async with asyncio.timeout(DEADLINE):
+                with within(DEADLINE):  # the SDK waits out no retry past it
+                    category, usage = await question.categorize(
+                        self.model,
+                        self.model_name,
+                        self.max_tokens,
+                        str(message.event.get("text") or ""),
+                        len(files),
+                    )
+        except (CallFailed, TimeoutError) as exc:  # no decision: left alone (fails closed)
+            reason = exc.reason if isinstance(exc, CallFailed) else "deadline"
+            log.warning("help channel: no triage decision (%s): left alone", reason)
             return Decision("unavailable", "model", took(), self.model_name)
+        target = message.target
+        await self.budgets.spend(
+            target.team, target.channel, target.user, usage.total, limits_of(message.here)
+        )
         return Decision(category, "model", took(), self.model_name, usage)

@@ -150,16 +150,19 @@ class Telemetry:
                     trace.score()
                 trace.root.end()
 
-    def failed(self, message: MessageIds, reason: str) -> None:
+    def failed(self, message: MessageIds, reason: str, *, triage: str | None = None) -> None:
         """A message Vouch answered with the failure message before its trace opened (e.g.
-        its thread could not be read): a trace of its own, counted as not verified."""
+        its thread could not be read): a trace of its own, counted as not verified.
+        `triage`: an unasked message's category (help channels)."""
         with self.trace(message) as trace:
+            trace.triage = triage
             trace.root.fail(reason)
 
-    def over_budget(self, message: MessageIds, which: str) -> None:
+    def over_budget(self, message: MessageIds, which: str, *, triage: str | None = None) -> None:
         """A message past a budget, told so without a model call: a trace of its own, with
         outcome `over_budget` and the `budget` it was past; no verification rates."""
         with self.trace(message) as trace:
+            trace.triage = triage
             trace.over_budget = which
 
     def score(

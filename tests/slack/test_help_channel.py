@@ -199,26 +199,67 @@ async def test_past_a_budget_a_help_channel_question_gets_no_budget_reply(
 async def test_what_a_help_channel_does_not_take(
     make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, channels_file: Path
 ) -> None:
-    """Thread replies (follow-ups are off), bots, Vouch itself, edits and other channels
-    are never triaged; a mention is answered once, as anywhere (its message event, which
-    also arrives, is not taken as well)."""
+    """A reply by someone other than the thread's asker, bots, Slackbot, Vouch itself,
+    edits and other channels are never triaged; a mention is answered once, as anywhere
+    (its message event, which arrives too, first here, is not taken as well)."""
     fake_anthropic.default = Reply(GOOD)
+    fake_anthropic.triage_default = decided("statement")  # anything triaged is left
     app = make_app(make_settings(channels_file=channels_file))
+    await dispatch(app, message("VPN is flaky today", "807.000001", HELP, user="U0ANA"))
+    await until(lambda: len(fake_anthropic.triage_requests) == 1)  # the root, left
     await dispatch(app, message(QUESTION, "807.000002", HELP, thread_ts="807.000001"))
     await dispatch(app, message(QUESTION, "807.000003", HELP, bot_id="B0OTHER"))
     await dispatch(app, message(QUESTION, "807.000004", HELP, user=BOT_USER))
+    await dispatch(app, message(QUESTION, "807.000009", HELP, user="USLACKBOT"))
     await dispatch(app, message(QUESTION, "807.000005", "C0OTHER"))
     edited = {"subtype": "message_changed", "message": {"text": QUESTION, "ts": "807.000006"}}
-    await dispatch(app, message("", "807.000007", HELP, **edited))
+    await dispatch(app, message(QUESTION, "807.000007", HELP, **edited))
     await settle(fake_slack)
-    assert posted(fake_slack) == [] and fake_anthropic.triage_requests == []
+    assert posted(fake_slack) == [] and len(fake_anthropic.triage_requests) == 1
     asked = f"<@{BOT_USER}> {QUESTION}"
-    await dispatch(app, mention(QUESTION, "807.000008", HELP))
     await dispatch(app, message(asked, "807.000008", HELP))
+    await dispatch(app, mention(QUESTION, "807.000008", HELP))
     await until(lambda: bool(fake_slack.of("chat.postMessage")))
     await settle(fake_slack)
     assert [p["thread_ts"] for p in fake_slack.of("chat.postMessage")] == ["807.000008"]
-    assert fake_anthropic.triage_requests == []  # asked: no triage
+    assert len(fake_anthropic.triage_requests) == 1  # asked: no triage
+
+
+async def test_in_a_thread_vouch_joined_unasked_only_the_asker_follows_up_and_unasked(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, channels_file: Path
+) -> None:
+    """After an unasked answer, people talking to each other in its thread are not asking
+    Vouch; the asker's own follow-up is triaged, and gets a verified answer or nothing."""
+    fake_anthropic.push(Reply(GOOD), *[Reply(UNCLOSED)] * 3, Reply(GOOD))
+    app = make_app(make_settings(channels_file=channels_file, follow_ups=True))
+    await dispatch(app, message(QUESTION, "810.000001", HELP))
+    await until(lambda: len(fake_slack.of("chat.postMessage")) == 1)
+    other = message("<@U0001> did the reset work for you?", "810.000002", HELP, user="U0ANA")
+    await dispatch(app, {**other, "thread_ts": "810.000001"})
+    failing = message("and on Fedora, which package?", "810.000003", HELP)
+    await dispatch(app, {**failing, "thread_ts": "810.000001"})
+    await until(lambda: len(fake_anthropic.requests) == 4)
+    await settle(fake_slack)
+    assert len(fake_slack.of("chat.postMessage")) == 1  # no failure message, no status
+    assert fake_slack.of("assistant.threads.setStatus") == []
+    again = message("does the reset keep my saved networks?", "810.000004", HELP)
+    await dispatch(app, {**again, "thread_ts": "810.000001"})
+    await until(lambda: len(fake_slack.of("chat.postMessage")) == 2)
+    await settle(fake_slack)
+    assert len(fake_anthropic.triage_requests) == 3  # the question and the asker's two
+
+
+async def test_people_answering_while_vouch_drafts_get_the_thread_to_themselves(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, channels_file: Path
+) -> None:
+    fake_anthropic.push(Reply(GOOD, delay=1.0))
+    app = make_app(make_settings(channels_file=channels_file))
+    await dispatch(app, message(QUESTION, "811.000001", HELP))
+    await until(lambda: bool(fake_anthropic.requests))
+    reply = message("try toggling IPv6", "811.000002", HELP, user="U0ANA")
+    await dispatch(app, {**reply, "thread_ts": "811.000001"})
+    await settle(fake_slack)
+    assert posted(fake_slack) == []
 
 
 async def test_telemetry_says_what_was_decided_and_why_without_content(
