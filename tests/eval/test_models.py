@@ -12,7 +12,7 @@ import pytest
 
 from app.eval.models import look_up
 from app.eval.plan import EvalError, plan
-from tests.entry import run_main
+from tests.entry import Done, run_main
 from tests.eval.test_eval import ITEMS, dataset, evaluate, row
 from tests.fakes.anthropic import Fail, FakeAnthropic, Reply
 
@@ -51,6 +51,19 @@ TYPOS = {
 }
 
 
+def eval_command(
+    scripted: FakeAnthropic,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    change: str,
+) -> Done:
+    """`python -m app eval SET --set CHANGE` against the scripted API, in process."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", scripted.url)
+    return run_main(capsys, "eval", str(dataset(tmp_path)), "--set", change)
+
+
 @pytest.mark.parametrize("typo", TYPOS.values(), ids=TYPOS.keys())
 def test_a_mistyped_model_stops_the_evaluation_before_any_item(
     make_settings: Any, scripted: FakeAnthropic, tmp_path: Path, typo: Typo
@@ -68,10 +81,7 @@ def test_the_command_says_which_setting_in_one_line_and_exits_2(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", scripted.url)
-    path = str(dataset(tmp_path))
-    done = run_main(capsys, "eval", path, "--set", "JUDGE_MODEL=claude-sonet-4-5")
+    done = eval_command(scripted, monkeypatch, capsys, tmp_path, "JUDGE_MODEL=claude-sonet-4-5")
     assert done.status == 2
     assert done.err == f"Cannot evaluate: JUDGE_MODEL 'claude-sonet-4-5' in B: {NO_SUCH}.\n"
     assert done.out == ""  # no report: nothing ran
@@ -165,8 +175,6 @@ def test_a_model_name_no_path_can_hold_is_one_line(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", scripted.url)
-    done = run_main(capsys, "eval", str(dataset(tmp_path)), "--set", "ANTHROPIC_MODEL=..")
+    done = eval_command(scripted, monkeypatch, capsys, tmp_path, "ANTHROPIC_MODEL=..")
     assert done.status == 2
     assert done.err == "Cannot evaluate: ANTHROPIC_MODEL '..' in B: not a model name.\n"

@@ -90,14 +90,8 @@ async def post_interaction(port: int, payload: dict[str, Any], secret: str) -> i
     """POST one signed interaction to the bot's HTTP server, as a form with a JSON
     `payload`, as Slack sends it."""
     body = urlencode({"payload": json.dumps(payload)}).encode()
-    headers = signed_headers(body, secret) | {"Content-Type": "application/x-www-form-urlencoded"}
-    async with (
-        aiohttp.ClientSession() as session,
-        session.post(
-            f"http://127.0.0.1:{port}/slack/events", data=body, headers=headers
-        ) as response,
-    ):
-        return response.status
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    return await _post(port, body, signed_headers(body, secret) | form)
 
 
 async def dispatch(app: Vouch, event: dict[str, Any], retry: int = 0) -> int:
@@ -185,6 +179,11 @@ async def post_event(port: int, event: dict[str, Any], secret: str, retry: int =
     headers = signed_headers(body, secret)
     if retry:
         headers |= {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_error"}
+    return await _post(port, body, headers)
+
+
+async def _post(port: int, body: bytes, headers: dict[str, str]) -> int:
+    """POST `body` to the bot's Slack endpoint on loopback; the HTTP status."""
     async with (
         aiohttp.ClientSession() as session,
         session.post(
