@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import traceback
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -18,7 +18,7 @@ from app.errors import label
 from app.logs import traced
 from app.slack.drain import InFlight
 from app.slack.gather import Gathering
-from app.slack.history import ThreadHistory
+from app.slack.history import ThreadHistory, joined_unasked
 from app.slack.message import Message, Reading, tell_failure
 from app.slack.reply import Replying
 from app.slack.thread import Bot
@@ -51,7 +51,7 @@ class Answering:
         message = self.reading.message(job.event, bot)
         with traced(message.reference), self.inflight.answering():
             if job.tries > 1 and await self.threads.answered(
-                self.client, message.target, message.ts, bot
+                self.client, message.target, message.key_ts, bot
             ):
                 log.info("taken over, but answered before: nothing posted again")
                 return
@@ -63,16 +63,17 @@ class Answering:
                 await tell_failure(self.client, message)
                 self.telemetry.failed(message.ids, "tries_exhausted")
                 return
-            triaged = await self._triage(message) if message.unasked else None
-            if triaged is not None and not triaged.take:
+            taken = await self._taken(message)
+            if taken is None:
                 return
+            message, triaged = taken
             try:
                 conversation = await self.gathering.gather(message, first=job.tries == 1)
             except Exception as exc:  # e.g. the thread could not be read
                 _crashed(exc)
                 if not message.follow_up:  # a follow-up's thread may not be Vouch's
                     await tell_failure(self.client, message)  # silence, when unasked
-                    self.telemetry.failed(message.ids, label(exc), triage=_taken(message))
+                    self.telemetry.failed(message.ids, label(exc), triage=message.triage)
                 return
             if conversation is None:
                 return
@@ -80,6 +81,33 @@ class Answering:
                 await self.replying.reply(message, conversation, triaged)
             except Exception as exc:  # the trace has it; the user was told already
                 _crashed(exc)
+
+    async def _taken(self, message: Message) -> tuple[Message, Decision | None] | None:
+        """Whether a message is drafted (as what, and how it was triaged, when unasked),
+        or left alone (None): help channels' follow-ups and unasked messages decide here."""
+        if message.follow_up and message.here.help_channel:
+            helped = await self._in_help_thread(message)
+            if helped is None:
+                return None
+            message = helped
+        triaged = await self._triage(message) if message.unasked else None
+        if triaged is not None and not triaged.take:
+            return None
+        return message, triaged
+
+    async def _in_help_thread(self, message: Message) -> Message | None:
+        """A follow-up in a help channel: in a thread Vouch joined unasked, only the asker's
+        is taken, and unasked too (triaged, answered only when verified): people talking
+        to each other there are not asking Vouch. Elsewhere, a follow-up as anywhere."""
+        target = message.target
+        replies, _ = await self.threads.read(self.client, target, message.ts, message.bot)
+        if not joined_unasked(replies, target.thread_ts, message.bot):
+            return message
+        starter = next(m.get("user") for m in replies if m.get("ts") == target.thread_ts)
+        if starter != target.user:
+            log.info("help channel: a reply between people in a thread Vouch joined: left alone")
+            return None
+        return replace(message, unasked=True)
 
     async def _triage(self, message: Message) -> Decision:
         """Whether an unasked message (a help channel's) is taken; one left alone gets a
@@ -94,11 +122,6 @@ class Answering:
         with self.telemetry.trace(message.ids) as trace:
             trace.left = True
             decision.tell(trace)
-
-
-def _taken(message: Message) -> str | None:
-    """The triage category of a message that reached drafting: `question` when unasked."""
-    return "question" if message.unasked else None
 
 
 def _crashed(exc: Exception) -> None:

@@ -96,6 +96,10 @@ def sort(payload: Any) -> Taken | Dropped | None:
         return _callback(payload)
     if kind == "url_verification":
         return None
+    if kind == "message_action":  # a message shortcut: Vouch's is taken in like a message
+        return _shortcut(payload)
+    if kind in INTERACTIONS:
+        return None  # clicks: Bolt's listeners
     if kind == "app_rate_limited":
         minute = payload.get("minute_rate_limited")
         at = minute if isinstance(minute, int) else "unknown"
@@ -151,6 +155,18 @@ def wrong_field(event: Mapping[str, Any], nested: bool = True) -> str | None:
 
 SLACKBOT = "USLACKBOT"  # Slack's own bot: its messages carry it as their user
 SHORTCUT = "vouch_ask"  # the message shortcut's callback_id (manifest.yml)
+SHORTCUT_EVENT = "message_action"  # a shortcut taken in, as the store keeps it
+# Interactions a transport hands to Bolt (its listeners ack them): clicks and views.
+INTERACTIONS = frozenset({"block_actions", "view_submission", "view_closed", "shortcut"})
+
+
+def _shortcut(payload: dict[str, Any]) -> Taken | Dropped:
+    if payload.get("callback_id") != SHORTCUT:
+        return Dropped(f"shortcut {_name(payload.get('callback_id'))} not handled")
+    event = shortcut_event(payload)
+    if isinstance(event, Dropped):
+        return event
+    return Taken(event, AsyncBoltContext(team_id=event["team"]))
 
 
 def shortcut_event(body: Mapping[str, Any]) -> dict[str, Any] | Dropped:
@@ -168,13 +184,13 @@ def shortcut_event(body: Mapping[str, Any]) -> dict[str, Any] | Dropped:
     if wrong is not None or not all(isinstance(v, str) and v for v in ids):
         return Dropped("shortcut with fields of the wrong type")
     event: dict[str, Any] = {
-        "type": "message_action",
+        "type": SHORTCUT_EVENT,
         "channel": channel["id"],
         "ts": message["ts"],
         "thread_ts": message.get("thread_ts") or message["ts"],
         "user": user["id"],
         "text": message.get("text") or "",
-        "author": message.get("user") or "",
+        "author": message.get("user") or message.get("bot_id") or "",  # never the clicker
         "team": str(team.get("id") or "") if isinstance(team, dict) else "",
         "key_ts": body["action_ts"],
     }

@@ -58,7 +58,7 @@ class Gathering:
             return None  # a thread Vouch is not part of
         if not message.text:
             if not message.unasked:  # a bare mention: asked what (no one asked, unasked)
-                posted = await post_plain(self.client, message.target, ASK, answers=message.ts)
+                posted = await post_plain(self.client, message.target, ASK, answers=message.key_ts)
                 self.threads.posted(message.target, posted, ASK, message.bot)
             return None
         if await self._over_budget(message, first=first):
@@ -108,10 +108,8 @@ class Gathering:
         log.info("over budget: %s", over.which)
         if not message.unasked:  # in a help channel, no one asked Vouch: silence
             text = budget_reply(over, self.budgets.period)
-            await post_plain(self.client, target, text, answers=message.ts)
-        self.telemetry.over_budget(
-            message.ids, over.which, triage="question" if message.unasked else None
-        )
+            await post_plain(self.client, target, text, answers=message.key_ts)
+        self.telemetry.over_budget(message.ids, over.which, triage=message.triage)
         return True
 
 

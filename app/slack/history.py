@@ -19,7 +19,7 @@ import logging
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.errors import label
 from app.slack.deliver import ANSWER_EVENT, Target, answer_mark
 from app.slack.errors import SLACK_FAILURES
+from app.slack.events import person
 from app.slack.files import recorded
 from app.slack.thread import Bot, is_own
 from app.work.store import message_key
@@ -37,6 +38,7 @@ log = logging.getLogger("vouch.slack")
 PAGE = 1000  # conversations.replies' largest page (Slack caps it at 15 for some apps)
 PAGES = 10
 TTL = 86_400.0  # seconds a thread no message touched is kept
+FRESH = 5.0  # seconds a thread read whole from Slack is trusted when instances share events
 KEPT = ("ts", "thread_ts", "user", "bot_id", "subtype", "text", "metadata", "files")
 _TS = re.compile(r"[0-9]{1,12}(?:\.[0-9]{1,9})?")  # a Slack ts; anything else is not kept
 
@@ -53,6 +55,7 @@ class Logged:
     complete: bool = False  # seen from its first message, or read whole from Slack
     joined: bool = False  # Vouch has posted in it
     touched: float = 0.0
+    read_at: float | None = None  # when it was last read whole from Slack
 
     def before(self, ts: str) -> list[dict[str, Any]]:
         """The messages older than `ts`, oldest first."""
@@ -106,7 +109,12 @@ class ThreadLog:
             if is_ts(message.get("ts")):
                 logged.messages.setdefault(message["ts"], _kept(message))
         logged.complete, logged.joined = True, logged.joined or joined
+        logged.read_at = self._clock()
         self._keep(thread, logged)
+
+    def fresh(self, logged: Logged) -> bool:
+        """Whether it was read whole from Slack within the last FRESH seconds."""
+        return logged.read_at is not None and self._clock() - logged.read_at < FRESH
 
     def __len__(self) -> int:
         return len(self._threads)
@@ -191,24 +199,32 @@ class ThreadHistory:
 
     async def replied(self, client: AsyncWebClient, target: Target, bot: Bot) -> bool:
         """Whether a person other than the one who asked has replied in the thread of
-        `target` (people are answering it): from the log when it saw the thread from its
-        start (and no other instance shares the events), else from Slack. Unknown (Slack
-        refused the read) is what the log says."""
+        `target` (people are answering it): from the log when it holds the whole thread,
+        else from Slack. Unknown (Slack refused the read) is what the log says."""
         thread = message_key(target.team, target.channel, target.thread_ts)
         logged = self.log.get(thread)
         known = list(logged.messages.values()) if logged is not None else []
-        if (logged is None or not logged.complete or self.shared) and is_ts(target.thread_ts):
+        if not self._whole(logged) and is_ts(target.thread_ts):
             read = await self._replies(
                 self.reader or client, target.channel, target.thread_ts, "", bot
             )
-            known += read[0] if read is not None else []
+            if read is not None:
+                known += read[0]
+                if read[2]:
+                    self.log.fill(thread, read[0], read[1])
         return any(
             m.get("ts") != target.thread_ts
-            and m.get("user") not in (target.user, bot.user_id, None)
-            and not m.get("bot_id")
-            and m.get("subtype") != "bot_message"
+            and m.get("user") != target.user
+            and person(m, bot.user_id)
             for m in known
         )
+
+    def _whole(self, logged: Logged | None) -> bool:
+        """Whether the log holds the whole thread: it saw it from its first message (and
+        no other instance shares the events), or read it from Slack moments ago."""
+        if logged is None or not logged.complete:
+            return False
+        return not self.shared or self.log.fresh(logged)
 
     async def read(
         self, client: AsyncWebClient, target: Target, ts: str, bot: Bot
@@ -220,7 +236,7 @@ class ThreadHistory:
         if not (is_ts(ts) and is_ts(root)):
             return [], False  # not a message Slack sent: no history to read
         logged = self.log.get(thread)
-        if logged is not None and logged.complete and not self.shared:
+        if logged is not None and self._whole(logged):
             return logged.before(ts), logged.joined
         read = await self._replies(self.reader or client, channel, root, ts, bot)
         if read is None:  # refused or limited: what the events gave
@@ -273,6 +289,16 @@ def _kept(message: dict[str, Any]) -> dict[str, Any]:
     if "files" in kept:
         kept["files"] = recorded(kept["files"])
     return kept
+
+
+def joined_unasked(messages: Sequence[dict[str, Any]], root: str, bot: Bot) -> bool:
+    """Whether Vouch joined the thread by answering its first message unasked (a help
+    channel's): its answer marks that message, which does not mention Vouch. A thread it
+    was asked into (a mention, a shortcut's click) is not."""
+    first = next((m for m in messages if m.get("ts") == root), None)
+    if first is None or f"<@{bot.user_id}" in str(first.get("text") or ""):
+        return False
+    return any(is_own(m, bot) and _answers(m, root) for m in messages)
 
 
 def _answers(message: dict[str, Any], ts: str) -> bool:

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import parse_qs
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
@@ -39,9 +40,10 @@ from slack_sdk.socket_mode.async_client import AsyncBaseSocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 
-from app.channels import ChannelsFile
+from app.channels import ChannelSettings, ChannelsFile
 from app.errors import label
 from app.slack.events import (
+    SHORTCUT_EVENT,
     Dropped,
     Malformed,
     Taken,
@@ -99,65 +101,59 @@ class Intake:
         await self.take(read, context)
 
     async def take(self, event: dict[str, Any], context: AsyncBoltContext) -> None:
-        """A message event (app.slack.events.cleaned) from either transport or Bolt.
-        Raises when the store cannot be written: the caller must not ack then."""
-        bot = Bot(context.bot_user_id or "", context.bot_id or "")
-        self.threads.keep(context.team_id or event.get("team") or "", event, bot)
+        """A message event (app.slack.events.cleaned) or a shortcut taken in
+        (app.slack.events.shortcut_event), from either transport or Bolt. Raises when the
+        store cannot be written: the caller must not ack then."""
+        team = context.team_id or event.get("team") or ""
+        here = self.channels.of(str(event.get("channel") or ""))
+        if event.get("type") == SHORTCUT_EVENT:  # a person clicked: no new message to keep
+            if here.answer:
+                await self._store(event, team, by=event["key_ts"])
+            else:
+                log.info("shortcut in a channel where Vouch stays silent: nothing stored")
+            return
+        self.threads.keep(team, event, Bot(context.bot_user_id or "", context.bot_id or ""))
         if not person(event, context.bot_user_id):
             return  # only people make Vouch act: never a bot, never Vouch itself
-        here = self.channels.of(str(event.get("channel") or ""))
         if not here.answer:
             return  # CHANNELS_FILE: Vouch stays silent here (nothing stored, no model call)
-        if event.get("type") == "app_mention":
-            await self._store(event, context)
-            return
-        if event.get("subtype") not in _ANSWERED_SUBTYPES:
-            return  # edits, deletions, joins: no model call
-        if event.get("channel_type") == "im":
-            await self._store(event, context)
-        elif f"<@{context.bot_user_id}" in event.get("text", ""):
-            return  # a mention: its app_mention event is the one answered
-        elif event.get("thread_ts"):
-            if not (self.follow_ups if here.follow_ups is None else here.follow_ups):
-                return
-            if not here.help_channel:
-                await self._store(event, context, follow_up=True)
-            elif self._asker(context, event):  # a help channel's thread: the asker only
-                await self._store(event, context, follow_up=True, unasked=True)
-        elif here.help_channel:  # a new top-level message: triaged by the worker
-            await self._store(event, context, unasked=True)
+        taken = self._taken(event, here, context.bot_user_id)
+        if taken is not None:
+            await self._store(event, team, follow_up=taken == "follow_up", unasked=taken == "help")
 
-    def _asker(self, context: AsyncBoltContext, event: dict[str, Any]) -> bool:
-        """Whether a thread reply in a help channel is from the person who started the
-        thread (known from the thread log): in a thread Vouch joined unasked, people
-        talking to each other are not asking Vouch. A follow-up taken is unasked too:
-        triaged, and answered only when verified."""
-        team = context.team_id or event.get("team") or ""
-        root = str(event.get("thread_ts"))
-        logged = self.threads.log.get(message_key(team, str(event.get("channel")), root))
-        started = logged.messages.get(root) if logged is not None else None
-        return started is not None and started.get("user") == event.get("user")
+    def _taken(
+        self, event: dict[str, Any], here: ChannelSettings, bot_user_id: str | None
+    ) -> Literal["asked", "follow_up", "help"] | None:
+        """Whether a person's message event is stored, and as what: asked (a mention, a
+        DM), a follow-up in a thread (the worker checks Vouch is in it), or a help
+        channel's new top-level message (the worker triages it)."""
+        if event.get("type") == "app_mention":
+            return "asked"
+        if event.get("subtype") not in _ANSWERED_SUBTYPES:
+            return None  # edits, deletions, joins: no model call
+        if event.get("channel_type") == "im":
+            return "asked"
+        if f"<@{bot_user_id}" in event.get("text", ""):
+            return None  # a mention: its app_mention event is the one answered
+        if event.get("thread_ts"):
+            on = self.follow_ups if here.follow_ups is None else here.follow_ups
+            return "follow_up" if on else None
+        return "help" if here.help_channel else None
 
     async def on_shortcut(self, ack: AsyncAck, body: dict[str, Any]) -> None:
-        """ "Ask Vouch about this" on a message: recorded like a mention of Vouch under that
-        message, by the person who clicked, then acked. The message is the question's
-        subject: the answer goes in its thread. Raises when the store cannot be written:
-        unacked, Slack tells the person it failed."""
+        """ "Ask Vouch about this", when Bolt hands it over (the transports take it in
+        first, as they take events, app.slack.events.sort): recorded, then acked."""
         asked = shortcut_event(body)
         if isinstance(asked, Dropped):
             log.info("shortcut dropped: %s", asked.reason)
-            await ack()
-            return
-        if self.channels.of(asked["channel"]).answer:
-            await self._store(asked, AsyncBoltContext(team_id=asked["team"]), by=asked["key_ts"])
         else:
-            log.info("shortcut in a channel where Vouch stays silent: nothing stored")
+            await self.take(asked, AsyncBoltContext(team_id=asked["team"]))
         await ack()
 
     async def _store(
         self,
         event: dict[str, Any],
-        context: AsyncBoltContext,
+        team: str,
         follow_up: bool = False,
         unasked: bool = False,
         by: str | None = None,  # the ts the message is recorded under, when not its own
@@ -168,7 +164,6 @@ class Intake:
         if not all(isinstance(event.get(name), str) for name in ("channel", "ts")):
             log.warning("event without a channel or ts ignored")  # nowhere to answer
             return
-        team = context.team_id or event.get("team") or ""
         channel, ts = event["channel"], by or event["ts"]
         thread = message_key(team, channel, event.get("thread_ts") or event["ts"])
         kept = {k: event[k] for k in STORED if k in event}
@@ -216,18 +211,31 @@ def intake(taker: Intake, path: str = PATH) -> Middleware:
         if request.method != "POST" or request.path != path:
             return await handler(request)
         body = await request.read()
-        if not body.lstrip().startswith(b"{"):
-            return await handler(request)  # a form: an interaction, Bolt's
         try:
-            sorted_ = sort(parse(body))
+            payload = _payload(body)
         except Malformed as exc:
             log.warning("malformed request body refused: %s", exc)
             return web.json_response({"ok": False, "error": "malformed_body"}, status=400)
+        sorted_ = sort(payload) if payload is not None else None
         if sorted_ is None:
             return await handler(request)
         return await take(taker, sorted_)
 
     return take_in
+
+
+def _payload(body: bytes) -> Any:
+    """What a request carries: an Events API body (JSON), or an interaction's `payload`
+    (a form field holding JSON); None for anything else (a slash command's form)."""
+    if body.lstrip().startswith(b"{"):
+        return parse(body)
+    if not body.startswith(b"payload="):
+        return None
+    try:
+        fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=8)
+    except ValueError:  # not an interaction's form: Bolt's to answer
+        return None
+    return parse((fields.get("payload") or [""])[0].encode())
 
 
 async def take(taker: Intake, sorted_: Taken | Dropped) -> web.Response:
@@ -262,7 +270,8 @@ class SocketIntake(AsyncSocketModeHandler):
         self.taker = taker
 
     async def handle(self, connection: AsyncBaseSocketModeClient, req: SocketModeRequest) -> None:
-        sorted_ = sort(req.payload) if req.type == "events_api" else None
+        taken = req.type in ("events_api", "interactive")  # events, and the shortcut
+        sorted_ = sort(req.payload) if taken else None
         if sorted_ is None:
             await super().handle(connection, req)  # type: ignore[arg-type]  # it is Bolt's own
             return

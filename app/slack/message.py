@@ -30,11 +30,22 @@ class Message:
     text: str  # without the mention of Vouch
     follow_up: bool
     unasked: bool  # a new message in a help channel: answered only when verified, else silence
-    author: str  # who wrote the message answered: its asker, or, for a shortcut, not
+    author: str  # who wrote the message answered: its asker; a shortcut's, whoever wrote it
     bot: Bot
     here: ChannelSettings  # the channel's settings (CHANNELS_FILE) when it is answered
     dialect: Dialect  # the channel's, or RESPONSE_FORMAT
     group: str | None  # the user group "Ask a person" mentions here, if any
+
+    @property
+    def key_ts(self) -> str:
+        """The ts it is recorded, traced and answered under (its answer's mark): its own,
+        or, for a shortcut, the click's (a message may be asked about more than once)."""
+        return str(self.event.get("key_ts") or self.ts)
+
+    @property
+    def triage(self) -> str | None:
+        """Its triage category once it is drafted: `question` when unasked (help channels)."""
+        return "question" if self.unasked else None
 
     @property
     def where(self) -> Where:
@@ -56,7 +67,7 @@ class Reading:
         target = Target(
             team, event["channel"], event.get("thread_ts") or event["ts"], event.get("user", "")
         )
-        key = message_key(team, target.channel, event.get("key_ts") or event["ts"])
+        key = message_key(team, target.channel, str(event.get("key_ts") or event["ts"]))
         follow_up, unasked = bool(event.get("follow_up")), bool(event.get("unasked"))
         kind = (
             "follow_up"
@@ -85,7 +96,7 @@ class Reading:
             text=strip_mention(event.get("text", ""), bot),
             follow_up=follow_up,
             unasked=unasked,
-            author=str(event.get("author") or target.user),
+            author=str(event.get("author", target.user)),
             bot=bot,
             here=here,
             dialect=here.dialect or self.dialect,
@@ -109,6 +120,6 @@ async def tell_failure(client: AsyncWebClient, message: Message) -> None:
         message.target,
         dialect=message.dialect,
         reference=message.reference,
-        answers=message.ts,
+        answers=message.key_ts,
         group=message.group,
     )

@@ -101,13 +101,13 @@ class Replying:
                         outcome.text,
                         message.dialect,
                         message.reference,
-                        answers=message.ts,
+                        answers=message.key_ts,
                         checked=receipt(outcome) if outcome.verified and self.receipts else "",
                         person=message.group is not None
                         and outcome.reason != "unavailable"
                         and not outcome.verified,
                     )
-                    self.threads.posted(target, posted, outcome.text, message.bot, message.ts)
+                    self.threads.posted(target, posted, outcome.text, message.bot, message.key_ts)
                 except StoppedByUser:  # the user's choice: neither a failure nor undelivered
                     log.info("answer stopped by the user")
                     trace.stopped_by_user()

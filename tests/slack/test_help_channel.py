@@ -207,6 +207,8 @@ async def test_what_a_help_channel_does_not_take(
     app = make_app(make_settings(channels_file=channels_file))
     await dispatch(app, message("VPN is flaky today", "807.000001", HELP, user="U0ANA"))
     await until(lambda: len(fake_anthropic.triage_requests) == 1)  # the root, left
+    more = message("still flaky after a reboot, ideas?", "807.100001", HELP, user="U0ANA")
+    await dispatch(app, {**more, "thread_ts": "807.000001"})  # not Vouch's thread: nothing
     await dispatch(app, message(QUESTION, "807.000002", HELP, thread_ts="807.000001"))
     await dispatch(app, message(QUESTION, "807.000003", HELP, bot_id="B0OTHER"))
     await dispatch(app, message(QUESTION, "807.000004", HELP, user=BOT_USER))
@@ -234,19 +236,36 @@ async def test_in_a_thread_vouch_joined_unasked_only_the_asker_follows_up_and_un
     app = make_app(make_settings(channels_file=channels_file, follow_ups=True))
     await dispatch(app, message(QUESTION, "810.000001", HELP))
     await until(lambda: len(fake_slack.of("chat.postMessage")) == 1)
-    other = message("<@U0001> did the reset work for you?", "810.000002", HELP, user="U0ANA")
+    other = message("<@U0001> did the reset work for you?", "810.100002", HELP, user="U0ANA")
     await dispatch(app, {**other, "thread_ts": "810.000001"})
-    failing = message("and on Fedora, which package?", "810.000003", HELP)
+    failing = message("and on Fedora, which package?", "810.100003", HELP)
     await dispatch(app, {**failing, "thread_ts": "810.000001"})
     await until(lambda: len(fake_anthropic.requests) == 4)
     await settle(fake_slack)
     assert len(fake_slack.of("chat.postMessage")) == 1  # no failure message, no status
     assert fake_slack.of("assistant.threads.setStatus") == []
-    again = message("does the reset keep my saved networks?", "810.000004", HELP)
+    again = message("does the reset keep my saved networks?", "810.100004", HELP)
     await dispatch(app, {**again, "thread_ts": "810.000001"})
     await until(lambda: len(fake_slack.of("chat.postMessage")) == 2)
     await settle(fake_slack)
     assert len(fake_anthropic.triage_requests) == 3  # the question and the asker's two
+
+
+async def test_a_thread_vouch_was_asked_into_takes_follow_ups_as_anywhere(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, channels_file: Path
+) -> None:
+    """Mentioned in a help channel, Vouch follows up in that thread as in any channel:
+    anyone's follow-up, no triage, the failure message when no draft verifies."""
+    fake_anthropic.push(Reply(GOOD), *[Reply(UNCLOSED)] * 3)
+    app = make_app(make_settings(channels_file=channels_file, follow_ups=True))
+    await dispatch(app, mention(QUESTION, "812.000001", HELP, user="U0ANA"))
+    await until(lambda: len(fake_slack.of("chat.postMessage")) == 1)
+    other = message("and on Fedora, which package?", "812.100002", HELP)
+    await dispatch(app, {**other, "thread_ts": "812.000001"})
+    await until(lambda: len(fake_slack.of("chat.postMessage")) == 2)
+    await settle(fake_slack)
+    assert "couldn't verify" in fake_slack.of("chat.postMessage")[1]["text"]
+    assert fake_anthropic.triage_requests == []
 
 
 async def test_people_answering_while_vouch_drafts_get_the_thread_to_themselves(

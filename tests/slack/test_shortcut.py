@@ -11,9 +11,11 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from app.slack.events import shortcut_event
+from app.work.store import Job
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import patience, wait_healthy
-from tests.fakes.slack import BOT_USER, FakeSlack
+from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault
 from tests.slack.bolt import (
     SIGNING_SECRET,
     dispatch,
@@ -83,6 +85,37 @@ async def test_a_reply_asked_about_is_answered_in_its_thread_from_what_came_befo
     assert "the VPN cert expires Friday" in json.dumps(request["messages"])
 
 
+async def test_a_bots_message_asked_about_is_not_put_in_the_clickers_mouth(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_slack.user("U0BEN", "Ben Clicker")
+    fake_anthropic.default = Reply(GOOD)
+    app = make_app(make_settings())
+    alert = {"ts": "905.000001", "bot_id": "B0PAGER", "text": "Incident 42 triggered: VPN down"}
+    assert await interact(app, shortcut(alert, "905.000090", user="U0BEN")) == 200
+    await until(lambda: bool(answers_in(fake_slack, alert["ts"])))
+    await settle(fake_slack)
+    [request] = fake_anthropic.requests
+    assert "Incident 42" in json.dumps(request) and "Ben Clicker" not in json.dumps(request)
+
+
+async def test_a_click_taken_over_is_not_hidden_by_an_earlier_answer_to_the_message(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """A worker died holding a click on a message Vouch had answered (when mentioned): the
+    click's own answer is looked for, not the message's, so it is answered."""
+    fake_anthropic.default = Reply(GOOD)
+    app = make_app(make_settings())
+    await dispatch(app, mention("how do we rotate the VPN certificate?", "906.000001"))
+    await until(lambda: len(answers_in(fake_slack, "906.000001")) == 1)
+    await settle(fake_slack)
+    asked = {"ts": "906.000001", "user": "U0001", "text": f"<@{BOT_USER}> how do we rotate?"}
+    event = shortcut_event(shortcut(asked, "906.000090"))
+    assert isinstance(event, dict)
+    await app.workers._answer(Job(f"{TEAM}:C0001:906.000090", event, tries=2))
+    assert len(answers_in(fake_slack, "906.000001")) == 2
+
+
 async def test_what_is_not_asked_gets_nothing(
     make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, tmp_path: Path
 ) -> None:
@@ -110,6 +143,7 @@ async def test_a_shortcut_to_the_bot_process_is_answered_once(
     fake_anthropic.default = Reply(GOOD)
     process, port = bot(QUEUE_PATH=str(tmp_path / "q.sqlite3"))
     await wait_healthy(f"http://127.0.0.1:{port}")
+    fake_slack.fail("auth.test", Fault(error="internal_error"))  # acked all the same
     click = shortcut(ASKED, "904.000090", user="U0BEN")
     assert await post_interaction(port, click, "not-the-secret") == 401
     assert await post_interaction(port, click, SIGNING_SECRET) == 200
