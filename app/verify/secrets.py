@@ -126,13 +126,22 @@ _TOKEN = re.compile(r"[A-Za-z0-9_+/=.%-]{1,512}")  # bounded: one match per occu
 _JWT_IO_SAMPLE = "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 MAX_USER = 256  # characters of a URL's user name looked back over
 _USER = re.compile(r"//([^\s:/@]+):\Z")
-# An auth token anywhere near an Account SID (`-u AC…:token`, `SID=AC…` and `TOKEN=…` on
-# the next line, `Client("AC…", "…")`): 32 hex characters standing alone
-_TWILIO_TOKEN = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
+# An auth token near an Account SID: 32 hex characters given as a token (`AUTH_TOKEN=…`,
+# `auth_token = "…"`, `"authToken": "…"`) or right after the SID (`-u AC…:token`,
+# `Client("AC…", "…")`). Other 32-hex runs near it (a checksum, a Sentry DSN key, a
+# request id) are not its token.
+_HEX32 = r"[\"']?[0-9a-f]{32}(?![0-9A-Za-z])"
+_TWILIO_TOKEN = re.compile(rf"(?i:token)[\"']?\s*[=:]\s*{_HEX32}")
 TOKEN_WITHIN = 400  # characters around an Account SID its auth token is looked for in
 # Hosts a default password is harmless on: this machine, or a container's service name
 # (`db`, `postgres`: no dot) in a compose file or a CI job
-_LOCAL_HOST = re.compile(r"@(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|[A-Za-z0-9_-]+)(?=[:/?#\s]|$)")
+_LOCAL_HOST = re.compile(
+    r"@(?:localhost|127(?:\.\d{1,3}){3}|\[::1\]|host\.docker\.internal|[A-Za-z0-9_-]+)"
+    r"(?![A-Za-z0-9_-])(?!\.[A-Za-z0-9])"  # the host ends here (a period may end the sentence)
+)
+# AWS's documentation keys end in EXAMPLE (ids) or EXAMPLEKEY (secrets); a token that goes
+# on with letters or digits after it is not one of them
+_EXAMPLE = re.compile(r"EXAMPLE(?:KEY)?(?![A-Za-z0-9])")
 KEY_WITHIN = 400  # characters after a private key's header its material starts within
 # A key's material: a line of base64 only (quoted or indented, as pasted), or a run of
 # base64 no word is as long as (a key in a JSON string or an environment variable, "\n"
@@ -259,7 +268,7 @@ def _example(
     private key's header with no key after it (a header named in prose), a Twilio Account
     SID with no auth token near it (`AC…`, an id that every API URL carries)."""
     whole = token.group() if token is not None else found.group()
-    if whole.endswith(("EXAMPLE", "EXAMPLEKEY")) or _JWT_IO_SAMPLE in whole:
+    if _EXAMPLE.search(whole) or _JWT_IO_SAMPLE in whole:
         return True
     if isinstance(plugin, BasicAuthDetector):  # a default pair, on a local host only
         user = _USER.search(text, max(0, found.start() - MAX_USER), found.start())
@@ -268,7 +277,8 @@ def _example(
     if isinstance(plugin, TwilioKeyDetector):  # an Account SID is an id, in every API URL,
         # unless its auth token is near; API keys (SK…) always count
         near = text[max(0, found.start() - TOKEN_WITHIN) : found.end() + TOKEN_WITHIN]
-        return whole.startswith("AC") and _TWILIO_TOKEN.search(near.replace(whole, " ")) is None
+        after = re.compile(rf"{re.escape(found.group())}[\"']?\s*[:,]\s*{_HEX32}")
+        return whole.startswith("AC") and not (_TWILIO_TOKEN.search(near) or after.search(near))
     if isinstance(plugin, PrivateKeyDetector):
         return _KEY_MATERIAL.search(text, found.end(), found.end() + KEY_WITHIN) is None
     return False

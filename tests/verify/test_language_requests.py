@@ -41,7 +41,9 @@ def test_a_short_chinese_answer_to_an_english_question_is_told_apart() -> None:
 
 def test_a_chinese_question_answered_in_japanese_is_the_wrong_language() -> None:
     """Japanese may ask in kanji alone, so a Han-only question does not rule out a Japanese
-    answer; but one with characters only Chinese writes does."""
+    answer; but one the model reads as Chinese does (the three Chinese ones and the
+    Japanese 没収 were written by a blind review: a list of Chinese-only characters missed
+    the first and failed the last)."""
     japanese = (
         "バックアップは毎日午前3時に取得され、30日間保持されます。"
         "復元手順は運用手順書をご確認ください。"
@@ -49,3 +51,7 @@ def test_a_chinese_question_answered_in_japanese_is_the_wrong_language() -> None
     chinese = "请问我们的数据库备份策略是怎样的？"
     assert "WRONG_LANGUAGE" in verify(japanese, question=chinese).codes
     assert "WRONG_LANGUAGE" not in verify(japanese, question="障害対応手順?").codes
+    for han_only in ("新员工入职需要准备哪些材料？", "生产环境部署流程？", "資料庫備份多久一次？"):
+        assert "WRONG_LANGUAGE" in verify(japanese, question=han_only).codes, han_only
+    for kanji_only in ("経費精算締切日?", "没収品保管場所及返却手順?"):
+        assert "WRONG_LANGUAGE" not in verify(japanese, question=kanji_only).codes, kanji_only

@@ -54,6 +54,17 @@ LOOK_ALIKES = {
     "default": "In CI: `DATABASE_URL: postgres://postgres:postgres@localhost:5432/postgres`.",
     "header": "A PEM private key starts with `-----BEGIN RSA PRIVATE KEY-----`.",
     "account sid": "POST to `/2010-04-01/Accounts/AC3e2293ba22c81f874856aaac232ad0a1/Messages`.",
+    # found by a blind review (each failed before its fix): a default pair's host ends at a
+    # quote, a comma, a bracket or a sentence's period; AWS's example id inside a SigV4
+    # credential; an Account SID beside a checksum or a DSN key, not its token
+    "default quoted": "`create_engine('postgresql://postgres:postgres@localhost')`",
+    "default in prose": "Use postgres://postgres:postgres@localhost, then migrate.",
+    "default at the end": "Connect with amqp://guest:guest@localhost.",
+    "default on the host": "From a container: postgres://postgres:postgres@host.docker.internal:5432",
+    "aws docs sigv4": "Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request",
+    "aws docs end": "The docs use the placeholder key id AKIAIOSFODNN7EXAMPLE.",
+    "sid and checksum": "TWILIO_ACCOUNT_SID=AC3e2293ba22c81f874856aaac232ad0a1, and check the "
+    "CLI's archive: `9f86d081884c7d659a2feaa0c55ad015  twilio-cli-5.16.0.tar.gz`.",
 }
 
 
