@@ -107,13 +107,13 @@ def _chat(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _metrics(args: argparse.Namespace, settings: Settings) -> int:
-    from app.metrics.window import MetricsError, parse_window  # noqa: PLC0415 (no SDK)
+    from app.metrics.window import MetricsError, parse_window, top_codes  # noqa: PLC0415
 
     try:
-        window = parse_window(args.since)
+        window, top = parse_window(args.since), top_codes(args.top)
         from app.metrics.command import run  # noqa: PLC0415 (Langfuse's SDK: once it is good)
 
-        return run(settings, window, sys.stdout, args.top)
+        return run(settings, window, sys.stdout, top)
     except MetricsError as exc:
         print(f"Cannot report metrics: {exc}.", file=sys.stderr)
         return 2

@@ -24,7 +24,7 @@ NO_KEY = (
 
 async def chat(settings: Settings, out: TextIO = sys.stdout) -> int:
     """Read messages from stdin until EOF; print each answer and one line per attempt."""
-    if settings.anthropic_api_key is None:
+    if settings.needs_api_key:
         print(NO_KEY, file=sys.stderr)
         return 2
     from app.agent.loop import Deps  # noqa: PLC0415 (the agent: see above)

@@ -25,7 +25,7 @@ def credential_problems(settings: Settings) -> list[str]:
         problems.append("SLACK_APP_TOKEN (an app-level token starting with xapp-)")
     if app_token is None and settings.slack_signing_secret is None:
         problems.append("SLACK_APP_TOKEN for Socket Mode, or SLACK_SIGNING_SECRET for HTTP mode")
-    if settings.anthropic_api_key is None:
+    if settings.needs_api_key:
         problems.append("ANTHROPIC_API_KEY")
     return problems
 

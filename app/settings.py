@@ -139,6 +139,12 @@ class Settings(BaseSettings):
     def _blank_is_unset(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
 
+    @property
+    def needs_api_key(self) -> bool:
+        """Whether the model is asked without its key: ANTHROPIC_API_KEY is unset on
+        Anthropic's API (Bedrock and Vertex AI authenticate with their clouds' own)."""
+        return self.anthropic_provider == "anthropic" and self.anthropic_api_key is None
+
     @model_validator(mode="after")
     def _vertex_has_a_place(self) -> Settings:
         """Vertex serves Claude per project and region; the SDK has no default region, and

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from app.health import credential_problems
+from app.settings import load_settings
 from tests.entry import run_main
 from tests.fakes.server import free_port
 from tests.isolation import process_env
@@ -62,6 +64,10 @@ MISTAKES = {
         ("metrics", "--since", "seven days"),
         "Cannot report metrics: --since takes a number and m, h, d or w (e.g. 7d), not "
         "'seven days'.",
+    ),
+    "metrics --top 0": Mistake(
+        ("metrics", "--top", "0"),
+        "Cannot report metrics: --top takes a number of codes, 1 or more.",
     ),
     "collect --since 0d": Mistake(
         ("collect", "--feedback", "--since", "0d"),
@@ -135,3 +141,28 @@ def test_a_bad_setting_is_one_line_for_every_command(
     assert done.err.startswith("Invalid settings: RESPONSE_FORMAT: ")
     assert done.err.endswith(". See .env.example.\n") and done.err.count("\n") == 1
     assert "html" not in done.err  # a value is never shown: it may be a secret
+
+
+@pytest.mark.parametrize(
+    ("provider", "missing"),
+    [
+        ({}, True),
+        ({"anthropic_provider": "bedrock"}, False),
+        (
+            {
+                "anthropic_provider": "vertex",
+                "cloud_ml_region": "us-east5",
+                "anthropic_vertex_project_id": "p",
+            },
+            False,
+        ),
+    ],
+)
+def test_only_anthropics_api_needs_its_key(provider: dict[str, str], missing: bool) -> None:
+    """Bedrock and Vertex AI authenticate with their clouds: the bot, `chat` and `eval`
+    ask for ANTHROPIC_API_KEY only on Anthropic's API."""
+    settings = load_settings(
+        _env_file=None, slack_bot_token="xoxb-1", slack_signing_secret="s", **provider
+    )
+    assert settings.needs_api_key is missing
+    assert ("ANTHROPIC_API_KEY" in credential_problems(settings)) is missing

@@ -19,7 +19,7 @@ from langfuse.api import LangfuseAPI
 
 from app.metrics.api import Reader, client
 from app.metrics.command import render, run
-from app.metrics.report import Report, questions
+from app.metrics.report import Report, questions, report
 from app.metrics.window import MetricsError, parse_window
 from tests.conftest import Bot
 from tests.entry import run_main
@@ -108,7 +108,8 @@ def test_scripted_metrics_response(make_settings: Any, fake_langfuse: FakeLangfu
     assert table[4].split() == ["OFF_TOPIC", "20", "10.0%", "0", "15", "5", "0"]
 
     views = [query["view"] for query in fake_langfuse.queries]
-    assert views == ["scores-boolean", "scores-numeric", "scores-categorical"]
+    categorical = ["scores-categorical", "scores-categorical"]  # the last: triage, apart
+    assert views == ["scores-boolean", "scores-numeric", *categorical]
     for query in fake_langfuse.queries:
         start = datetime.fromisoformat(query["fromTimestamp"])
         end = datetime.fromisoformat(query["toTimestamp"])
@@ -254,8 +255,8 @@ def test_every_api_gives_the_same_figures(make_settings: Any, fake_langfuse: Fak
     assert "messages                     251" in reports["v4"]
     # v1 has no scores-boolean view: BOOLEAN scores are asked of scores-numeric
     views = [query["view"] for query in fake_langfuse.queries]
-    assert views[3:] == ["scores-numeric", "scores-numeric", "scores-categorical"]
-    assert fake_langfuse.queries[3]["filters"][2] == {
+    assert views[4:] == ["scores-numeric", "scores-numeric", *["scores-categorical"] * 2]
+    assert fake_langfuse.queries[4]["filters"][2] == {
         "column": "dataType",
         "operator": "any of",
         "value": ["BOOLEAN"],
@@ -303,7 +304,7 @@ def test_a_v3_server_is_asked_the_metrics_api_v1(
     fake_langfuse.version = "v3"
     out = io.StringIO()
     assert run(settings_for(make_settings, fake_langfuse), parse_window("7d"), out) == 0
-    assert fake_langfuse.asked == ["/api/public/v2/metrics"] + ["/api/public/metrics"] * 3
+    assert fake_langfuse.asked == ["/api/public/v2/metrics"] + ["/api/public/metrics"] * 4
     assert "From the Langfuse Metrics API v1 (Metrics API v2 not offered" in out.getvalue()
 
 
@@ -451,3 +452,18 @@ def test_help_channels_are_reported_when_nothing_was_answered() -> None:
     text = render(left)
     assert "No answered messages in this window." in text
     assert "taken 0, left alone 50 (unavailable 40, statement 5, thanks 5)" in text
+
+
+def test_help_channels_that_cannot_be_read_leave_the_rates_standing() -> None:
+    """Triage's scores are asked last and apart: a busy help channel past the scores
+    API's bounds costs its own line, not the report."""
+
+    def ask(question: Any) -> list[dict[str, Any]]:
+        if question.names == ("triage",):
+            raise MetricsError("reading scores took over 120 s: try a shorter --since")
+        return ROWS[question.view]
+
+    made = report(ask, timedelta(days=7), "production")
+    text = render(made)
+    assert "verified_message_rate        96.3%" in text
+    assert "help channels                not read: reading scores took over 120 s" in text

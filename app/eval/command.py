@@ -121,6 +121,7 @@ async def _local(runner: Runner, items: Sequence[Item], concurrency: int, bar: B
         raise
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+        interrupt.stop()  # the run has stopped: closing the clients is not cancelled
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(CLOSE_WITHIN):
                 await runner.aclose()
@@ -139,12 +140,19 @@ class _Interrupt:
     def __init__(self, run: asyncio.Task[object] | None) -> None:
         self.run = run
         self.asked = False
+        self._again: asyncio.TimerHandle | None = None
 
     def __call__(self) -> None:
         self.asked = True
         if self.run is not None and not self.run.done():
             self.run.cancel()
-            asyncio.get_running_loop().call_later(AGAIN, self)
+            self._again = asyncio.get_running_loop().call_later(AGAIN, self)
+
+    def stop(self) -> None:
+        """The run has stopped: no cancellation comes after this."""
+        self.run = None
+        if self._again is not None:
+            self._again.cancel()
 
 
 def _status(summaries: Sequence[Summary], threshold: float | None, out: TextIO) -> int:

@@ -95,9 +95,7 @@ def plan(
 def _check_keys(made: Plan, settings: Settings) -> None:
     """The keys the plan needs: Anthropic's (on Anthropic's API), and Langfuse's for a
     Langfuse dataset."""
-    if any(
-        s.anthropic_provider == "anthropic" and s.anthropic_api_key is None for _, s, _ in made.runs
-    ):
+    if any(s.needs_api_key for _, s, _ in made.runs):
         raise EvalError("ANTHROPIC_API_KEY is not set: the evaluation asks the real model")
     if made.local is None and None in (settings.langfuse_public_key, settings.langfuse_secret_key):
         raise EvalError(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TextIO
 
 from app.metrics.report import BUSY_LIMIT, TARGET, Report, decimal, fetch, percent
-from app.metrics.window import MetricsError
+from app.metrics.window import top_codes
 from app.settings import Settings
 
 __all__ = ["render", "run"]
@@ -76,8 +76,7 @@ def run(settings: Settings, window: timedelta, out: TextIO, top: int = 10) -> in
     """Print the report of the last `window`. Exit status: 0, 1 when the verified rate is
     under target or too many messages got the busy reply (for cron or CI alerts), 2 when
     no report was made."""
-    if top < 1:
-        raise MetricsError("--top takes a number of codes, 1 or more")
+    top = top_codes(top)
     made = fetch(settings, window)
     print(render(made, top), file=out)
     return 1 if made.alert else 0
@@ -89,6 +88,8 @@ def _stamp(moment: datetime) -> str:
 
 def _help_channels(report: Report) -> list[str]:
     """What help channels took and left alone (by category), if anything."""
+    if report.triage_unread is not None:
+        return [f"  help channels                not read: {report.triage_unread}"]
     if not report.triage:
         return []
     taken = report.triage.get("question", 0)

@@ -69,6 +69,7 @@ class Report:
     patterns: tuple[Pattern, ...] = ()
     judged_rate: float | None = None  # of delivered answers, the share the judge passed
     triage: Mapping[str, int] = field(default_factory=dict)  # help channels: by category
+    triage_unread: str | None = None  # why help channels' figures could not be read
     source: str = ""  # which Langfuse API answered
 
     @property
@@ -89,7 +90,8 @@ class Report:
 
 
 def questions(start: datetime, end: datetime, environment: str) -> dict[str, Ask]:
-    """The three questions behind a report."""
+    """The questions behind a report: three for the rates, the last for help channels
+    (asked last and apart: a busy help channel's many scores must not cost the rates)."""
 
     def ask(view: str, names: tuple[str, ...], by_value: bool, averaged: bool) -> Ask:
         return Ask(view, names, by_value, averaged, start, end, environment)
@@ -100,22 +102,27 @@ def questions(start: datetime, end: datetime, environment: str) -> dict[str, Ask
         ),
         "averages": ask("scores-numeric", ("attempts_to_verify", "quality_score"), False, True),
         "issues": ask(
-            "scores-categorical",
-            ("issue_code", "issue_outcome", "outcome", "triage"),
-            True,
-            False,
+            "scores-categorical", ("issue_code", "issue_outcome", "outcome"), True, False
         ),
+        "triage": ask("scores-categorical", ("triage",), True, False),
     }
 
 
 def report(ask: Query, since: timedelta, environment: str, now: datetime | None = None) -> Report:
     end = now or datetime.now(UTC)
     start = end - since
-    results = {name: ask(question) for name, question in questions(start, end, environment).items()}
+    asked = questions(start, end, environment)
+    triage = asked.pop("triage")
+    results = {name: ask(question) for name, question in asked.items()}
     rates = {row.get("name"): row for row in results["rates"]}
     averages = {row.get("name"): row for row in results["averages"]}
     counts: dict[str, dict[str, int]] = {}
-    for row in results["issues"]:
+    unread = None
+    try:
+        results["triage"] = ask(triage)
+    except MetricsError as exc:  # help channels' figures only: the rates stand
+        results["triage"], unread = [], str(exc)
+    for row in [*results["issues"], *results["triage"]]:
         name, value = str(row.get("name")), str(row.get("stringValue"))
         counts.setdefault(name, {})[value] = int(_number(row, "count_count") or 0)
     outcomes = counts.get("outcome", {})
@@ -134,6 +141,7 @@ def report(ask: Query, since: timedelta, environment: str, now: datetime | None 
         patterns=_patterns(counts.get("issue_code", {}), counts.get("issue_outcome", {})),
         judged_rate=_number(rates.get("judged"), "avg_value"),
         triage=counts.get("triage", {}),
+        triage_unread=unread,
     )
 
 

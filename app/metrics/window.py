@@ -1,6 +1,6 @@
 """The window a report covers, as the command line writes it ("90m", "24h", "7d", "2w"),
-and the error that says one line to the user. Nothing here imports the Langfuse SDK: a
-mistyped window is told at once."""
+how many codes it lists, and the error that says one line to the user. Nothing here
+imports the Langfuse SDK: a mistyped argument is told at once."""
 
 from __future__ import annotations
 
@@ -29,3 +29,10 @@ def parse_window(text: str) -> timedelta:
     if window > MAX_WINDOW:
         raise MetricsError("--since reaches back at most 10 years")
     return window
+
+
+def top_codes(top: int) -> int:
+    """--top: how many issue codes the report lists (1 or more)."""
+    if top < 1:
+        raise MetricsError("--top takes a number of codes, 1 or more")
+    return top

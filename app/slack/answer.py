@@ -58,7 +58,7 @@ class Answering:
             if job.tries > MAX_TRIES:
                 log.error("message taken %d times without an answer: failure message", job.tries)
                 if message.unasked:  # never triaged: left alone, not a failed answer
-                    self._left(message, Decision("unavailable", "rules", 0.0))
+                    self._left(message, Decision("unavailable", "tries", 0.0))
                     return
                 await tell_failure(self.client, message)
                 self.telemetry.failed(message.ids, "tries_exhausted")
@@ -120,7 +120,6 @@ class Answering:
     def _left(self, message: Message, decision: Decision) -> None:
         log.info("help channel: message left alone (%s, by %s)", decision.category, decision.by)
         with self.telemetry.trace(message.ids) as trace:
-            trace.left = True
             decision.tell(trace)
 
 

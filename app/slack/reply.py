@@ -91,7 +91,7 @@ class Replying:
                 return
             if await self._answered_by_people(message):
                 log.info("help channel: people answered while Vouch drafted: nothing posted")
-                trace.left, trace.triage = True, "answered"
+                trace.triage = "answered"  # left to them: not in the rates
                 return
             with trace.observe("slack.deliver", "span", format=message.dialect) as delivery:
                 try:

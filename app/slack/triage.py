@@ -38,6 +38,7 @@ from app.slack.gather import limits_of
 from app.slack.history import ThreadHistory
 from app.slack.message import Message
 from app.telemetry import Trace
+from app.verify.scan import CJK
 from app.work.budget import Budgets
 
 log = logging.getLogger("vouch.slack")
@@ -46,7 +47,7 @@ Category = Literal["empty", "announcement", "to_person", "thanks", "greeting", "
 # Every category a decision can carry: the first pass's, the thread's, the model's, and
 # `unavailable` (the model gave no decision: left alone).
 Decided = Category | question.Category | Literal["answered", "unavailable"]
-By = Literal["rules", "thread", "model"]
+By = Literal["rules", "thread", "model", "tries"]  # tries: taken too often to triage
 
 SHORT = 8  # words: at most this, a thanks or a greeting is all the message says
 DEADLINE = 30.0  # seconds the model has to decide, retries included
@@ -58,7 +59,7 @@ _ENTITY = re.compile(r"<[^<>\n]*>")
 _ADDRESSEE = re.compile(r"<(?:@[UW][A-Z0-9]+|!subteam\^[A-Z0-9]+)(?:\|[^>]*)?>")
 _EMOJI = re.compile(r":[a-z0-9_+'-]+:")
 _WORD = re.compile(r"\w+(?:['’]\w+)*")
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK = re.compile(f"[{CJK}]")
 _QUESTION = re.compile("[?？¿]")
 _GREETING_WORDS = (
     "hi hey hello hiya yo morning evening afternoon all everyone folks team guys people "

@@ -74,7 +74,12 @@ class Trace:
         self.stopped = False  # the user pressed stop on the streamed answer
         self.over_budget: str | None = None  # which budget the message was past (no answer)
         self.triage: str | None = None  # an unasked message's triage category (help channels)
-        self.left = False  # an unasked message left alone: no outcome, not in the rates
+
+    @property
+    def left(self) -> bool:
+        """An unasked message left alone (any category but `question`): no outcome, not
+        in the rates."""
+        return self.triage not in (None, "question")
 
     def stage(self, stage: Stage, attempt: int, total: int) -> None:
         return None  # the trace has a span per call and check; the stage is the status line's

@@ -20,6 +20,7 @@ import pytest
 from app.eval import command as evaluation
 from app.eval.dataset import DatasetError, Item, read_jsonl
 from app.eval.plan import plan
+from app.eval.progress import Bar
 from app.eval.run import Result, run_all
 from app.eval.summary import percentile
 from app.settings import Settings
@@ -422,3 +423,30 @@ def test_ctrl_c_mid_run_stops_at_once_with_one_line(
         process.kill()
     assert process.returncode == 130
     assert "Traceback" not in err and "verified" not in out
+
+
+class _SlowToClose:
+    """A runner whose items never finish and whose clients take `close` seconds to close."""
+
+    def __init__(self, close: float) -> None:
+        self.close, self.closed = close, False
+
+    async def run(self, item: Item) -> Result:
+        await asyncio.sleep(60)
+        raise AssertionError("never reached")
+
+    async def aclose(self) -> None:
+        await asyncio.sleep(self.close)
+        self.closed = True
+
+
+async def test_ctrl_c_ends_a_run_with_keyboardinterrupt_even_when_closing_takes_a_while() -> None:
+    """The re-cancellation after Ctrl-C stops once the run has stopped: closing the
+    clients (here 1.5 s, past the next re-cancellation) is not cancelled, and the command
+    ends as Ctrl-C does (KeyboardInterrupt: exit 130), not with a CancelledError."""
+    runner = _SlowToClose(close=1.5)
+    loop = asyncio.get_running_loop()
+    loop.call_later(0.1, lambda: signal.raise_signal(signal.SIGINT))
+    with pytest.raises(KeyboardInterrupt):
+        await evaluation._local(runner, [Item("a", "q?")], 1, Bar(1, "run", io.StringIO()))  # type: ignore[arg-type]
+    assert runner.closed
