@@ -21,10 +21,12 @@ from app.knowledge.retrieve import Knowledge
 from app.telemetry import Telemetry
 from tests.fakes.anthropic import (
     Cite,
+    Fail,
     FakeAnthropic,
     Reply,
     ToolCall,
     cited,
+    decided,
     judgement,
     search_results,
     tool_use,
@@ -32,7 +34,7 @@ from tests.fakes.anthropic import (
 from tests.fakes.langfuse import FakeLangfuse
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault, permalink
 from tests.knowledge.grounding import in_turn
-from tests.slack.bolt import dispatch, make_app, mention, replied
+from tests.slack.bolt import dispatch, make_app, mention, message, replied, settle
 from tests.test_telemetry import GOOD, UNCLOSED
 
 
@@ -305,3 +307,54 @@ async def test_a_pasted_credential_is_never_echoed_logged_or_sent_to_langfuse(
     assert token not in log_output.getvalue()
     codes = [s["value"] for s in fake_langfuse.scores_named("issue_code")]
     assert codes == ["SECRET"]
+
+
+async def test_help_channel_triage_leaves_no_content_in_langfuse_or_logs(
+    langfuse_settings: Any,
+    *,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+    log_output: io.StringIO,
+    tmp_path: Path,
+) -> None:
+    """Messages nobody addressed to Vouch: one taken and answered, one the model leaves,
+    one it cannot decide on, one the first pass leaves. Their words reach the model (and
+    the answer, Slack) and no byte sent to Langfuse, no log line."""
+    planted = {kind: canary(kind) for kind in ("taken", "left", "failed", "thanks", "answer")}
+    channels = tmp_path / "channels.yml"
+    channels.write_text("channels:\n  C0HELP:\n    help_channel: true\n")
+    fake_anthropic.push(Reply(f"{GOOD} ({planted['answer']})"))
+    fake_anthropic.triage(
+        decided("question"), decided("statement"), Fail(400, "invalid_request_error")
+    )
+    settings = langfuse_settings(channels_file=channels)
+    telemetry = Telemetry.from_settings(settings)
+    app = make_app(settings, telemetry=telemetry)
+    texts = {
+        "taken": f"how do I deploy billing {planted['taken']}?",
+        "left": f"we deployed billing today {planted['left']}",
+        "failed": f"anyone seen {planted['failed']} before?",
+        "thanks": f"thanks {planted['thanks']}!",
+    }
+    for n, text in enumerate(texts.values()):
+        await dispatch(app, message(text, f"401.00000{n}", "C0HELP"))
+        await settle(fake_slack)
+    assert await telemetry.flush()
+    await telemetry.close()
+
+    to_model = b"".join(fake_anthropic.raw) + json.dumps(fake_anthropic.triage_requests).encode()
+    for kind in ("taken", "left", "failed"):
+        assert planted[kind].encode() in to_model, kind  # they went through the system …
+    assert planted["answer"] in fake_slack.of("chat.postMessage")[0]["text"]
+    assert sorted(s["value"] for s in fake_langfuse.scores_named("triage")) == [
+        "question",
+        "statement",
+        "thanks",
+        "unavailable",
+    ]
+    to_langfuse = b"\n".join(fake_langfuse.received)  # … and left through neither
+    log_text = log_output.getvalue()
+    for kind, value in planted.items():
+        assert value.encode() not in to_langfuse, kind
+        assert value not in log_text, kind
