@@ -175,6 +175,7 @@ def build(
             search=settings.slack_search,
             receipts=settings.check_receipt,
         ),
+        conversations=conversations,
         triaging=Triaging(
             client=client,
             threads=threads,

@@ -16,7 +16,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.errors import label
 from app.logs import traced
+from app.slack.conversations import Conversations
+from app.slack.deliver import tell_privately
 from app.slack.drain import InFlight
+from app.slack.events import SHORTCUT_EVENT
 from app.slack.gather import Gathering
 from app.slack.history import ThreadHistory, joined_unasked
 from app.slack.message import Message, Reading, tell_failure
@@ -28,6 +31,14 @@ from app.work.store import Job
 
 log = logging.getLogger("vouch.slack")
 MAX_TRIES = 3  # takes of one message before its user is told it cannot be answered
+NOT_IN = (
+    "I'm not in this conversation, so I can't answer there. Add me to it "
+    "(`/invite @Vouch`), then ask again."
+)
+NO_TEXT = (
+    "That message has no text I can answer. Mention me in its thread and say what you'd "
+    "like to know."
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,6 +50,7 @@ class Answering:
     gathering: Gathering
     replying: Replying
     triaging: Triaging  # help channels: whether an unasked message is taken
+    conversations: Conversations  # is Vouch in a shortcut's conversation
     telemetry: Telemetry
     inflight: InFlight
 
@@ -85,6 +97,8 @@ class Answering:
     async def _taken(self, message: Message) -> tuple[Message, Decision | None] | None:
         """Whether a message is drafted (as what, and how it was triaged, when unasked),
         or left alone (None): help channels' follow-ups and unasked messages decide here."""
+        if message.event.get("type") == SHORTCUT_EVENT and not await self._can_answer(message):
+            return None
         if message.follow_up and message.here.help_channel:
             helped = await self._in_help_thread(message)
             if helped is None:
@@ -94,6 +108,23 @@ class Answering:
         if triaged is not None and not triaged.take:
             return None
         return message, triaged
+
+    async def _can_answer(self, message: Message) -> bool:
+        """Whether a shortcut's message can be answered where it is: it has text, and
+        Vouch is in its conversation (Slack would refuse the answer, after the model's
+        work). If not, the person who clicked is told, privately, what to do instead."""
+        channel = message.target.channel
+        if not message.text.strip():
+            why, said = "no text", NO_TEXT
+        elif await self.conversations.outside(channel):
+            why, said = "not in the conversation", NOT_IN
+        else:
+            return True
+        log.info("shortcut not answered (%s): the person who clicked is told", why)
+        url = message.event.get("response_url")
+        if isinstance(url, str):
+            await tell_privately(url, said)
+        return False
 
     async def _in_help_thread(self, message: Message) -> Message | None:
         """A follow-up in a help channel: in a thread Vouch joined unasked, only the asker's

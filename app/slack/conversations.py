@@ -42,6 +42,7 @@ class Place:
     shared: bool  # with other workspaces or organisations in any way (or about to be)
     external: bool  # with another organisation: Slack Connect (or about to be)
     user: str = ""  # an im's person (the one who is not the bot)
+    member: bool = True  # Vouch is in it (`is_member`; absent: taken as in)
 
 
 def place_of(channel: dict[str, Any]) -> Place | None:
@@ -70,6 +71,7 @@ def place_of(channel: dict[str, Any]) -> Place | None:
         shared,
         external,
         user if isinstance(user, str) else "",
+        channel.get("is_member") is not False,
     )
 
 
@@ -129,6 +131,14 @@ class Conversations:
         `channel_not_found` means both); False when it described it or did not answer."""
         found = await self._places.get(channel, lambda: self._info(channel))
         return isinstance(found, Absent)
+
+    async def outside(self, channel: str) -> bool:
+        """Whether Vouch is not in the conversation, as far as Slack says: it says there
+        is none Vouch may know of, or that Vouch is not a member. Unknown is not outside."""
+        if await self.absent(channel):
+            return True
+        place = await self.place(channel)
+        return place is not None and not place.member
 
     async def members(self, channel: str) -> frozenset[str] | None:
         """Who is in it (user ids); None when Slack did not say all of them."""

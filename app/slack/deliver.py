@@ -13,7 +13,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from app.agent.outcome import Outcome
 from app.errors import label
@@ -319,3 +321,21 @@ def _buttons(reference: str, checked: str = "", person: str = "") -> list[dict[s
             ],
         },
     ]
+
+
+PRIVATE_TIMEOUT = 10  # seconds a response_url gets to take a message
+
+
+async def tell_privately(url: str, text: str) -> None:
+    """A message only the person behind an interaction sees, through its `response_url`
+    (Slack takes one for 30 minutes, 5 times; no membership needed). Failing to is logged
+    by status or type, never with the URL (it is a credential for that person's view)."""
+    try:
+        response = await AsyncWebhookClient(url, timeout=PRIVATE_TIMEOUT).send(
+            text=text, response_type="ephemeral"
+        )
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        log.warning("private reply not sent: %s", type(exc).__name__)
+        return
+    if response.status_code != 200:
+        log.warning("private reply refused: HTTP %d", response.status_code)

@@ -196,6 +196,8 @@ def shortcut_event(body: Mapping[str, Any]) -> dict[str, Any] | Dropped:
     }
     if message.get("files"):
         event["files"] = message["files"]
+    if isinstance(body.get("response_url"), str):  # to tell the clicker privately
+        event["response_url"] = body["response_url"]
     return event
 
 

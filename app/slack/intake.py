@@ -77,6 +77,7 @@ STORED = (
     "action_token",  # the same, where an event carries it at the top
     "author",  # a shortcut's: who wrote the message asked about
     "key_ts",  # a shortcut's: the ts it is recorded under (its action_ts)
+    "response_url",  # a shortcut's: where to tell the clicker privately (30 minutes)
 )
 
 

@@ -14,8 +14,14 @@ What a reading assistant needs, as strict as the method references (docs.slack.d
   `latest`/`oldest` bounds (exclusive unless `inclusive`), `limit` (at most 999) and a cursor;
   with `latest=ts, inclusive=true, limit=1` it reads that one message.
 - Membership (`joined`; None, the default, means every conversation): reading history or
-  replies of a public channel the bot is not in is not_in_channel; of any other conversation
-  it is not in, channel_not_found (Slack does not reveal private conversations).
+  replies of, or posting or streaming into (chat:write without chat:write.public), a public
+  channel the bot is not in is not_in_channel; any other conversation it is not in,
+  channel_not_found (Slack does not reveal private conversations).
+- An interaction's `response_url` (`response_url()` issues one, as Slack puts it in a
+  shortcut's payload): a POSTed JSON message with `text` or `blocks`, `response_type`
+  ephemeral or in_channel; Slack takes at most 5 within 30 minutes (past them the fake
+  answers 404 "used_url" / "expired_url": an assumption, the docs name no status); kept in
+  `responses`.
 - `assistant.search.context` (Real-time Search), only where the workspace allows it
   (`rts = True`; otherwise the fake does not serve it: unknown_method). A bot token must pass
   an `action_token` from a message event (`action_token()` issues one); the scopes are
@@ -49,6 +55,7 @@ import functools
 import hashlib
 import hmac
 import json
+import secrets
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -132,6 +139,8 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "conversations.info": tuple(READ_SCOPES.values()),  # and the one of its type
     "conversations.members": tuple(READ_SCOPES.values()),
 }
+RESPONSE_URL_USES = 5  # "up to five times within 30 minutes" of the interaction
+RESPONSE_URL_SECONDS = 1800
 STOPPED_BY_USER = "stopped_by_user"  # a stream's answer once the user pressed stop
 
 
@@ -226,6 +235,33 @@ class FakeSlack(LoopbackServer):
     # What Real-time Search finds, whatever the query (it ranks by meaning, not by the
     # query's words): (channel, ts) of messages the fake holds; None: word matching
     found: list[tuple[str, str]] | None = None
+    responses: list[dict[str, Any]] = field(default_factory=list)  # sent to response_urls
+    _response_urls: dict[str, tuple[float, int]] = field(default_factory=dict)  # issued, uses
+
+    def response_url(self) -> str:
+        """A response_url as a shortcut's payload carries it."""
+        key = f"T0001/{len(self._response_urls) + 1}/{secrets.token_hex(8)}"
+        self._response_urls[key] = (time.monotonic(), 0)
+        return f"{self.host}/response/{key}"
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        """POST to a response_url: a message for the person behind the interaction."""
+        key = request.match_info["key"]
+        issued = self._response_urls.get(key)
+        if issued is None or time.monotonic() - issued[0] > RESPONSE_URL_SECONDS:
+            return web.Response(status=404, text="expired_url")
+        if issued[1] >= RESPONSE_URL_USES:
+            return web.Response(status=404, text="used_url")
+        try:
+            body = await request.json()
+        except ValueError:
+            return web.Response(status=400, text="invalid_payload")
+        kind = body.get("response_type", "ephemeral") if isinstance(body, dict) else None
+        if kind not in ("ephemeral", "in_channel") or not (body.get("text") or body.get("blocks")):
+            return web.Response(status=400, text="invalid_payload")
+        self._response_urls[key] = (issued[0], issued[1] + 1)
+        self.responses.append(body)
+        return web.Response(text="ok")
 
     def fail(self, method: str, *faults: Fault) -> None:
         self.faults[method].extend(faults)
@@ -255,6 +291,8 @@ class FakeSlack(LoopbackServer):
         self.missing.clear()
         self.groups.clear()
         self.found = None
+        self.responses.clear()
+        self._response_urls.clear()
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]
@@ -272,6 +310,7 @@ class FakeSlack(LoopbackServer):
     def routes(self, app: web.Application) -> None:
         app.router.add_route("*", "/api/{method}", self._handle)
         app.router.add_get("/link/", self.socket.connection)
+        app.router.add_post("/response/{key:.+}", self._respond)
         app.router.add_get("/files-pri/{key}/{name}", self._download)
         app.router.add_get("/files-pri/{key}/download/{name}", self._download)
 
@@ -725,6 +764,7 @@ class FakeSlack(LoopbackServer):
 
     def _chat_postMessage(self, params: dict[str, Any]) -> dict[str, Any]:
         check_message(params)
+        self._visible(params["channel"])
         return self._post(params)
 
     def _chat_postEphemeral(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -760,6 +800,7 @@ class FakeSlack(LoopbackServer):
     def _chat_startStream(self, params: dict[str, Any]) -> dict[str, Any]:
         """In a channel (anything but a DM) Slack needs to know whom the stream is for."""
         check_markdown(params)
+        self._visible(params["channel"])
         if self.kind(params["channel"]) != "im":
             for recipient in ("recipient_team_id", "recipient_user_id"):
                 if not params.get(recipient):

@@ -642,3 +642,35 @@ async def test_users_conversations_lists_what_the_bot_shares_with_a_person(
     fake_slack.scopes.discard("groups:read")
     with pytest.raises(SlackApiError, match="missing_scope"):
         await client.users_conversations(user="U1", types="private_channel")
+
+
+async def test_a_response_url_takes_five_messages_of_a_known_kind(fake_slack: FakeSlack) -> None:
+    url = fake_slack.response_url()
+    async with aiohttp.ClientSession() as session:
+
+        async def send(body: object, to: str = url) -> tuple[int, str]:
+            async with session.post(to, json=body) as response:
+                return response.status, await response.text()
+
+        assert await send({"text": "hi", "response_type": "shouted"}) == (400, "invalid_payload")
+        assert await send({"response_type": "ephemeral"}) == (400, "invalid_payload")
+        assert await send({"text": "x"}, to=url + "x") == (404, "expired_url")  # not issued
+        for _ in range(5):
+            assert await send({"text": "only you see this", "response_type": "ephemeral"}) == (
+                200,
+                "ok",
+            )
+        assert await send({"text": "a sixth"}) == (404, "used_url")
+    assert len(fake_slack.responses) == 5
+
+
+async def test_posting_needs_the_bot_in_the_conversation(fake_slack: FakeSlack) -> None:
+    """chat:write without chat:write.public: not_in_channel in a public channel the bot is
+    not in, channel_not_found in a private one or another person's DM."""
+    fake_slack.joined = {"C0IN"}
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    await client.chat_postMessage(channel="C0IN", text="hello")
+    for channel, error in (("C0OUT", "not_in_channel"), ("G0OUT", "channel_not_found")):
+        with pytest.raises(SlackApiError) as refused:
+            await client.chat_postMessage(channel=channel, text="hello")
+        assert refused.value.response["error"] == error

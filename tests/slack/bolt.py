@@ -74,7 +74,7 @@ def shortcut(
         "is_enterprise_install": False,
         "callback_id": "vouch_ask",
         "trigger_id": f"{next(_ids)}.1.abc",
-        "response_url": "https://hooks.slack.com/app/T0001/1/abc",
+        "response_url": "http://127.0.0.1:9/response/none",  # loopback, nothing listens
         "message_ts": asked["ts"],
         "message": {"type": "message", **asked},
     }

@@ -11,6 +11,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from app.slack.events import shortcut_event
 from app.work.store import Job
 from tests.fakes.anthropic import FakeAnthropic, Reply
@@ -114,6 +116,41 @@ async def test_a_click_taken_over_is_not_hidden_by_an_earlier_answer_to_the_mess
     assert isinstance(event, dict)
     await app.workers._answer(Job(f"{TEAM}:C0001:906.000090", event, tries=2))
     assert len(answers_in(fake_slack, "906.000001")) == 2
+
+
+@pytest.mark.parametrize(
+    ("channel", "asked", "said"),
+    [
+        ("C0OUT", ASKED, "I'm not in this conversation"),  # a public channel Vouch is not in
+        ("G0OUT", ASKED, "I'm not in this conversation"),  # a private one
+        ("D0OTHERS", ASKED, "I'm not in this conversation"),  # two other people's DM
+        ("C0001", {**ASKED, "text": "", "files": [{"id": "F0SHOT"}]}, "has no text"),
+    ],
+)
+async def test_what_cannot_be_answered_there_is_told_to_the_clicker_alone(
+    make_settings: Any,
+    *,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    channel: str,
+    asked: dict[str, Any],
+    said: str,
+) -> None:
+    """No model call, nothing in the channel: the person who clicked is told privately
+    (the shortcut's response_url) what to do instead."""
+    fake_slack.joined = {"C0001"}
+    fake_anthropic.default = Reply(GOOD)
+    app = make_app(make_settings())
+    click = shortcut(asked, "907.000090", channel=channel) | {
+        "response_url": fake_slack.response_url()
+    }
+    assert await interact(app, click) == 200
+    await until(lambda: bool(fake_slack.responses))
+    await settle(fake_slack)
+    [told] = fake_slack.responses
+    assert said in told["text"] and told["response_type"] == "ephemeral"
+    assert fake_anthropic.requests == []
+    assert not [c for c in fake_slack.calls if c.method.startswith(("chat.", "assistant."))]
 
 
 async def test_what_is_not_asked_gets_nothing(
