@@ -23,6 +23,9 @@ from tests.isolation import process_env
 HEAVY = ("anthropic", "langfuse", "slack_bolt", "slack_sdk", "fasttext", "app.agent", "app.verify")
 
 
+FREE_PORT = "a free port"  # picked when the test runs, not when the module is collected
+
+
 @dataclass(frozen=True)
 class Mistake:
     argv: tuple[str, ...]
@@ -77,7 +80,7 @@ MISTAKES = {
     "health with nothing listening": Mistake(
         ("health",),
         "unhealthy: URLError",
-        {"SLACK_SIGNING_SECRET": "s", "PORT": str(free_port())},
+        {"SLACK_SIGNING_SECRET": "s", "PORT": FREE_PORT},
         status=1,
     ),
 }
@@ -91,7 +94,9 @@ def test_a_mistake_is_one_line_before_any_heavy_import(tmp_path: Path, mistake: 
         capture_output=True,
         text=True,
         cwd=tmp_path,  # no .env here
-        env=process_env(**mistake.env),
+        env=process_env(
+            **{k: str(free_port()) if v == FREE_PORT else v for k, v in mistake.env.items()}
+        ),
         timeout=60,
         check=False,
     )

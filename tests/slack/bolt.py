@@ -156,6 +156,11 @@ async def replied(slack: FakeSlack, method: str = "chat.postMessage", count: int
     await settle(slack)
 
 
+def answers_in(slack: FakeSlack, thread: str) -> list[str]:
+    """The text of each message Vouch posted in the thread whose ts is `thread`."""
+    return [p["text"] for p in slack.of("chat.postMessage") if p.get("thread_ts") == thread]
+
+
 def final_texts(slack: FakeSlack) -> dict[str, str]:
     """The text each message ends with, by ts, after posts and updates."""
     texts = {}

@@ -20,6 +20,7 @@ from app.work.store import Job
 from tests.conftest import Bot
 from tests.fakes.anthropic import Fail, FakeAnthropic, Reply, decided
 from tests.fakes.langfuse import FakeLangfuse
+from tests.fakes.server import patience
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack
 from tests.slack.bolt import dispatch, make_app, mention, message, settle, until
 
@@ -271,7 +272,7 @@ async def test_a_thread_vouch_was_asked_into_takes_follow_ups_as_anywhere(
 async def test_people_answering_while_vouch_drafts_get_the_thread_to_themselves(
     make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, channels_file: Path
 ) -> None:
-    fake_anthropic.push(Reply(GOOD, delay=1.0))
+    fake_anthropic.push(Reply(GOOD, delay=patience(1.0)))  # time for the reply to land
     app = make_app(make_settings(channels_file=channels_file))
     await dispatch(app, message(QUESTION, "811.000001", HELP))
     await until(lambda: bool(fake_anthropic.requests))

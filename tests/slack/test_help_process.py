@@ -69,6 +69,7 @@ async def test_a_help_channel_answers_only_what_it_can_verify(
         assert await post_event(port, message(text, ts, HELP, user="U0DANA"), SIGNING_SECRET) == 200
     await until(lambda: bool(shown_in(fake_slack, stamps["question"])), timeout=20)
     await until(lambda: _tried(fake_anthropic), timeout=20)
+    await until(lambda: len(fake_anthropic.triage_requests) == 3, timeout=20)
     await settle(fake_slack, quiet=1.0)
 
     [answer] = [p for p in fake_slack.of("chat.postMessage") if p["channel"] == HELP]

@@ -28,6 +28,7 @@ from tests.fakes.slack import BOT_USER, FakeSlack
 from tests.redis_server import RedisServer, running_redis
 from tests.slack.bolt import (
     SIGNING_SECRET,
+    answers_in,
     dispatch,
     make_app,
     mention,
@@ -44,10 +45,6 @@ def answer_per_request() -> Callable[[dict[str, Any]], Reply]:
     """A distinct verified answer per model request, after a short think."""
     numbers = itertools.count(1)
     return lambda _: Reply(f"Answer {next(numbers)}: deploys take about 8 minutes.", delay=0.2)
-
-
-def answers_in(slack: FakeSlack, ts: str) -> list[str]:
-    return [p["text"] for p in slack.of("chat.postMessage") if p.get("thread_ts") == ts]
 
 
 async def instances(settings: Settings, url: str) -> AsyncIterator[Pair]:

@@ -20,6 +20,7 @@ from tests.fakes.server import patience, wait_healthy
 from tests.fakes.slack import BOT_USER, TEAM, FakeSlack, Fault
 from tests.slack.bolt import (
     SIGNING_SECRET,
+    answers_in,
     dispatch,
     interact,
     make_app,
@@ -33,10 +34,6 @@ from tests.slack.bolt import (
 
 GOOD = "Rotate it with `vault write -f pki/rotate`; clients pick it up within five minutes."
 ASKED = {"ts": "900.000001", "user": "U0ANA", "text": "how do we rotate the VPN certificate?"}
-
-
-def answers_in(slack: FakeSlack, thread: str) -> list[str]:
-    return [p["text"] for p in slack.of("chat.postMessage") if p.get("thread_ts") == thread]
 
 
 async def test_a_shortcut_answers_in_the_thread_of_the_message_it_asks_about(
