@@ -233,7 +233,12 @@ async def test_judge_fail_then_pass(make_settings: Any, fake_anthropic: FakeAnth
 
 
 @pytest.mark.parametrize(
-    "judge_reply", [Fail(500), Fail(400, "invalid_request_error"), Reply("not json at all")]
+    "judge_reply",
+    [
+        Fail(500),
+        Fail(400, "invalid_request_error"),
+        Reply('{"passed": true, "sco', stop_reason="max_tokens"),  # cut: no judgement
+    ],
 )
 async def test_judge_unreachable_fails_closed(
     make_settings: Any, fake_anthropic: FakeAnthropic, judge_reply: Any

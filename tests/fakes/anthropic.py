@@ -284,7 +284,8 @@ def refusal(body: dict[str, Any], fields: frozenset[str] = MESSAGE_FIELDS) -> Fa
         return Fail(
             content.status, "invalid_request_error", 0, content.message, details=content.details
         )
-    return None
+    schema = _schema_refused(body)
+    return Fail(400, "invalid_request_error", 0, schema) if schema is not None else None
 
 
 def _refused(body: dict[str, Any], fields: frozenset[str]) -> str | None:
@@ -309,6 +310,76 @@ def _refused(body: dict[str, Any], fields: frozenset[str]) -> str | None:
     return _thinking_sent_back(body)
 
 
+def _schema_refused(body: dict[str, Any]) -> str | None:
+    """Structured outputs take a JSON schema whose every object says
+    `additionalProperties: false` (the SDK's transform_schema writes it for that reason)."""
+    output = (body.get("output_config") or {}).get("format")
+    if output is None:
+        return None
+    if output.get("type") != "json_schema" or not isinstance(output.get("schema"), dict):
+        return "output_config.format: a json_schema with a schema is required"
+    for where, node in _objects(output["schema"], "schema"):
+        if node.get("additionalProperties") is not False:
+            return f"output_config.format.{where}: additionalProperties must be false"
+    return None
+
+
+def _objects(node: Any, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each object schema within a schema, with where it is."""
+    if not isinstance(node, dict):
+        return
+    if node.get("type") == "object":
+        yield where, node
+    for key in ("properties", "$defs", "definitions"):
+        for name, child in (node.get(key) or {}).items():
+            yield from _objects(child, f"{where}.{key}.{name}")
+    for key in ("items", "anyOf", "oneOf", "allOf"):
+        children = node.get(key)
+        for n, child in enumerate(children if isinstance(children, list) else [children]):
+            yield from _objects(child, f"{where}.{key}.{n}")
+
+
+def _off_schema(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> str | None:
+    """Where `value` breaks `schema` (types, enums, required and extra keys), or None: a
+    reply under structured outputs cannot (constrained decoding)."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        schema = (root.get("$defs") or root.get("definitions") or {}).get(name, {})
+    if "enum" in schema and value not in schema["enum"]:
+        return f"{value!r} is not one of {schema['enum']}"
+    wrong = _wrong_type(value, schema.get("type"))
+    if wrong is None and isinstance(value, dict):
+        wrong = _wrong_keys(value, schema, root)
+    if wrong is None and isinstance(value, list):
+        found = (_off_schema(item, schema.get("items") or {}, root) for item in value)
+        wrong = next((w for w in found if w is not None), None)
+    return wrong
+
+
+def _wrong_type(value: Any, kind: Any) -> str | None:
+    kinds = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+    numbers = {"integer": int, "number": (int, float)}
+    if kind in numbers and (isinstance(value, bool) or not isinstance(value, numbers[kind])):
+        return f"{value!r} is not an {kind}"
+    if kind in kinds and not isinstance(value, kinds[kind]):
+        return f"{value!r} is not a {kind}"
+    return None
+
+
+def _wrong_keys(value: dict[str, Any], schema: dict[str, Any], root: dict[str, Any]) -> str | None:
+    properties = schema.get("properties") or {}
+    missing = [k for k in schema.get("required") or () if k not in value]
+    closed = schema.get("additionalProperties") is False
+    extra = [k for k in value if k not in properties] if closed else []
+    if missing or extra:
+        return f"keys missing {missing} or not in the schema {extra}"
+    for key, item in value.items():
+        wrong = _off_schema(item, properties.get(key, {}), root)
+        if wrong:
+            return f"{key}: {wrong}"
+    return None
+
+
 def _thinking_sent_back(body: dict[str, Any]) -> str | None:
     """A thinking block sent back must be the model's own, signed, in an assistant turn."""
     for n, message in enumerate(body.get("messages", [])):
@@ -328,7 +399,21 @@ def misscripted(item: Reply, body: dict[str, Any]) -> str | None:
     return next(_mistakes(item, body), None)
 
 
+def _structured(item: Reply, body: dict[str, Any]) -> Iterator[str]:
+    """A whole structured reply (not one cut at max_tokens) that breaks its schema."""
+    output = (body.get("output_config") or {}).get("format") or {}
+    if not output.get("schema") or fitted(item, body)[2] == "max_tokens":
+        return
+    try:
+        wrong = _off_schema(json.loads(item.text), output["schema"], output["schema"])
+    except ValueError:
+        wrong = "not JSON"
+    if wrong is not None:
+        yield f"a structured reply off its schema: {wrong}"
+
+
 def _mistakes(item: Reply, body: dict[str, Any]) -> Iterator[str]:
+    yield from _structured(item, body)
     names = [tool["name"] for tool in body.get("tools") or []]
     choice = body.get("tool_choice") or {"type": "auto"}
     calls = [] if item.stop_reason != "tool_use" else list(item.tools)

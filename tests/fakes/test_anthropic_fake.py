@@ -9,6 +9,7 @@ from typing import Any
 import anthropic
 import pytest
 
+from app.agent import question
 from app.agent.model import make_client
 from tests.fakes.anthropic import (
     Cite,
@@ -17,6 +18,7 @@ from tests.fakes.anthropic import (
     Reply,
     ToolCall,
     cited,
+    decided,
     tool_results,
     tool_use,
     tool_uses,
@@ -733,3 +735,39 @@ async def test_a_request_over_32_mb_is_too_large(
         await client_of(make_settings).messages.create(model=MODEL, max_tokens=64, messages=huge)
     assert refused.value.status_code == 413
     assert fake_anthropic.requests == []
+
+
+async def test_structured_output_takes_closed_objects_and_answers_within_its_schema(
+    make_settings: Any, fake_anthropic: FakeAnthropic
+) -> None:
+    """Every object of the schema must say additionalProperties: false; and a scripted
+    reply off the schema (a category not in its enum, text that is not JSON) is one no
+    model gives under constrained decoding: misscripted. One cut at max_tokens may be."""
+    client = client_of(make_settings)
+    open_object = {"format": {"type": "json_schema", "schema": {"type": "object"}}}
+    with pytest.raises(anthropic.BadRequestError, match="additionalProperties must be false"):
+        await client.messages.create(
+            model=MODEL,
+            max_tokens=64,
+            messages=[{"role": "user", "content": "q"}],
+            output_config=open_object,  # type: ignore[typeddict-item]
+        )
+    closed = {"format": question.FORMAT}
+    for reply in (decided("banana"), Reply("not json at all")):
+        fake_anthropic.triage(reply)
+        with pytest.raises(anthropic.BadRequestError, match="fake: misscripted"):
+            await client.messages.create(
+                model=MODEL,
+                max_tokens=64,
+                messages=[{"role": "user", "content": "q"}],
+                output_config=closed,  # type: ignore[typeddict-item]
+            )
+    assert len(fake_anthropic.misscripted) == 2
+    fake_anthropic.triage(Reply('{"category": "quest', stop_reason="max_tokens"))
+    cut = await client.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=[{"role": "user", "content": "q"}],
+        output_config=closed,  # type: ignore[typeddict-item]
+    )
+    assert cut.stop_reason == "max_tokens"

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from app.slack.events import shortcut_event
+from app.work.redis_store import RedisStore
 from app.work.store import Job
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import patience, wait_healthy
@@ -190,3 +191,14 @@ async def test_a_shortcut_to_the_bot_process_is_answered_once(
     lines = [json.loads(line) for line in errors.splitlines() if line.startswith("{")]
     assert lines and [line for line in lines if line["level"] == "ERROR"] == []
     assert "VPN" not in errors
+
+
+async def test_a_click_the_store_cannot_record_is_not_acked(make_settings: Any) -> None:
+    """Redis away: the click is refused (no ack), so Slack tells the person it failed,
+    rather than acked and lost."""
+    store = RedisStore("redis://127.0.0.1:1/0", ttl=60, timeout=0.2)  # nothing listens
+    app = make_app(make_settings(), store=store)
+    try:
+        assert await interact(app, shortcut(ASKED, "908.000090")) != 200
+    finally:
+        await store.close()
