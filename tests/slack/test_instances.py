@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
 from app.settings import Settings
 from app.wiring import Vouch
@@ -48,6 +49,9 @@ def answer_per_request() -> Callable[[dict[str, Any]], Reply]:
 
 
 async def instances(settings: Settings, url: str) -> AsyncIterator[Pair]:
+    """Two instances on one Redis, as REDIS_URL makes them (each thread log shared: none
+    is complete on its own)."""
+    settings = settings.model_copy(update={"redis_url": SecretStr(url)})
     records = [RedisStore(url, settings.dedupe_ttl, timeout=0.5) for _ in range(2)]
     apps = [make_app(settings, store=r) for r in records]
     yield apps[0], apps[1]
@@ -301,3 +305,28 @@ async def test_a_redis_restart_during_a_burst_answers_every_message_once(
         await until(lambda: all(answers_in(fake_slack, ts) for ts in stamps), timeout=60)
         await settle(fake_slack, quiet=1.0)
     assert {ts: len(answers_in(fake_slack, ts)) for ts in stamps} == dict.fromkeys(stamps, 1)
+
+
+async def test_a_reply_the_other_instance_saw_leaves_a_help_question_to_people(
+    make_settings: Any,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    redis: RedisServer,
+    tmp_path: Path,
+) -> None:
+    """Each instance gets its share of the events: a person's reply that reached b is not
+    in a's thread log, so a asks Slack before taking the question (no draft, no post)."""
+    channels = tmp_path / "channels.yml"
+    channels.write_text("channels:\n  C0HELP:\n    help_channel: true\n")
+    fake_anthropic.responder = answer_per_request()
+    root = {"ts": "340.000001", "user": "U0001", "text": "why does the VPN drop every hour?"}
+    reply = {"ts": "340.000002", "thread_ts": root["ts"], "user": "U0ANA", "text": "try IPv6 off"}
+    fake_slack.threads[("C0HELP", root["ts"])] = [root, reply]  # what Slack holds
+    async for a, b in instances(make_settings(channels_file=channels), redis.url):
+        await dispatch(
+            b, message(reply["text"], reply["ts"], "C0HELP", user="U0ANA", thread_ts=root["ts"])
+        )
+        await dispatch(a, message(root["text"], root["ts"], "C0HELP"))
+        await until(lambda: bool(fake_slack.of("conversations.replies")))
+        await settle(fake_slack)
+    assert fake_slack.of("chat.postMessage") == [] and fake_anthropic.requests == []
