@@ -17,7 +17,7 @@ import pytest
 from app.slack.intake import SocketIntake
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.slack import FakeSlack, Fault
-from tests.slack.bolt import envelope, make_app, mention, replied, settle, until
+from tests.slack.bolt import envelope, make_app, mention, replied, settle, shortcut, until
 from tests.stderr import Lines
 
 GOOD = "Merge to `main` and the pipeline deploys billing to staging."
@@ -80,6 +80,25 @@ async def test_when_auth_test_fails_the_message_is_acked_and_answered_later(
     [post] = fake_slack.of("chat.postMessage")
     assert post["text"] == GOOD and post["thread_ts"] == "631.000001"
     assert len(fake_slack.of("auth.test")) == 2  # failed once, asked again later
+    assert fake_slack.socket.refused == []
+
+
+async def test_a_shortcut_over_socket_mode_is_acked_before_any_slack_call_and_answered_once(
+    bot: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """The message shortcut in an `interactive` envelope: taken in like a message event
+    (recorded, then acked, with auth.test failing), answered once in the message's thread."""
+    fake_anthropic.default = Reply(GOOD)
+    fake_slack.fail("auth.test", Fault(error="internal_error"))
+    bot(SLACK_APP_TOKEN=APP_TOKEN)
+    await connected(fake_slack)
+    asked = {"ts": "632.000001", "user": "U0ANA", "text": "how do I deploy billing?"}
+    pushed = fake_slack.socket.interact(shortcut(asked, "632.000090", user="U0BEN"))
+    await until(lambda: fake_slack.socket.acked(pushed) is not None)
+    assert before_ack(fake_slack, pushed) == ["apps.connections.open"]
+    await replied(fake_slack)
+    [post] = fake_slack.of("chat.postMessage")
+    assert post["text"] == GOOD and post["thread_ts"] == "632.000001"
     assert fake_slack.socket.refused == []
 
 
