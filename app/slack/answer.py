@@ -67,11 +67,12 @@ class Answering:
             ):
                 log.info("taken over, but answered before: nothing posted again")
                 return
+            if job.tries > MAX_TRIES and message.unasked:  # never triaged: left alone
+                log.warning("help channel: message taken %d times: left alone", job.tries)
+                self._left(message, Decision("unavailable", "tries", 0.0))
+                return
             if job.tries > MAX_TRIES:
                 log.error("message taken %d times without an answer: failure message", job.tries)
-                if message.unasked:  # never triaged: left alone, not a failed answer
-                    self._left(message, Decision("unavailable", "tries", 0.0))
-                    return
                 await tell_failure(self.client, message)
                 self.telemetry.failed(message.ids, "tries_exhausted")
                 return

@@ -331,11 +331,15 @@ def test_the_setting_is_off_by_default_and_shown_on_the_home_tab(channels_file: 
 
 
 async def test_a_question_whose_workers_keep_dying_gets_no_failure_message(
-    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, channels_file: Path
+    telemetry_bot: Bot,
+    fake_anthropic: FakeAnthropic,
+    fake_slack: FakeSlack,
+    fake_langfuse: FakeLangfuse,
+    channels_file: Path,
 ) -> None:
     """Taken more than MAX_TRIES times, a mention gets the failure message; an unasked
-    message gets nothing (and the model is not asked)."""
-    app = make_app(make_settings(channels_file=channels_file))
+    message gets nothing (and the model is not asked): left alone, out of the rates."""
+    app, telemetry = telemetry_bot(channels_file=channels_file)
     event = {**message(QUESTION, "809.000001", channel=HELP), "team": TEAM, "unasked": True}
     await app.workers._answer(Job(f"{TEAM}:{HELP}:809.000001", event, MAX_TRIES + 1))
     assert posted(fake_slack) == [] and fake_anthropic.triage_requests == []
@@ -343,3 +347,28 @@ async def test_a_question_whose_workers_keep_dying_gets_no_failure_message(
     await app.workers._answer(Job(f"{TEAM}:{HELP}:809.000002", asked, MAX_TRIES + 1))
     [failure] = fake_slack.of("chat.postMessage")  # a control: the mention's
     assert failure["thread_ts"] == "809.000002"
+    assert await telemetry.flush()
+    unasked = telemetry.trace_id(f"{TEAM}:{HELP}:809.000001")
+    scores = {s["name"]: s["value"] for s in fake_langfuse.scores if s["traceId"] == unasked}
+    assert scores == {"triage": "unavailable"}  # no outcome: not a failed answer
+
+
+async def test_triage_spends_the_channels_tokens(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    """A channel whose token budget the triage of a statement used up: its next question
+    is past the budget, so no draft and (unasked) no reply."""
+    channels = tmp_path / "channels.yml"
+    channels.write_text(
+        f"channels:\n  {HELP}:\n    help_channel: true\n    budget:\n      channel_tokens: 100\n"
+    )
+    fake_anthropic.triage(decided("statement"), decided("question"))
+    fake_anthropic.default = Reply(GOOD)
+    app = make_app(make_settings(channels_file=channels))
+    await dispatch(app, message("We moved the VPN to WireGuard today.", "813.000001", HELP))
+    await until(lambda: len(fake_anthropic.triage_requests) == 1)
+    await settle(fake_slack)
+    await dispatch(app, message(QUESTION, "813.000002", HELP))
+    await until(lambda: len(fake_anthropic.triage_requests) == 2)
+    await settle(fake_slack)
+    assert fake_anthropic.requests == [] and posted(fake_slack) == []
