@@ -6,6 +6,7 @@ people wrote reaches the process's log."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import signal
@@ -15,7 +16,16 @@ from typing import Any
 from tests.fakes.anthropic import FakeAnthropic, Reply, decided
 from tests.fakes.server import patience, wait_healthy
 from tests.fakes.slack import FakeSlack
-from tests.slack.bolt import SIGNING_SECRET, message, post_event, settle, until
+from tests.slack.bolt import (
+    SIGNING_SECRET,
+    mention,
+    message,
+    post_event,
+    post_interaction,
+    settle,
+    shortcut,
+    until,
+)
 
 HELP = "C0HELP"
 GOOD = "Restart the agent with `sudo systemctl restart vpn-agent`; it reconnects in a minute."
@@ -99,3 +109,39 @@ async def test_a_help_channel_answers_only_what_it_can_verify(
 def _tried(fake: FakeAnthropic) -> bool:
     """Whether the failing question has had its three drafts."""
     return [tagged(r) for r in fake.requests].count("failing") >= 3
+
+
+async def test_a_help_question_and_a_click_survive_kill_9_answered_once(
+    bot: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    """kill -9 while a help-channel question and a shortcut click are being drafted (the
+    click on a message Vouch had answered when mentioned): after the restart each is
+    answered once, in its thread, with no status line and no failure message."""
+    channels = tmp_path / "channels.yml"
+    channels.write_text(f"channels:\n  {HELP}:\n    help_channel: true\n")
+    env = {"CHANNELS_FILE": str(channels), "QUEUE_PATH": str(tmp_path / "q.sqlite3")}
+    fake_anthropic.default = Reply(GOOD)
+    process, port = bot(**env, QUEUE_LEASE="2")
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    mentioned = mention("how do I rotate the VPN certificate?", "1700600001.000100", "C0001")
+    assert await post_event(port, mentioned, SIGNING_SECRET) == 200
+    await until(lambda: bool(fake_slack.of("chat.postMessage")), timeout=20)
+    await settle(fake_slack, quiet=1.0)
+    fake_anthropic.default = Reply(GOOD, delay=30.0)  # the drafts the kill interrupts
+    question = message(ASKED[0][1], "1700600002.000100", HELP, user="U0DANA")
+    assert await post_event(port, question, SIGNING_SECRET) == 200
+    asked = {"ts": "1700600001.000100", "user": "U0001", "text": mentioned["text"]}
+    click = shortcut(asked, "1700600003.000100", user="U0BEN")
+    assert await post_interaction(port, click, SIGNING_SECRET) == 200
+    await until(lambda: len(fake_anthropic.requests) >= 3, timeout=20)  # both drafting
+    process.kill()
+    await asyncio.to_thread(process.wait, timeout=10)
+    fake_anthropic.default = Reply(GOOD)
+    _, port = bot(**env, QUEUE_LEASE="2")
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    await until(lambda: len(fake_slack.of("chat.postMessage")) >= 3, timeout=40)
+    await settle(fake_slack, quiet=1.0)
+    threads = sorted(p["thread_ts"] for p in fake_slack.of("chat.postMessage"))
+    assert threads == ["1700600001.000100", "1700600001.000100", "1700600002.000100"]
+    assert all(GOOD in p["text"] for p in fake_slack.of("chat.postMessage"))
+    assert shown_in(fake_slack, "1700600002.000100") == ["chat.postMessage"]  # no status
