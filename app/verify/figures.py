@@ -656,10 +656,11 @@ class Known:
         )
 
     @functools.cached_property
-    def _dates(self) -> tuple[frozenset[int | None], frozenset[int]]:
+    def _dates(self) -> tuple[frozenset[int], frozenset[int]]:
         """The given dates (as day numbers), and the given durations a date may be shifted
         by (whole days): read once, not for every date claimed."""
-        given = frozenset(_ordinal(value) for kind, value in self.keys if kind == "date")
+        ordinals = (_ordinal(value) for kind, value in self.keys if kind == "date")
+        given = frozenset(day for day in ordinals if day is not None)
         days = frozenset(
             int(seconds / 86400)
             for seconds in self.pools.get("duration", ())
