@@ -41,8 +41,13 @@ _PASTED = re.compile(
     )""",
     re.VERBOSE,
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
-_QUESTION_END = re.compile(r"[?？\u037e؟]\W*$")  # Latin, CJK, Greek, Arabic
+# Greek ends a question with ";" (U+037E, which keyboards type as the ASCII ";"): after a
+# Greek letter, ";" ends a question; after anything else, it is code.
+_GREEK_QUESTION = r"(?<=[\u0370-\u03ff\u1f00-\u1fff]);"
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?\u037e؟])\s+|(?<=[\u0370-\u03ff\u1f00-\u1fff];)\s+|(?<=[。！？])|\n"
+)
+_QUESTION_END = re.compile(rf"(?:[?？\u037e؟]|{_GREEK_QUESTION})\W*$")  # Latin, CJK, Greek, Arabic
 
 
 def too_short(answer: str, question: str) -> bool:

@@ -214,6 +214,14 @@ SPEC = (
     + "\nReply only OK if you understood."
 )
 CHANGELOG = "- Fixed the login bug\n- Added the retry flag\n" * 20 + "which version added retry?"
+WHY_EL = (
+    "Το ρωτάω επειδή χθες το βράδυ άλλαξα τη διαμόρφωση του load balancer και από τότε οι "
+    "έλεγχοι υγείας αποτυγχάνουν σε κάθε κόμβο του cluster παραγωγής χωρίς σαφές σφάλμα."
+)
+WHY_AR = (
+    "أسأل لأنني غيرت إعدادات موازن الحمل مساء أمس ومنذ ذلك الحين تفشل فحوصات الصحة على كل "
+    "عقدة في مجموعة الإنتاج دون أي خطأ واضح في السجلات."
+)
 
 
 @pytest.mark.parametrize(
@@ -226,6 +234,11 @@ CHANGELOG = "- Fixed the login bug\n- Added the retry flag\n" * 20 + "which vers
         ("3", "How many replicas?"),
         ("Ja.", "Ist die Version 2.3.1 schon in prod ausgerollt, oder läuft noch die alte?"),
         ("はい。", "本番環境にはもうデプロイされていますか？"),
+        # a short question then a long explanation, in Greek (either question mark) and
+        # Arabic (found by a blind review: the sentence did not end at their marks)
+        ("Στην 8080.", f"Σε ποια θύρα ακούει η υπηρεσία; {WHY_EL}"),
+        ("Στην 8080.", f"Σε ποια θύρα ακούει η υπηρεσία\u037e {WHY_EL}"),
+        ("8080.", f"على أي منفذ تعمل الخدمة؟ {WHY_AR}"),
     ],
 )
 def test_a_one_token_answer_to_a_pointed_ask_is_long_enough(answer: str, question: str) -> None:
