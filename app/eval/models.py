@@ -51,24 +51,27 @@ async def look_up(plan: Plan) -> None:
     """EvalError for the first model the Models API does not know. Each model is asked
     once per endpoint and key; an endpoint that fails a lookup otherwise is asked no more."""
     asked: dict[tuple[str, str], set[str] | None] = {}  # endpoint -> models; None: failed
-    for settings, use in uses(plan):
-        if settings.anthropic_provider != "anthropic":
-            continue  # Bedrock and Vertex AI: no Models API
-        key = settings.anthropic_api_key
-        endpoint = (settings.anthropic_base_url, key.get_secret_value() if key else "")
-        models = asked.setdefault(endpoint, set())
-        if models is None or use.model in models:
-            continue
-        client = make_client(settings)
-        assert isinstance(client, AsyncAnthropic)  # the provider is Anthropic's API
-        try:
-            found = await _found(client, use)
-        finally:
+    clients: dict[tuple[str, str], AsyncAnthropic] = {}  # one per endpoint and key
+    try:
+        for settings, use in uses(plan):
+            if settings.anthropic_provider != "anthropic":
+                continue  # Bedrock and Vertex AI: no Models API
+            key = settings.anthropic_api_key
+            endpoint = (settings.anthropic_base_url, key.get_secret_value() if key else "")
+            models = asked.setdefault(endpoint, set())
+            if models is None or use.model in models:
+                continue
+            if endpoint not in clients:
+                client = make_client(settings)
+                assert isinstance(client, AsyncAnthropic)  # the provider is Anthropic's API
+                clients[endpoint] = client
+            if await _found(clients[endpoint], use):
+                models.add(use.model)
+            else:
+                asked[endpoint] = None
+    finally:
+        for client in clients.values():
             await client.close()
-        if found:
-            models.add(use.model)
-        else:
-            asked[endpoint] = None
 
 
 async def _found(client: AsyncAnthropic, use: Use) -> bool:
