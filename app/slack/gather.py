@@ -12,10 +12,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent.conversation import Conversation
 from app.channels import ChannelSettings
-from app.slack.deliver import post_plain
 from app.slack.files import FileReader
 from app.slack.history import ThreadHistory
-from app.slack.message import Message
+from app.slack.message import Message, say
 from app.slack.people import People
 from app.slack.thread import is_own, mentioned, to_conversation
 from app.telemetry import Telemetry
@@ -56,10 +55,9 @@ class Gathering:
         replies, joined = await self._history(message)
         if message.follow_up and not joined:
             return None  # a thread Vouch is not part of
-        if not message.text:
-            if not message.unasked:  # a bare mention: asked what (no one asked, unasked)
-                posted = await post_plain(self.client, message.target, ASK, answers=message.key_ts)
-                self.threads.posted(message.target, posted, ASK, message.bot)
+        if not message.text:  # a bare mention: asked what
+            posted = await say(self.client, message, ASK)
+            self.threads.posted(message.target, posted, ASK, message.bot)
             return None
         if await self._over_budget(message, first=first):
             return None
@@ -106,9 +104,7 @@ class Gathering:
         if over is None:
             return False
         log.info("over budget: %s", over.which)
-        if not message.unasked:  # in a help channel, no one asked Vouch: silence
-            text = budget_reply(over, self.budgets.period)
-            await post_plain(self.client, target, text, answers=message.key_ts)
+        await say(self.client, message, budget_reply(over, self.budgets.period))
         self.telemetry.over_budget(message.ids, over.which, triage=message.triage)
         return True
 

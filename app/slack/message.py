@@ -123,3 +123,12 @@ async def tell_failure(client: AsyncWebClient, message: Message) -> None:
         answers=message.key_ts,
         group=message.group,
     )
+
+
+async def say(client: AsyncWebClient, message: Message, text: str) -> list[str]:
+    """A plain reply in the message's thread (what to ask, a budget's limit), marked as
+    its answer; the ts posted. Nothing when no one asked Vouch (unasked: a help channel's):
+    there, only a verified answer is ever posted."""
+    if message.unasked:
+        return []
+    return await deliver.post_plain(client, message.target, text, answers=message.key_ts)
