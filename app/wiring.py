@@ -36,6 +36,7 @@ from app.slack.home import Home
 from app.slack.intake import Intake
 from app.slack.message import Reading
 from app.slack.people import People
+from app.slack.private import Private
 from app.slack.reply import Replying
 from app.slack.triage import Triaging
 from app.telemetry import Telemetry
@@ -145,6 +146,7 @@ def build(
         dialect=settings.response_format,
         group=settings.escalation_group,
     )
+    private = Private(client=client, store=store, telemetry=telemetry)
     answering = Answering(
         client=client,
         whoami=identity.bot,
@@ -174,8 +176,10 @@ def build(
             budgets=budgets,
             search=settings.slack_search,
             receipts=settings.check_receipt,
+            private=private,
         ),
         conversations=conversations,
+        private=private,
         triaging=Triaging(
             client=client,
             threads=threads,
@@ -197,7 +201,9 @@ def build(
     )
     home = Home(settings, channels=channels.rows, budgets=budgets)
     actions = Actions(client=client, telemetry=telemetry, reading=reading)
-    bolt = bolt_app(settings, client, identity, intake=intake, actions=actions, home=home)
+    bolt = bolt_app(
+        settings, client, identity, intake=intake, actions=actions, home=home, private=private
+    )
     return Vouch(
         settings=settings,
         bolt=bolt,

@@ -19,10 +19,11 @@ from app.logs import traced
 from app.slack.conversations import Conversations
 from app.slack.deliver import tell_privately
 from app.slack.drain import InFlight
-from app.slack.events import SHORTCUT_EVENT
+from app.slack.events import COMMAND_EVENT, SHORTCUT_EVENT
 from app.slack.gather import Gathering
 from app.slack.history import ThreadHistory, joined_unasked
 from app.slack.message import Message, Reading, tell_failure
+from app.slack.private import Private
 from app.slack.reply import Replying
 from app.slack.thread import Bot
 from app.slack.triage import Decision, Triaging
@@ -39,6 +40,11 @@ NO_TEXT = (
     "That message has no text I can answer. Mention me in its thread and say what you'd "
     "like to know."
 )
+USAGE = "Ask me a question after the command: `/vouch how do I rotate the VPN certificate?`"
+NOT_IN_PRIVATELY = (
+    "I'm not in this conversation, so I can't answer there. Ask me in a direct message, "
+    "or add me to it (`/invite @Vouch`) and ask again."
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,7 +56,8 @@ class Answering:
     gathering: Gathering
     replying: Replying
     triaging: Triaging  # help channels: whether an unasked message is taken
-    conversations: Conversations  # is Vouch in a shortcut's conversation
+    conversations: Conversations  # is Vouch in a shortcut's or a command's conversation
+    private: Private  # a command taken over: the answer it held, sent again
     telemetry: Telemetry
     inflight: InFlight
 
@@ -62,9 +69,7 @@ class Answering:
         bot = await self.whoami()  # after the ack: the intake does not ask
         message = self.reading.message(job.event, bot)
         with traced(message.reference), self.inflight.answering():
-            if job.tries > 1 and await self.threads.answered(
-                self.client, message.target, message.key_ts, bot
-            ):
+            if job.tries > 1 and await self._answered(message):
                 log.info("taken over, but answered before: nothing posted again")
                 return
             if job.tries > MAX_TRIES and message.unasked:  # never triaged: left alone
@@ -95,10 +100,18 @@ class Answering:
             except Exception as exc:  # the trace has it; the user was told already
                 _crashed(exc)
 
+    async def _answered(self, message: Message) -> bool:
+        """Whether a message taken over was answered before its worker died: its answer's
+        mark in the thread or, for a command, its private answer held (sent again)."""
+        if message.private:
+            return await self.private.again(message)
+        return await self.threads.answered(self.client, message.target, message.key_ts, message.bot)
+
     async def _taken(self, message: Message) -> tuple[Message, Decision | None] | None:
         """Whether a message is drafted (as what, and how it was triaged, when unasked),
         or left alone (None): help channels' follow-ups and unasked messages decide here."""
-        if message.event.get("type") == SHORTCUT_EVENT and not await self._can_answer(message):
+        asked_by_click = message.event.get("type") in (SHORTCUT_EVENT, COMMAND_EVENT)
+        if asked_by_click and not await self._can_answer(message):
             return None
         if message.follow_up and message.here.help_channel:
             helped = await self._in_help_thread(message)
@@ -111,17 +124,18 @@ class Answering:
         return message, triaged
 
     async def _can_answer(self, message: Message) -> bool:
-        """Whether a shortcut's message can be answered where it is: it has text, and
-        Vouch is in its conversation (Slack would refuse the answer, after the model's
-        work). If not, the person who clicked is told, privately, what to do instead."""
+        """Whether a shortcut's message, or a command's question, can be answered where it
+        is: it has text, and Vouch is in its conversation (Slack would refuse the answer,
+        after the model's work; and who would read it cannot be told). If not, the person
+        who asked is told, privately, what to do instead."""
         channel = message.target.channel
         if not message.text.strip():
-            why, said = "no text", NO_TEXT
+            why, said = "no text", USAGE if message.private else NO_TEXT
         elif await self.conversations.outside(channel):
-            why, said = "not in the conversation", NOT_IN
+            why, said = "not in the conversation", NOT_IN_PRIVATELY if message.private else NOT_IN
         else:
             return True
-        log.info("shortcut not answered (%s): the person who clicked is told", why)
+        log.info("%s not answered (%s): its asker is told", message.ids.kind, why)
         url = message.event.get("response_url")
         if isinstance(url, str):
             await tell_privately(url, said)

@@ -32,6 +32,7 @@ from app.slack.errors import SLACK_FAILURES
 from app.slack.events import SHORTCUT
 from app.slack.home import Home
 from app.slack.intake import Intake
+from app.slack.private import SHARE_ACTION, Private
 from app.slack.thread import Bot
 from app.work.workers import TryLater
 
@@ -146,9 +147,11 @@ def bolt_app(
     intake: Intake,
     actions: Actions,
     home: Home,
+    private: Private,
 ) -> AsyncApp:
     """Bolt's app with Vouch's listeners: the message events the intake in front of it
-    leaves to it, the Home tab and DM opened, and the actions on Vouch's replies."""
+    leaves to it, the Home tab and DM opened, and the actions on Vouch's replies (and on
+    its private answers: share)."""
     secret = settings.slack_signing_secret
     app = AsyncApp(
         logger=bolt_logger(),
@@ -169,6 +172,7 @@ def bolt_app(
     app.action(re.compile(f"^{FEEDBACK_ACTION}_(up|down)$"))(actions.on_feedback)
     app.action(re.compile(f"^{REASON_ACTION}_[a-z_]+$"))(actions.on_reason)
     app.action(ESCALATE_ACTION)(actions.on_escalate)
+    app.action(SHARE_ACTION)(private.on_share)
     app.action(re.compile(".*"))(_acked)  # last: a click on anything else is acked, not a 404
     return app
 

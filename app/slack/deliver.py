@@ -33,7 +33,8 @@ log = logging.getLogger("vouch.slack")
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """Where an answer goes: the thread of the user's message."""
+    """Where an answer goes: the thread of the user's message ("": the channel itself, for
+    an answer shared there)."""
 
     team: str
     channel: str
@@ -111,7 +112,7 @@ async def _post(
         if len(steps) == 1:
             response = await client.chat_postMessage(
                 channel=target.channel,
-                thread_ts=target.thread_ts,
+                thread_ts=target.thread_ts or None,  # "": a new message in the channel
                 text=piece,
                 blocks=buttons,
                 metadata=metadata,
@@ -121,7 +122,7 @@ async def _post(
         else:  # show the first half, then the whole
             response = await client.chat_postMessage(
                 channel=target.channel,
-                thread_ts=target.thread_ts,
+                thread_ts=target.thread_ts or None,
                 text=steps[0],
                 metadata=metadata,
                 unfurl_links=False,  # no preview, no fetch (the note above)
@@ -328,14 +329,20 @@ PRIVATE_TIMEOUT = 10  # seconds a response_url gets to take a message
 
 async def tell_privately(url: str, text: str) -> None:
     """A message only the person behind an interaction sees, through its `response_url`
-    (Slack takes one for 30 minutes, 5 times; no membership needed). Failing to is logged
-    by status or type, never with the URL (it is a credential for that person's view)."""
+    (Slack takes one for 30 minutes, 5 times; no membership needed)."""
+    await respond(url, text=text, response_type="ephemeral")
+
+
+async def respond(url: str, **message: Any) -> bool:
+    """POST a message (or `delete_original`) to a `response_url`; whether Slack took it.
+    Failing to is logged by status or type, never with the URL (it is a credential for
+    that person's view)."""
     try:
-        response = await AsyncWebhookClient(url, timeout=PRIVATE_TIMEOUT).send(
-            text=text, response_type="ephemeral"
-        )
+        response = await AsyncWebhookClient(url, timeout=PRIVATE_TIMEOUT).send_dict(message)
     except (aiohttp.ClientError, TimeoutError) as exc:
         log.warning("private reply not sent: %s", type(exc).__name__)
-        return
+        return False
     if response.status_code != 200:
         log.warning("private reply refused: HTTP %d", response.status_code)
+        return False
+    return True

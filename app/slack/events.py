@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -199,6 +200,38 @@ def shortcut_event(body: Mapping[str, Any]) -> dict[str, Any] | Dropped:
     if isinstance(body.get("response_url"), str):  # to tell the clicker privately
         event["response_url"] = body["response_url"]
     return event
+
+
+COMMAND = "/vouch"  # the slash command (manifest.yml)
+COMMAND_EVENT = "slash_command"  # a command taken in, as the store keeps it
+MAX_COMMAND_CHARS = 4_000  # Slack cuts a command's text well before this
+
+
+def command_event(fields: Mapping[str, Any]) -> Taken | Dropped:
+    """`/vouch <question>` (a form over HTTP, a `slash_commands` envelope's payload) as the
+    message Vouch answers privately: asked by `user_id` in `channel_id`, recorded under a
+    key made from its `trigger_id` (one per use of the command; a Socket Mode envelope
+    delivered again carries the same), answered through its `response_url`. Dropped: a
+    command that is not Vouch's, or a payload without the fields Slack sends."""
+    if fields.get("command") != COMMAND:
+        return Dropped(f"slash command {_name(str(fields.get('command', '')).lstrip('/'))}")
+    ids = [fields.get(name) for name in ("team_id", "channel_id", "user_id", "trigger_id")]
+    url, text = fields.get("response_url"), fields.get("text", "")
+    if not all(isinstance(v, str) and v for v in (*ids, url)) or not isinstance(text, str):
+        return Dropped("slash command without the fields Slack sends")
+    team, channel, user, trigger = (str(v) for v in ids)
+    key = "cmd-" + hashlib.sha256(trigger.encode()).hexdigest()[:24]
+    event = {
+        "type": COMMAND_EVENT,
+        "channel": channel,
+        "ts": key,  # not a message: no thread to read, nothing posted in the channel
+        "thread_ts": key,
+        "user": user,
+        "text": text[:MAX_COMMAND_CHARS],
+        "team": team,
+        "response_url": url,
+    }
+    return Taken(event, AsyncBoltContext(team_id=team))
 
 
 def person(event: Mapping[str, Any], bot_user_id: str | None) -> bool:

@@ -3,6 +3,9 @@ happens before Slack gets its ack (no auth.test, no Slack or model call), so a f
 instance acks as fast as a warm one, and a message is on disk before it is acked; the
 workers answer later and ask auth.test then.
 
+`/vouch <question>` is taken in the same way (`Intake.take_command`), and its ack tells
+its user, privately, that an answer is on its way (Slack sends a command only once).
+
 Both transports share one sorter (`app.slack.events.sort`) and one way in (`Intake.take`):
 every message event goes to the thread log; one a person addressed to Vouch (a mention, a
 DM, a follow-up in its thread) goes to the store, for a worker to answer, and so does a
@@ -48,6 +51,7 @@ from app.slack.events import (
     Malformed,
     Taken,
     cleaned,
+    command_event,
     parse,
     person,
     shortcut_event,
@@ -77,8 +81,12 @@ STORED = (
     "action_token",  # the same, where an event carries it at the top
     "author",  # a shortcut's: who wrote the message asked about
     "key_ts",  # a shortcut's: the ts it is recorded under (its action_ts)
-    "response_url",  # a shortcut's: where to tell the clicker privately (30 minutes)
+    "response_url",  # a shortcut's or a command's: where to answer privately (30 minutes)
 )
+# What `/vouch` answers at once, in its ack (only its user sees it): fixed words.
+TAKEN_IN = "Checking an answer for you. Only you will see it, with a button to share it."
+NOT_HERE = "I don't answer in this channel. Ask me in a direct message instead."
+NOT_TAKEN = "I couldn't take that in just now. Please try again in a minute."
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,6 +129,19 @@ class Intake:
         taken = self._taken(event, here, context.bot_user_id)
         if taken is not None:
             await self._store(event, team, follow_up=taken == "follow_up", unasked=taken == "help")
+
+    async def take_command(self, event: dict[str, Any]) -> str:
+        """`/vouch` taken in (app.slack.events.command_event): recorded under its key,
+        unless its channel is one Vouch stays silent in; what its ack tells its user."""
+        if not self.channels.of(event["channel"]).answer:
+            log.info("slash command in a channel where Vouch stays silent: nothing stored")
+            return NOT_HERE
+        try:
+            await self._store(event, event["team"])
+        except Exception as exc:  # Slack does not send a command again: its user is told
+            _refused(exc)
+            return NOT_TAKEN
+        return TAKEN_IN
 
     def _taken(
         self, event: dict[str, Any], here: ChannelSettings, bot_user_id: str | None
@@ -212,6 +233,10 @@ def intake(taker: Intake, path: str = PATH) -> Middleware:
         if request.method != "POST" or request.path != path:
             return await handler(request)
         body = await request.read()
+        fields = _command(body)
+        if fields is not None:  # /vouch: its ack carries what its user is told
+            told = await take_command(taker, fields)
+            return web.json_response(told) if told else web.Response(status=200)
         try:
             payload = _payload(body)
         except Malformed as exc:
@@ -223,6 +248,29 @@ def intake(taker: Intake, path: str = PATH) -> Middleware:
         return await take(taker, sorted_)
 
     return take_in
+
+
+def _command(body: bytes) -> dict[str, str] | None:
+    """A slash command's form (`command=/vouch&text=…`), its fields; None for anything else."""
+    if body.lstrip().startswith(b"{") or b"command=" not in body:
+        return None
+    try:
+        fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=32)
+    except ValueError:  # more fields than Slack sends: not a command's form
+        return None
+    if "command" not in fields or "payload" in fields:
+        return None
+    return {name: values[0] for name, values in fields.items()}
+
+
+async def take_command(taker: Intake, fields: dict[str, Any]) -> dict[str, str]:
+    """Take `/vouch` in; the ack's body: what its user sees at once (nothing, for a
+    command Vouch drops)."""
+    taken = command_event(fields)
+    if isinstance(taken, Dropped):
+        dropped(taken)
+        return {}
+    return {"response_type": "ephemeral", "text": await taker.take_command(taken.event)}
 
 
 def _payload(body: bytes) -> Any:
@@ -271,6 +319,11 @@ class SocketIntake(AsyncSocketModeHandler):
         self.taker = taker
 
     async def handle(self, connection: AsyncBaseSocketModeClient, req: SocketModeRequest) -> None:
+        if req.type == "slash_commands" and isinstance(req.payload, dict):  # /vouch
+            told = await take_command(self.taker, req.payload)
+            ack = SocketModeResponse(envelope_id=req.envelope_id, payload=told or None)
+            await connection.send_socket_mode_response(ack)
+            return
         taken = req.type in ("events_api", "interactive")  # events, and the shortcut
         sorted_ = sort(req.payload) if taken else None
         if sorted_ is None:

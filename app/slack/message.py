@@ -11,10 +11,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.channels import ChannelSettings, ChannelsFile
 from app.slack import deliver
 from app.slack.audience import Where
-from app.slack.deliver import Target
+from app.slack.deliver import Target, tell_privately
+from app.slack.events import COMMAND_EVENT, SHORTCUT_EVENT
 from app.slack.thread import Bot, strip_mention
 from app.telemetry import MessageIds, Telemetry
-from app.verify import Dialect
+from app.verify import Dialect, failure_message
 from app.work.store import message_key
 
 
@@ -41,6 +42,11 @@ class Message:
         """The ts it is recorded, traced and answered under (its answer's mark): its own,
         or, for a shortcut, the click's (a message may be asked about more than once)."""
         return str(self.event.get("key_ts") or self.ts)
+
+    @property
+    def private(self) -> bool:
+        """Asked with `/vouch`: answered to its asker alone, through its response_url."""
+        return self.event.get("type") == COMMAND_EVENT
 
     @property
     def triage(self) -> str | None:
@@ -75,7 +81,9 @@ class Reading:
             else "help"
             if unasked
             else "shortcut"
-            if event.get("type") == "message_action"
+            if event.get("type") == SHORTCUT_EVENT
+            else "command"
+            if event.get("type") == COMMAND_EVENT
             else "dm"
             if event.get("channel_type") == "im"
             else "mention"
@@ -99,7 +107,7 @@ class Reading:
             author=str(event.get("author", target.user)),
             bot=bot,
             here=here,
-            dialect=here.dialect or self.dialect,
+            dialect=_dialect(event, here.dialect or self.dialect),
             group=self.group_of(target.channel),
         )
 
@@ -109,11 +117,22 @@ class Reading:
         return self.channels.of(channel).escalation_group or self.group
 
 
+def _dialect(event: dict[str, Any], chosen: Dialect) -> Dialect:
+    """The channel's dialect; a private answer's is mrkdwn: a response_url's message is
+    blocks, never a stream."""
+    return "mrkdwn" if event.get("type") == COMMAND_EVENT else chosen
+
+
 async def tell_failure(client: AsyncWebClient, message: Message) -> None:
     """The failure message in the message's thread, with its reference (and, with a group
     to ask, the "Ask a person" button); nothing of any attempt. An unasked message (in a
-    help channel) gets nothing: no one asked Vouch, so its failure is only telemetry's."""
+    help channel) gets nothing: no one asked Vouch, so its failure is only telemetry's.
+    One asked with `/vouch` is told privately."""
     if message.unasked:
+        return
+    if message.private:
+        text = failure_message(message.dialect, message.reference)
+        await tell_privately(message.event["response_url"], text)
         return
     await deliver.tell_failure(
         client,
@@ -130,5 +149,8 @@ async def say(client: AsyncWebClient, message: Message, text: str) -> list[str]:
     its answer; the ts posted. Nothing when no one asked Vouch (unasked: a help channel's):
     there, only a verified answer is ever posted."""
     if message.unasked:
+        return []
+    if message.private:
+        await tell_privately(message.event["response_url"], text)
         return []
     return await deliver.post_plain(client, message.target, text, answers=message.key_ts)

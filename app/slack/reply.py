@@ -26,6 +26,7 @@ from app.slack.gather import limits_of
 from app.slack.history import ThreadHistory
 from app.slack.message import Message, tell_failure
 from app.slack.people import People
+from app.slack.private import Private
 from app.slack.reader import SlackReader, links_in
 from app.slack.search import SlackSearch, action_token
 from app.slack.status import Status
@@ -48,6 +49,7 @@ class Replying:
     budgets: Budgets
     search: bool  # SLACK_SEARCH: Slack's Real-time Search, where the event allows it
     receipts: bool  # CHECK_RECEIPT: "Checked: …" under a verified answer
+    private: Private  # /vouch's answers: to their asker alone, with a share button
 
     async def reply(
         self, message: Message, conversation: Conversation, triaged: Decision | None = None
@@ -56,7 +58,8 @@ class Replying:
         channel's, taken by triage: `triaged`) shows no status line and gets only a
         verified answer: anything else is silence, and telemetry's."""
         target = message.target
-        status = Status(self.client, target.channel, target.thread_ts, shown=not message.unasked)
+        shown = not (message.unasked or message.private)  # a command has no thread to show it in
+        status = Status(self.client, target.channel, target.thread_ts, shown=shown)
         ids = replace(
             message.ids,
             history_messages=len(conversation.turns),
@@ -93,6 +96,15 @@ class Replying:
                 log.info("help channel: people answered while Vouch drafted: nothing posted")
                 trace.triage = "answered"  # left to them: not in the rates
                 return
+            checked = receipt(outcome) if outcome.verified and self.receipts else ""
+            if message.private:
+                with trace.observe("slack.deliver", "span", format="private") as delivery:
+                    if not outcome.verified:
+                        await tell_failure(self.client, message)
+                    elif not await self.private.answer(message, outcome.text, checked):
+                        delivery.fail("slack_response_url")
+                        trace.undelivered()
+                return
             with trace.observe("slack.deliver", "span", format=message.dialect) as delivery:
                 try:
                     posted = await deliver(
@@ -102,7 +114,7 @@ class Replying:
                         message.dialect,
                         message.reference,
                         answers=message.key_ts,
-                        checked=receipt(outcome) if outcome.verified and self.receipts else "",
+                        checked=checked,
                         person=message.group is not None
                         and outcome.reason != "unavailable"
                         and not outcome.verified,

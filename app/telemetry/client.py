@@ -211,6 +211,10 @@ class Telemetry:
         """Someone asked for a person after Vouch could not answer: `escalated` (once)."""
         self.scores(trace_id, [("escalated", 1.0, "BOOLEAN", "")], at)
 
+    def shared(self, trace_id: str) -> None:
+        """A private answer (`/vouch`) its asker shared in the channel: `shared` (once)."""
+        self.scores(trace_id, [("shared", 1.0, "BOOLEAN", "")], None)
+
     def feedback_reason(
         self, trace_id: str, user: str, reason: str, at: datetime | None = None
     ) -> None:

@@ -17,7 +17,8 @@ class MessageIds:
     key: str  # team:channel:ts of the message
     thread: str  # team:channel:thread_ts
     user: str  # team:user
-    kind: str  # "mention", "dm", "follow_up", "help" (unasked, in a help channel), "shortcut"
+    kind: str  # "mention", "dm", "follow_up", "help" (unasked, in a help channel), "shortcut",
+    # "command" (/vouch, answered privately)
     history_messages: int = 0
     files: int = 0  # shared files read for the model
     files_unread: int = 0  # shared files named to it as not read

@@ -280,6 +280,25 @@ class RedisStore:
     async def waiting(self) -> int:
         return int(await self._guarded(self.redis.zcard(self._prefix + "open")))
 
+    async def hold(self, key: str, value: dict[str, Any], seconds: float) -> None:
+        name = f"{self._prefix}held:{key}"
+        await self._guarded(self.redis.set(name, json.dumps(value), px=max(1, int(seconds * 1000))))
+
+    async def held(self, key: str) -> dict[str, Any] | None:
+        found = await self._guarded(self.redis.get(f"{self._prefix}held:{key}"))
+        return None if found is None else dict(json.loads(found))
+
+    async def claim(self, key: str) -> dict[str, Any] | None:
+        async def claim() -> Any:
+            async with self.redis.pipeline(transaction=True) as pipe:  # MULTI: one gets it
+                name = f"{self._prefix}held:{key}"
+                pipe.get(name)
+                pipe.delete(name)
+                return (await pipe.execute())[0]
+
+        found = await self._guarded(claim())
+        return None if found is None else dict(json.loads(found))
+
     async def admit(
         self, window: str, counters: Sequence[Counter], until: float
     ) -> tuple[str, Spent] | None:

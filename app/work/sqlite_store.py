@@ -49,6 +49,11 @@ CREATE TABLE IF NOT EXISTS budget (
     expires REAL NOT NULL,
     PRIMARY KEY (window, key)
 );
+CREATE TABLE IF NOT EXISTS held (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    expires REAL NOT NULL
+);
 """
 
 # The oldest message no other message of its thread is ahead of: none taken under a live
@@ -133,6 +138,27 @@ class SqliteStore:
         sql = "SELECT count(*) FROM messages WHERE state != 'done'"
         return int(await self._run(lambda: self._db.execute(sql).fetchone()[0]))
 
+    async def hold(self, key: str, value: dict[str, Any], seconds: float) -> None:
+        sql = "INSERT OR REPLACE INTO held (key, value, expires) VALUES (?, ?, ?)"
+        args = (key, json.dumps(value), self._clock() + seconds)
+        await self._run(lambda: self._db.execute(sql, args))
+
+    async def held(self, key: str) -> dict[str, Any] | None:
+        return await self._run(lambda: self._held(key))
+
+    async def claim(self, key: str) -> dict[str, Any] | None:
+        def claim() -> dict[str, Any] | None:
+            found = self._held(key)
+            self._db.execute("DELETE FROM held WHERE key = ?", (key,))
+            return found
+
+        return await self._run(lambda: self._transaction(claim))
+
+    def _held(self, key: str) -> dict[str, Any] | None:
+        self._db.execute("DELETE FROM held WHERE expires < ?", (self._clock(),))
+        row = self._db.execute("SELECT value FROM held WHERE key = ?", (key,)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
     async def admit(
         self, window: str, counters: Sequence[Counter], until: float
     ) -> tuple[str, Spent] | None:
@@ -210,6 +236,7 @@ class SqliteStore:
         self._db.execute(
             "DELETE FROM messages WHERE state = 'done' AND finished < ?", (now - self._ttl,)
         )
+        self._db.execute("DELETE FROM held WHERE expires < ?", (now,))  # its text zeroed
         row = self._db.execute(_NEXT, {"now": now}).fetchone()
         if row is None:
             return None

@@ -67,6 +67,19 @@ class Store(Protocol):
         """Messages recorded and not yet done."""
         ...
 
+    async def hold(self, key: str, value: dict[str, Any], seconds: float) -> None:
+        """Keep `value` under `key` for `seconds` (a private answer until it is shared),
+        in place of what was held there."""
+        ...
+
+    async def held(self, key: str) -> dict[str, Any] | None:
+        """What is held under `key`, if it has not run out or been claimed."""
+        ...
+
+    async def claim(self, key: str) -> dict[str, Any] | None:
+        """What is held under `key`, taken away: of two claims, one gets it."""
+        ...
+
     async def close(self) -> None: ...
 
 

@@ -18,10 +18,14 @@ What a reading assistant needs, as strict as the method references (docs.slack.d
   channel the bot is not in is not_in_channel; any other conversation it is not in,
   channel_not_found (Slack does not reveal private conversations).
 - An interaction's `response_url` (`response_url()` issues one, as Slack puts it in a
-  shortcut's payload): a POSTed JSON message with `text` or `blocks`, `response_type`
-  ephemeral or in_channel; Slack takes at most 5 within 30 minutes (past them the fake
-  answers 404 "used_url" / "expired_url": an assumption, the docs name no status); kept in
-  `responses`.
+  shortcut's, a slash command's or a click's payload): a POSTed JSON message with `text` or
+  `blocks` (within Block Kit's limits), `response_type` ephemeral or in_channel; Slack
+  takes at most 5 within 30 minutes (past them the fake answers 404 "used_url" /
+  "expired_url": an assumption, the docs name no status); kept in `responses`.
+  `delete_original` (alone) or `replace_original` act on the message a click was on, so only
+  a click's URL (`response_url(click=True)`) takes them; another's answers 400
+  "no_original" (an assumption: Slack's own wording is not documented). Deletions are kept
+  in `deleted`.
 - `assistant.search.context` (Real-time Search), only where the workspace allows it
   (`rts = True`; otherwise the fake does not serve it: unknown_method). A bot token must pass
   an `action_token` from a message event (`action_token()` issues one); the scopes are
@@ -141,6 +145,27 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
 }
 RESPONSE_URL_USES = 5  # "up to five times within 30 minutes" of the interaction
 RESPONSE_URL_SECONDS = 1800
+
+
+def _refused_response(body: Any, *, original: bool) -> str | None:
+    """Why Slack would refuse a message POSTed to a response_url, or None."""
+    if not isinstance(body, dict):
+        return "invalid_payload"
+    if body.get("delete_original") or body.get("replace_original"):
+        if not original:
+            return "no_original"
+        if body.get("delete_original"):
+            return None
+    kind = body.get("response_type", "ephemeral")
+    if kind not in ("ephemeral", "in_channel") or not (body.get("text") or body.get("blocks")):
+        return "invalid_payload"
+    try:
+        check_message(body)
+    except Refused as refused:
+        return str(refused)
+    return None
+
+
 STOPPED_BY_USER = "stopped_by_user"  # a stream's answer once the user pressed stop
 
 
@@ -236,12 +261,17 @@ class FakeSlack(LoopbackServer):
     # query's words): (channel, ts) of messages the fake holds; None: word matching
     found: list[tuple[str, str]] | None = None
     responses: list[dict[str, Any]] = field(default_factory=list)  # sent to response_urls
+    deleted: list[str] = field(default_factory=list)  # response_urls whose original went
     _response_urls: dict[str, tuple[float, int]] = field(default_factory=dict)  # issued, uses
+    _clicked: set[str] = field(default_factory=set)  # response_urls of clicks on a message
 
-    def response_url(self) -> str:
-        """A response_url as a shortcut's payload carries it."""
+    def response_url(self, *, click: bool = False) -> str:
+        """A response_url as a shortcut's or a command's payload carries it (`click`: a
+        click on a message's button, whose original it may replace or delete)."""
         key = f"T0001/{len(self._response_urls) + 1}/{secrets.token_hex(8)}"
         self._response_urls[key] = (time.monotonic(), 0)
+        if click:
+            self._clicked.add(key)
         return f"{self.host}/response/{key}"
 
     async def _respond(self, request: web.Request) -> web.Response:
@@ -256,11 +286,14 @@ class FakeSlack(LoopbackServer):
             body = await request.json()
         except ValueError:
             return web.Response(status=400, text="invalid_payload")
-        kind = body.get("response_type", "ephemeral") if isinstance(body, dict) else None
-        if kind not in ("ephemeral", "in_channel") or not (body.get("text") or body.get("blocks")):
-            return web.Response(status=400, text="invalid_payload")
+        refused = _refused_response(body, original=key in self._clicked)
+        if refused is not None:
+            return web.Response(status=400, text=refused)
         self._response_urls[key] = (issued[0], issued[1] + 1)
-        self.responses.append(body)
+        if body.get("delete_original"):
+            self.deleted.append(key)
+        else:
+            self.responses.append(body)
         return web.Response(text="ok")
 
     def fail(self, method: str, *faults: Fault) -> None:
@@ -292,7 +325,9 @@ class FakeSlack(LoopbackServer):
         self.groups.clear()
         self.found = None
         self.responses.clear()
+        self.deleted.clear()
         self._response_urls.clear()
+        self._clicked.clear()
 
     def of(self, method: str) -> list[dict[str, Any]]:
         return [call.params for call in self.calls if call.method == method]

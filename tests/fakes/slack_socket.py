@@ -172,6 +172,20 @@ class SocketMode:
         asyncio.run_coroutine_threadsafe(self._send(envelope_id, body), self._loop).result(5)
         return envelope_id
 
+    def command(self, fields: dict[str, str]) -> str:
+        """Send a slash command in a `slash_commands` envelope, as Slack does: its payload
+        the command's fields, a response payload accepted in the ack; never retried. Its id."""
+        envelope_id = f"{next(self._ids):04d}-{uuid.uuid4()}"
+        body = {
+            "envelope_id": envelope_id,
+            "type": "slash_commands",
+            "payload": fields,
+            "accepts_response_payload": True,
+        }
+        assert self._loop is not None, "the fake is not serving"
+        asyncio.run_coroutine_threadsafe(self._send(envelope_id, body), self._loop).result(5)
+        return envelope_id
+
     async def _send(self, envelope_id: str, body: dict[str, Any]) -> None:
         open_ = [ws for ws in self._sockets if not ws.closed]
         if not open_:

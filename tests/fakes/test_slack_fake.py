@@ -664,6 +664,27 @@ async def test_a_response_url_takes_five_messages_of_a_known_kind(fake_slack: Fa
     assert len(fake_slack.responses) == 5
 
 
+async def test_a_response_url_deletes_or_replaces_only_the_message_a_click_was_on(
+    fake_slack: FakeSlack,
+) -> None:
+    """A command's or a shortcut's URL has no original message of the app's to act on; a
+    click's may delete it. Blocks past Block Kit's limits are refused as in a post."""
+    command, click = fake_slack.response_url(), fake_slack.response_url(click=True)
+    async with aiohttp.ClientSession() as session:
+
+        async def send(body: object, to: str) -> tuple[int, str]:
+            async with session.post(to, json=body) as response:
+                return response.status, await response.text()
+
+        assert await send({"delete_original": True}, command) == (400, "no_original")
+        replace = {"replace_original": True, "text": "new"}
+        assert await send(replace, command) == (400, "no_original")
+        section = {"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}
+        assert await send({"blocks": [section]}, command) == (400, "invalid_blocks")
+        assert await send({"delete_original": True}, click) == (200, "ok")
+    assert fake_slack.deleted == [click.rsplit("/response/", 1)[1]] and not fake_slack.responses
+
+
 async def test_posting_needs_the_bot_in_the_conversation(fake_slack: FakeSlack) -> None:
     """chat:write without chat:write.public: not_in_channel in a public channel the bot is
     not in, channel_not_found in a private one or another person's DM."""

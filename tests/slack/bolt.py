@@ -80,6 +80,76 @@ def shortcut(
     }
 
 
+def command(
+    text: str, response_url: str, user: str = "U0001", channel: str = "C0001"
+) -> dict[str, str]:
+    """`/vouch <text>` as Slack sends a slash command's fields (a form over HTTP, an
+    envelope's payload in Socket Mode)."""
+    return {
+        "token": "legacy",
+        "team_id": TEAM,
+        "team_domain": "example",
+        "channel_id": channel,
+        "channel_name": "general",
+        "user_id": user,
+        "user_name": "someone",
+        "command": "/vouch",
+        "text": text,
+        "api_app_id": "A0001",
+        "is_enterprise_install": "false",
+        "response_url": response_url,
+        "trigger_id": f"{next(_ids)}.1.{next(_ids):x}",
+    }
+
+
+def share(
+    value: str, response_url: str, user: str = "U0001", channel: str = "C0001"
+) -> dict[str, Any]:
+    """A click on "Share in channel" under a private answer, as Slack sends a click on an
+    ephemeral message (no `message`: Slack does not send an ephemeral message's content)."""
+    return {
+        "type": "block_actions",
+        "token": "legacy",
+        "team": {"id": TEAM, "domain": "example"},
+        "user": {"id": user, "name": "someone", "team_id": TEAM},
+        "api_app_id": "A0001",
+        "container": {
+            "type": "message",
+            "message_ts": "1700000000.000100",
+            "channel_id": channel,
+            "is_ephemeral": True,
+        },
+        "channel": {"id": channel, "name": "general"},
+        "trigger_id": f"{next(_ids)}.1.abc",
+        "response_url": response_url,
+        "actions": [
+            {
+                "type": "button",
+                "action_id": "vouch_share",
+                "block_id": "share",
+                "value": value,
+                "action_ts": "1700000001.000200",
+                "text": {"type": "plain_text", "text": "Share in channel"},
+            }
+        ],
+    }
+
+
+async def post_command(port: int, fields: dict[str, str], secret: str) -> tuple[int, Any]:
+    """POST one signed slash command to the bot's HTTP server, as a form, as Slack sends
+    it; its status and its body read as JSON (None when empty)."""
+    body = urlencode(fields).encode()
+    headers = signed_headers(body, secret) | {"Content-Type": "application/x-www-form-urlencoded"}
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"http://127.0.0.1:{port}/slack/events", data=body, headers=headers
+        ) as response,
+    ):
+        text = await response.text()
+        return response.status, json.loads(text) if text else None
+
+
 async def interact(app: Vouch, payload: dict[str, Any]) -> int:
     """An interaction (a shortcut, a click) through Bolt, as Socket Mode hands it over."""
     response = await app.bolt.async_dispatch(AsyncBoltRequest(body=payload, mode="socket_mode"))

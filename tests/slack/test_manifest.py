@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from app.slack.events import SHORTCUT
+from app.slack.events import COMMAND, SHORTCUT
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.slack import HISTORY_SCOPES, READ_SCOPES, FakeSlack
 from tests.fakes.slack import METHOD_SCOPES as SLACK_METHOD_SCOPES
@@ -103,3 +103,6 @@ def test_manifest_subscribes_to_the_events_the_app_handles() -> None:
     assert "assistant_view" not in MANIFEST["features"]  # the legacy form
     [ask] = MANIFEST["features"]["shortcuts"]
     assert (ask["type"], ask["callback_id"]) == ("message", SHORTCUT)
+    [command] = MANIFEST["features"]["slash_commands"]
+    assert command["command"] == COMMAND and command["should_escape"] is True
+    assert command["url"] == settings["interactivity"]["request_url"]  # one endpoint

@@ -14,10 +14,20 @@ from typing import Any
 
 import pytest
 
-from app.slack.intake import SocketIntake
+from app.slack.intake import TAKEN_IN, SocketIntake
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.slack import FakeSlack, Fault
-from tests.slack.bolt import envelope, make_app, mention, replied, settle, shortcut, until
+from tests.slack.bolt import (
+    command,
+    envelope,
+    make_app,
+    mention,
+    replied,
+    settle,
+    share,
+    shortcut,
+    until,
+)
 from tests.stderr import Lines
 
 GOOD = "Merge to `main` and the pipeline deploys billing to staging."
@@ -99,6 +109,34 @@ async def test_a_shortcut_over_socket_mode_is_acked_before_any_slack_call_and_an
     await replied(fake_slack)
     [post] = fake_slack.of("chat.postMessage")
     assert post["text"] == GOOD and post["thread_ts"] == "632.000001"
+    assert fake_slack.socket.refused == []
+
+
+async def test_a_command_over_socket_mode_is_acked_with_a_private_word_and_answered_privately(
+    bot: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """`/vouch` in a `slash_commands` envelope: recorded, then acked (with auth.test failing)
+    with the private line its user sees at once; answered once, to its asker alone; shared
+    in the channel by the click on its button, over the same connection."""
+    fake_anthropic.default = Reply(GOOD)
+    fake_slack.fail("auth.test", Fault(error="internal_error"))
+    bot(SLACK_APP_TOKEN=APP_TOKEN)
+    await connected(fake_slack)
+    pushed = fake_slack.socket.command(command("how do I deploy?", fake_slack.response_url()))
+    await until(lambda: fake_slack.socket.acked(pushed) is not None)
+    assert before_ack(fake_slack, pushed) == ["apps.connections.open"]
+    ack = fake_slack.socket.acked(pushed)
+    assert ack is not None and ack.payload == {"response_type": "ephemeral", "text": TAKEN_IN}
+    await until(lambda: bool(fake_slack.responses), timeout=20)
+    [answer] = fake_slack.responses
+    assert answer["text"] == GOOD and fake_slack.of("chat.postMessage") == []
+    [actions] = [b for b in answer["blocks"] if b["type"] == "actions"]
+    value = actions["elements"][0]["value"]
+    fake_slack.socket.interact(share(value, fake_slack.response_url(click=True)))
+    await until(lambda: bool(fake_slack.of("chat.postMessage")), timeout=20)
+    await settle(fake_slack)
+    [post] = fake_slack.of("chat.postMessage")
+    assert post["text"] == GOOD and "thread_ts" not in post and len(fake_slack.deleted) == 1
     assert fake_slack.socket.refused == []
 
 

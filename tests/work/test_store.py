@@ -218,3 +218,45 @@ async def test_puts_made_together_are_one_write_and_each_gets_its_own_result() -
     assert writes == [list(range(200))]  # one round trip for the burst
     assert results == [n % 2 == 0 for n in range(200)]
     assert await puts.add(7) is False and len(writes) == 2  # a later put: its own write
+
+
+async def test_what_is_held_is_claimed_once_and_read_until_then(stores: Stores) -> None:
+    """A private answer waits for its share click: read again by a worker taking its
+    message over, claimed by one click of two (two instances on Redis alike)."""
+    first, second = stores(), stores()
+    await first.hold("T:C:cmd", {"text": "verified"}, seconds=60)
+    assert await first.held("T:C:cmd") == {"text": "verified"}
+    if isinstance(second, RedisStore):  # instances on one Redis hold it together
+        assert await second.held("T:C:cmd") == {"text": "verified"}
+    claims = await asyncio.gather(first.claim("T:C:cmd"), first.claim("T:C:cmd"))
+    assert sorted(claims, key=bool) == [None, {"text": "verified"}]
+    assert await first.held("T:C:cmd") is None and await first.claim("T:C:cmd") is None
+
+
+async def test_what_is_held_runs_out_and_its_text_is_erased(tmp_path: Path) -> None:
+    clock = Clock()
+    path = tmp_path / "store.sqlite3"
+    store = SqliteStore(path, ttl=60, clock=clock)
+    await store.hold("T:C:cmd", {"text": "HELD-CANARY"}, seconds=1800)
+    clock.now += 1799
+    assert await store.held("T:C:cmd") == {"text": "HELD-CANARY"}
+    clock.now += 2
+    assert await store.take("a", lease=10) is None  # purges what has run out
+    await store.close()
+    assert b"HELD-CANARY" not in b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    store = SqliteStore(path, ttl=60, clock=clock)
+    assert await store.claim("T:C:cmd") is None
+    await store.close()
+
+
+async def test_what_is_held_in_redis_runs_out(redis: RedisServer) -> None:
+    store = RedisStore(redis.url, ttl=60)
+    try:
+        await store.hold("T:C:cmd", {"text": "x"}, seconds=0.05)
+        assert await store.held("T:C:cmd") == {"text": "x"}
+        deadline = asyncio.get_running_loop().time() + 5
+        while await store.held("T:C:cmd") is not None:  # Redis's own expiry: a signal
+            assert asyncio.get_running_loop().time() < deadline
+            await asyncio.sleep(0.01)
+    finally:
+        await store.close()
