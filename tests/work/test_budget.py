@@ -4,6 +4,7 @@ shared by several instances — atomically, past a limit nothing more counted.""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +17,10 @@ from app.work.sqlite_store import SqliteStore
 from tests.redis_server import RedisServer
 
 NOW = datetime(2026, 11, 26, 17, 45, 12, tzinfo=UTC).timestamp()  # a Thursday
+# Stores expire a window's counters at its end by the real clock, so the tests that count
+# run at a Thursday 17:45:12 next week: always ahead of the real clock, never crossing into
+# a window that has already ended (as NOW would once the real date is past it).
+LATER = window("week", time.time())[1] + 3 * 86400 + 17 * 3600 + 45 * 60 + 12
 
 
 def test_windows_are_fixed_in_utc() -> None:
@@ -61,15 +66,15 @@ async def ledger(
 async def test_messages_are_counted_until_a_limit_and_then_none_more(
     ledger: SqliteStore | RedisStore,
 ) -> None:
-    budgets = Budgets(ledger, "day", Limits(user_messages=3, channel_messages=5), lambda: NOW)
+    budgets = Budgets(ledger, "day", Limits(user_messages=3, channel_messages=5), lambda: LATER)
     own = Limits()
     admitted = [await budgets.admit("T1", "C1", "U1", own) for _ in range(4)]
     assert admitted[:3] == [None, None, None]
-    assert admitted[3] == Over("user_messages", 3, window("day", NOW)[1])
+    assert admitted[3] == Over("user_messages", 3, window("day", LATER)[1])
     assert await budgets.admit("T1", "C1", "U2", own) is None  # another person: 4 in C1
     assert await budgets.admit("T1", "C1", "U3", own) is None  # 5 in C1
     assert await budgets.admit("T1", "C1", "U4", own) == Over(
-        "channel_messages", 5, window("day", NOW)[1]
+        "channel_messages", 5, window("day", LATER)[1]
     )
     used = await budgets.use(10)  # most first
     assert used[:2] == [("channel:T1:C1", 5, 0), ("user:T1:U1", 3, 0)]
@@ -79,7 +84,7 @@ async def test_messages_are_counted_until_a_limit_and_then_none_more(
 async def test_tokens_spent_close_the_budget_for_the_next_message(
     ledger: SqliteStore | RedisStore,
 ) -> None:
-    budgets = Budgets(ledger, "day", Limits(user_tokens=1000), lambda: NOW)
+    budgets = Budgets(ledger, "day", Limits(user_tokens=1000), lambda: LATER)
     assert await budgets.admit("T1", "C1", "U1", Limits()) is None
     await budgets.spend("T1", "C1", "U1", 999, Limits())
     assert await budgets.admit("T1", "C1", "U1", Limits()) is None
@@ -90,7 +95,7 @@ async def test_tokens_spent_close_the_budget_for_the_next_message(
 
 
 async def test_a_new_window_starts_from_nothing(ledger: SqliteStore | RedisStore) -> None:
-    now = [NOW]
+    now = [LATER]
     budgets = Budgets(ledger, "hour", Limits(user_messages=1), lambda: now[0])
     assert await budgets.admit("T1", "C1", "U1", Limits()) is None
     assert await budgets.admit("T1", "C1", "U1", Limits()) is not None
@@ -99,7 +104,7 @@ async def test_a_new_window_starts_from_nothing(ledger: SqliteStore | RedisStore
 
 
 async def test_no_limit_counts_nothing(ledger: SqliteStore | RedisStore) -> None:
-    budgets = Budgets(ledger, "day", Limits(), lambda: NOW)
+    budgets = Budgets(ledger, "day", Limits(), lambda: LATER)
     assert await budgets.admit("T1", "C1", "U1", Limits()) is None
     await budgets.spend("T1", "C1", "U1", 500, Limits())
     assert await budgets.use() == []
@@ -114,7 +119,7 @@ async def test_instances_racing_for_the_last_message_admit_exactly_the_limit(
     stores = [RedisStore(redis.url, ttl=60) for _ in range(2)]
     try:
         limits = Limits(user_messages=25)
-        each = [Budgets(store, "day", limits, lambda: NOW) for store in stores]
+        each = [Budgets(store, "day", limits, lambda: LATER) for store in stores]
         results = await asyncio.gather(
             *(each[n % 2].admit("T1", "C1", "U1", Limits()) for n in range(40))
         )
@@ -130,7 +135,7 @@ async def test_when_the_record_is_away_the_message_is_answered(
 ) -> None:
     store = RedisStore("redis://127.0.0.1:1/0", ttl=60, timeout=0.2)  # nothing listens
     try:
-        budgets = Budgets(store, "day", Limits(user_messages=1), lambda: NOW)
+        budgets = Budgets(store, "day", Limits(user_messages=1), lambda: LATER)
         assert await budgets.admit("T1", "C1", "U1", Limits()) is None
         assert "budget not checked" in caplog.text
     finally:
