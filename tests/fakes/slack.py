@@ -79,12 +79,15 @@ from tests.fakes.slack_files import (
     new_file_id,
 )
 from tests.fakes.slack_limits import (
+    DISPLAY_MODES,
     Refused,
     blocks_of,
     check_blocks,
     check_markdown,
     check_message,
     check_view,
+    chunks_of,
+    markdown_in,
     metadata_of,
     shown,
 )
@@ -236,6 +239,8 @@ class FakeSlack(LoopbackServer):
     threads: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     faults: dict[str, deque[Fault]] = field(default_factory=lambda: defaultdict(deque))
     streaming: set[str] = field(default_factory=set)  # ts of messages still streaming
+    steps: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # ts -> task and
+    # plan updates streamed into that message, in the order Slack took them
     stopped: set[str] = field(default_factory=set)  # ts of streams the user stopped
     kinds: dict[str, str] = field(default_factory=dict)  # channel id -> conversation type
     scopes: set[str] = field(default_factory=granted)  # the token's scopes
@@ -304,6 +309,7 @@ class FakeSlack(LoopbackServer):
         self.threads.clear()
         self.faults.clear()
         self.streaming.clear()
+        self.steps.clear()
         self.stopped.clear()
         self.kinds.clear()
         self.scopes = granted()
@@ -833,15 +839,21 @@ class FakeSlack(LoopbackServer):
         return {"channel": params["channel"], "ts": params["ts"]}
 
     def _chat_startStream(self, params: dict[str, Any]) -> dict[str, Any]:
-        """In a channel (anything but a DM) Slack needs to know whom the stream is for."""
+        """In a channel (anything but a DM) Slack needs to know whom the stream is for. The
+        message starts with `markdown_text`, or with `chunks` (text, task and plan updates)."""
         check_markdown(params)
+        chunks = chunks_of(params)
+        mode = params.get("task_display_mode")
+        if mode is not None and mode not in DISPLAY_MODES:
+            raise Refused("invalid_arguments")
         self._visible(params["channel"])
         if self.kind(params["channel"]) != "im":
             for recipient in ("recipient_team_id", "recipient_user_id"):
                 if not params.get(recipient):
                     raise Refused(f"missing_{recipient}")
-        posted = self._post(params)
+        posted = self._post({**params, "markdown_text": markdown_in(chunks)} if chunks else params)
         self.streaming.add(posted["ts"])
+        self._step(posted["ts"], chunks)
         return {"channel": params["channel"], "ts": posted["ts"]}
 
     def _chat_appendStream(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -860,12 +872,20 @@ class FakeSlack(LoopbackServer):
 
     def _extend(self, params: dict[str, Any]) -> None:
         check_markdown(params)
+        chunks = chunks_of(params)
         if params["ts"] in self.stopped:
             raise Refused(STOPPED_BY_USER)
         if params["ts"] not in self.streaming:
             raise Refused("message_not_in_streaming_state")
         for message in self._messages(params["ts"]):
-            message["text"] += params.get("markdown_text") or ""
+            message["text"] += (params.get("markdown_text") or "") + markdown_in(chunks)
+        self._step(params["ts"], chunks)
+
+    def _step(self, ts: str, chunks: list[dict[str, Any]]) -> None:
+        """Keep a stream's task and plan updates, in order."""
+        updates = [c for c in chunks if c["type"] in ("task_update", "plan_update")]
+        if updates:
+            self.steps.setdefault(ts, []).extend(updates)
 
     def _messages(self, ts: str) -> list[dict[str, Any]]:
         return [m for messages in self.threads.values() for m in messages if m["ts"] == ts]

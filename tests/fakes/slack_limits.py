@@ -10,6 +10,16 @@
   Slack answers a block over a limit with invalid_blocks.
 - `metadata`: an object with an `event_type` and an `event_payload` object (message
   metadata reference); anything else is invalid_metadata_format.
+- Streaming chunks (chat.startStream, chat.appendStream, chat.stopStream references, and
+  slack_sdk's `models/messages/chunk.py`): `chunks` a list of objects of type markdown_text
+  (`text`), task_update (`id`, `title`, `status` pending, in_progress, complete or error;
+  optional `details` and `output`, at most 256 characters each: the limits documented
+  beside Slack's task card), plan_update (`title`) or blocks (`blocks`, within Block Kit's
+  limits). Anything else is invalid_chunks, and so is a call that sends both
+  `markdown_text` and `chunks`; chat.startStream's `task_display_mode` is timeline or plan,
+  else invalid_arguments. The error names are assumptions (the references list none for
+  chunks), and so is refusing the pair: Slack's SDKs never send it, they wrap buffered
+  text in a markdown_text chunk when they send chunks.
 - Views (views.publish reference, view object reference): `view` a JSON object whose `type`
   is "home" (the only type views.publish takes), with at most 100 blocks within the Block
   Kit limits above, else invalid_arguments; over 250 kB, view_too_large. A section's
@@ -19,9 +29,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 TEXT_LIMIT = 40_000
+TASK_TEXT_LIMIT = 256  # a task card's details or output
+TASK_STATUSES = ("pending", "in_progress", "complete", "error")
+DISPLAY_MODES = ("timeline", "plan")
 MARKDOWN_LIMIT = 12_000  # characters of markdown_text, or of all markdown blocks, per call
 MAX_BLOCKS = 50
 SECTION_TEXT_LIMIT = 3_000
@@ -100,6 +114,72 @@ def check_view(params: dict[str, Any]) -> dict[str, Any]:
     if len(markdown_of(blocks)) > MARKDOWN_LIMIT or not all(map(_within_limits, blocks)):
         raise Refused("invalid_arguments")
     return view
+
+
+def chunks_of(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """A streaming call's chunks, checked (sent as JSON, or form-encoded as a JSON string);
+    invalid_chunks for any Slack would not show (the module's docstring)."""
+    raw = params.get("chunks")
+    if raw is None:
+        return []
+    if "markdown_text" in params:
+        raise Refused("invalid_chunks")
+    chunks = json.loads(raw) if isinstance(raw, str) else raw
+    if not isinstance(chunks, list) or not chunks:
+        raise Refused("invalid_chunks")
+    for chunk in chunks:
+        if not isinstance(chunk, dict) or not _chunk_ok(chunk):
+            raise Refused("invalid_chunks")
+    if len(markdown_in(chunks)) > MARKDOWN_LIMIT:
+        raise Refused("msg_too_long")
+    return chunks
+
+
+def markdown_in(chunks: list[dict[str, Any]]) -> str:
+    """The text of a call's markdown_text chunks, in order."""
+    return "".join(c["text"] for c in chunks if c["type"] == "markdown_text")
+
+
+def _chunk_ok(chunk: dict[str, Any]) -> bool:
+    check = _CHUNKS.get(str(chunk.get("type")))
+    return check is not None and check(chunk)
+
+
+def _text_ok(chunk: dict[str, Any]) -> bool:
+    return isinstance(chunk.get("text"), str) and bool(chunk["text"])
+
+
+def _blocks_ok(chunk: dict[str, Any]) -> bool:
+    blocks = chunk.get("blocks")
+    if not isinstance(blocks, list):
+        return False
+    try:
+        check_blocks(blocks)
+    except Refused:
+        return False
+    return True
+
+
+def _task_ok(chunk: dict[str, Any]) -> bool:
+    texts = [chunk.get(key) for key in ("details", "output") if key in chunk]
+    return (
+        _filled(chunk.get("id"))
+        and _filled(chunk.get("title"))
+        and chunk.get("status") in TASK_STATUSES
+        and all(isinstance(t, str) and len(t) <= TASK_TEXT_LIMIT for t in texts)
+    )
+
+
+_CHUNKS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "markdown_text": _text_ok,
+    "plan_update": lambda chunk: _filled(chunk.get("title")),
+    "blocks": _blocks_ok,
+    "task_update": _task_ok,
+}
+
+
+def _filled(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
 
 
 def blocks_of(params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -132,6 +132,69 @@ async def test_blocks_within_block_kit_limits(
     await client.chat_stopStream(channel="D0001", ts=started["ts"], blocks=taken)
 
 
+def task(**fields: Any) -> dict[str, Any]:
+    return {"type": "task_update", "id": "draft-1", "title": "Draft", "status": "pending", **fields}
+
+
+@pytest.mark.parametrize(
+    ("taken", "refused"),
+    [
+        (task(), task(status="done")),  # pending, in_progress, complete or error
+        (task(status="error"), task(id="")),
+        (task(status="complete"), task(title=" ")),
+        (task(details="x" * 256), task(details="x" * 257)),  # a task card's details
+        (task(output="x" * 256), task(output="x" * 257)),
+        ({"type": "plan_update", "title": "Checks"}, {"type": "plan_update"}),
+        ({"type": "markdown_text", "text": "x"}, {"type": "markdown_text", "text": ""}),
+        ({"type": "blocks", "blocks": [section("x")]}, {"type": "blocks", "blocks": [section("")]}),
+        (task(), {"type": "thinking", "text": "x"}),  # no such chunk
+    ],
+)
+async def test_streamed_chunks_are_checked_as_slack_shows_them(
+    fake_slack: FakeSlack, taken: dict[str, Any], refused: dict[str, Any]
+) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    start = {"channel": "D0001", "thread_ts": "1.1", "task_display_mode": "plan"}
+    with pytest.raises(SlackApiError, match="invalid_chunks"):
+        await client.chat_startStream(**start, chunks=[refused])
+    started = await client.chat_startStream(**start, chunks=[taken])
+    ts = started["ts"]
+    with pytest.raises(SlackApiError, match="invalid_chunks"):
+        await client.chat_appendStream(channel="D0001", ts=ts, chunks=[refused])
+    await client.chat_appendStream(channel="D0001", ts=ts, chunks=[taken])
+    with pytest.raises(SlackApiError, match="invalid_chunks"):
+        await client.chat_stopStream(channel="D0001", ts=ts, chunks=[refused])
+    await client.chat_stopStream(channel="D0001", ts=ts, chunks=[taken])
+    steps = [taken] * 3 if taken["type"] in ("task_update", "plan_update") else []
+    assert fake_slack.steps.get(ts, []) == steps
+
+
+async def test_a_stream_takes_text_or_chunks_and_shows_tasks_in_two_modes(
+    fake_slack: FakeSlack,
+) -> None:
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    start = {"channel": "D0001", "thread_ts": "1.1"}
+    with pytest.raises(SlackApiError, match="invalid_arguments"):
+        await client.chat_startStream(**start, chunks=[task()], task_display_mode="cards")
+    for mode in ("timeline", "plan"):
+        await client.chat_startStream(**start, chunks=[task()], task_display_mode=mode)
+    started = await client.chat_startStream(**start, chunks=[task()])  # timeline by default
+    ts = started["ts"]
+    with pytest.raises(SlackApiError, match="invalid_chunks"):  # both at once: not both
+        await client.chat_appendStream(
+            channel="D0001", ts=ts, markdown_text="a", chunks=[task(status="complete")]
+        )
+    text = {"type": "markdown_text", "text": "**Yes.**"}
+    await client.chat_appendStream(channel="D0001", ts=ts, chunks=[task(status="complete"), text])
+    with pytest.raises(SlackApiError, match="msg_too_long"):
+        long = {"type": "markdown_text", "text": "x" * 6001}
+        await client.chat_appendStream(channel="D0001", ts=ts, chunks=[long, long])
+    await client.chat_stopStream(channel="D0001", ts=ts)
+    [message] = [m for m in fake_slack.threads[("D0001", "1.1")] if m["ts"] == ts]
+    assert message["text"] == "**Yes.**"
+    assert [step["status"] for step in fake_slack.steps[ts]] == ["pending", "complete"]
+
+
 def home(blocks: list[dict[str, Any]]) -> dict[str, Any]:
     return {"type": "home", "blocks": blocks}
 
