@@ -3,10 +3,18 @@ leaves no question alone on the blind set it was not written on (bench/triage.py
 
 from __future__ import annotations
 
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from app.slack.triage import triage
 from bench.triage import decided, items
+from bench.triage import main as bench_main
+from tests.fakes.anthropic import Fail, FakeAnthropic, Item
+from tests.fakes.anthropic import decided as answer_as
 
 
 @pytest.mark.parametrize(
@@ -55,3 +63,50 @@ def test_on_the_blind_set_it_leaves_no_question_alone_but_one() -> None:
     others = [t for item, t in rows if not item["take"]]
     assert dropped == ["b3-056"]
     assert sum(t.leave for t in others) >= 45  # of 98: about half need no model call
+
+
+# The labels that are not the model's categories (app/agent/question.py), as it would say them
+AS_CATEGORY = {"announcement": "statement", "thanks": "chatter", "link_or_file_only": "chatter"}
+
+
+async def test_the_bench_measures_the_model_end_to_end_against_the_targets(
+    fake_anthropic: FakeAnthropic,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`python -m bench.triage --model` asks the model (here the fake, answering from the
+    labels, but wrongly for one statement and not at all for one question) about what the
+    first pass leaves, and prints what Vouch would take, against the targets."""
+    labels = {str(item["text"]): item for item in items("dev")}
+    wrong = next(i for i in items("dev") if i["label"] == "statement" and not decided(i).leave)
+    silent = next(i for i in items("dev") if i["take"] and not decided(i).leave)
+
+    def respond(body: dict[str, Any]) -> Item:
+        text = json.loads(body["messages"][0]["content"])["message"]
+        item = labels[text]
+        if item["id"] == silent["id"]:
+            return Fail(400, "invalid_request_error")  # no decision: left alone
+        take = item["take"] or item["id"] == wrong["id"]
+        label = str(item["label"])
+        return answer_as("question" if take else AS_CATEGORY.get(label, label))
+
+    fake_anthropic.triage_responder = respond
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    monkeypatch.chdir(Path(__file__).parent)  # no .env here
+    status = await asyncio.to_thread(bench_main, ["--set", "dev", "--model"])
+    printed = capsys.readouterr().out
+    asked = sum(not decided(i).leave for i in items("dev"))
+    assert len(fake_anthropic.triage_requests) == asked
+    assert f"questions taken: 63 of 64 (98.4%; target at least 90%) ['{silent['id']}']" in printed
+    assert f"other messages taken: 1 of 96 (1.0%; target at most 2%) ['{wrong['id']}']" in printed
+    assert f"model calls: {asked}, no decision 1;" in printed
+    assert "targets met" in printed and status == 0
+
+
+def test_the_bench_needs_a_model_to_ask(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env, and the environment has no key (tests/isolation)
+    assert bench_main(["--model"]) == 2
+    assert "--model needs ANTHROPIC_API_KEY" in capsys.readouterr().out
