@@ -61,6 +61,7 @@ class Settings(BaseSettings):
     tool_timeout: float = Field(10.0, gt=0, le=60)
     tool_result_chars: int = Field(24_000, ge=1000, le=200_000)
     check_receipt: bool = True  # a verified answer says what was checked
+    show_steps: bool = True  # streamed answers show the loop's steps as task cards
     channels_file: Path | None = None  # per-channel settings (YAML): app/channels.py
     escalation_group: str | None = Field(None, pattern=r"^S[A-Z0-9]{2,}$")  # a user group id
     files_max_count: int = Field(5, ge=0, le=20)  # files read per message; 0: none

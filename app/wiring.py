@@ -177,6 +177,7 @@ def build(
             search=settings.slack_search,
             receipts=settings.check_receipt,
             private=private,
+            steps=settings.show_steps,
         ),
         conversations=conversations,
         private=private,

@@ -46,6 +46,15 @@ class Target:
         return self.channel.startswith("D")
 
 
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """A streamed message already started in the answer's thread (app/slack/steps.py: the
+    loop's steps), and the chunks not sent yet: the answer goes into it."""
+
+    ts: str
+    chunks: tuple[dict[str, Any], ...] = ()
+
+
 # Every post sets unfurl_links and unfurl_media off: Slack fetches nothing an answer links
 # to (a link's query string could carry data to whoever serves it) and shows no preview
 # (a message link's preview quotes the message).
@@ -80,16 +89,18 @@ async def deliver(
     answers: str = "",
     checked: str = "",
     person: bool = False,
+    opened: Opened | None = None,
 ) -> list[str]:
     """Post `text` (already verified) and return the ts of each message posted; the first
     carries `answer_mark(answers)` when `answers` (the user message's ts) is given; the
     last, `checked` (the receipt) as a quiet context line above the feedback buttons, and
-    with `person` an "Ask a person" button beside them (for the message `answers`)."""
+    with `person` an "Ask a person" button beside them (for the message `answers`). A
+    markdown answer's first piece goes into the `opened` stream when there is one."""
     mark = answer_mark(answers) if answers else None
     extras = {"checked": checked, "person": answers if person else ""}
     if dialect == "mrkdwn":
         return await _post(client, target, text, reference, mark=mark, **extras)
-    return await _stream(client, target, text, reference, mark=mark, **extras)
+    return await _stream(client, target, text, reference, mark=mark, opened=opened, **extras)
 
 
 async def _post(
@@ -144,6 +155,7 @@ async def _stream(
     mark: dict[str, Any] | None,
     checked: str,
     person: str,
+    opened: Opened | None,
 ) -> list[str]:
     posted: list[str] = []
     # recipients are required in channels, not in DMs
@@ -152,31 +164,41 @@ async def _stream(
     pieces = split(text, STREAM_PIECE)
     for index, piece in enumerate(pieces):
         chunks = steps_of(piece, 3)
-        started = await client.chat_startStream(
-            channel=target.channel,
-            thread_ts=target.thread_ts,
-            markdown_text=chunks[0],
-            recipient_team_id=team,
-            recipient_user_id=user,
-        )
-        ts = str(started["ts"])
+        first: tuple[dict[str, Any], ...] = ()  # what goes with the first text appended
+        if index == 0 and opened is not None:  # into the message showing the steps
+            ts, first = opened.ts, opened.chunks
+        else:
+            started = await client.chat_startStream(
+                channel=target.channel,
+                thread_ts=target.thread_ts,
+                markdown_text=chunks[0],
+                recipient_team_id=team,
+                recipient_user_id=user,
+            )
+            ts, chunks = str(started["ts"]), chunks[1:]
         posted.append(ts)
         last = index == len(pieces) - 1
         blocks = _buttons(reference, checked, person) if last else None
+        metadata = mark if index == 0 else None
         try:
-            for chunk in chunks[1:]:
-                await client.chat_appendStream(channel=target.channel, ts=ts, markdown_text=chunk)
+            for number, chunk in enumerate(chunks):
+                if number == 0 and first:  # chunks and markdown_text go in one call only apart
+                    text_chunk = {"type": "markdown_text", "text": chunk}
+                    await client.chat_appendStream(
+                        channel=target.channel, ts=ts, chunks=[*first, text_chunk]
+                    )
+                else:
+                    await client.chat_appendStream(
+                        channel=target.channel, ts=ts, markdown_text=chunk
+                    )
             await client.chat_stopStream(
-                channel=target.channel,
-                ts=ts,
-                blocks=blocks,
-                metadata=mark if index == 0 else None,
+                channel=target.channel, ts=ts, blocks=blocks, metadata=metadata
             )
         except SLACK_FAILURES as exc:
             if stopped_by_user(exc):
                 raise StoppedByUser from None
             log.warning("stream broke (%s): completing it with chat.update", label(exc))
-            await _complete(client, target.channel, ts, piece, blocks)
+            await _complete(client, target.channel, ts, piece, blocks, metadata=metadata)
     return posted
 
 
@@ -186,20 +208,25 @@ async def _complete(
     ts: str,
     piece: str,
     blocks: list[dict[str, Any]] | None,
+    *,
+    metadata: dict[str, Any] | None = None,
 ) -> None:
     """A stream broke (or expired) after it started: end it, then put the whole piece in
-    with chat.update (Slack refuses to update a message that is still streaming). Slack
-    takes `markdown_text` only alone (with `blocks` it answers markdown_text_conflict), so
-    with the feedback buttons the piece goes in a `markdown` block, same dialect."""
+    with chat.update (Slack refuses to update a message that is still streaming), with the
+    answer's mark when it is the first message. Slack takes `markdown_text` only alone
+    (with `blocks` it answers markdown_text_conflict), so with the feedback buttons the
+    piece goes in a `markdown` block, same dialect."""
     try:
         await client.chat_stopStream(channel=channel, ts=ts)
     except SLACK_FAILURES as exc:  # e.g. message_not_in_streaming_state: already ended
         log.info("stream not stopped: %s", label(exc))
     if blocks is None:
-        await client.chat_update(channel=channel, ts=ts, markdown_text=piece)
+        await client.chat_update(channel=channel, ts=ts, markdown_text=piece, metadata=metadata)
     else:
         markdown = {"type": "markdown", "text": piece}
-        await client.chat_update(channel=channel, ts=ts, text=piece, blocks=[markdown, *blocks])
+        await client.chat_update(
+            channel=channel, ts=ts, text=piece, blocks=[markdown, *blocks], metadata=metadata
+        )
 
 
 WHY = "What was wrong with this answer?"
@@ -248,10 +275,29 @@ async def tell_failure(
     reference: str,
     answers: str,
     group: str | None,
+    opened: Opened | None = None,
 ) -> None:
     """The failure message, with the reference a maintainer can look up (and, with a
-    group to ask, the "Ask a person" button); nothing of any attempt."""
+    group to ask, the "Ask a person" button); nothing of any attempt. Into the `opened`
+    stream (the steps shown) when there is one."""
     text = failure_message(dialect, reference)
+    if opened is not None:
+        try:
+            await deliver(
+                client,
+                target,
+                text,
+                "markdown",
+                reference,
+                answers=answers,
+                person=group is not None,
+                opened=opened,
+            )
+        except StoppedByUser:
+            log.info("failure not told: the user stopped the answer")
+        except SLACK_FAILURES as exc:
+            log.error("reply failed: %s", label(exc))
+        return
     blocks = person_blocks(text, reference, answers) if group is not None else None
     await post_plain(client, target, text, answers=answers, blocks=blocks)
 

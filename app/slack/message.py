@@ -123,11 +123,14 @@ def _dialect(event: dict[str, Any], chosen: Dialect) -> Dialect:
     return "mrkdwn" if event.get("type") == COMMAND_EVENT else chosen
 
 
-async def tell_failure(client: AsyncWebClient, message: Message) -> None:
-    """The failure message in the message's thread, with its reference (and, with a group
-    to ask, the "Ask a person" button); nothing of any attempt. An unasked message (in a
-    help channel) gets nothing: no one asked Vouch, so its failure is only telemetry's.
-    One asked with `/vouch` is told privately."""
+async def tell_failure(
+    client: AsyncWebClient, message: Message, opened: deliver.Opened | None = None
+) -> None:
+    """The failure message in the message's thread (into the message showing the steps,
+    when `opened`), with its reference (and, with a group to ask, the "Ask a person"
+    button); nothing of any attempt. An unasked message (in a help channel) gets nothing:
+    no one asked Vouch, so its failure is only telemetry's. One asked with `/vouch` is
+    told privately."""
     if message.unasked:
         return
     if message.private:
@@ -141,6 +144,7 @@ async def tell_failure(client: AsyncWebClient, message: Message) -> None:
         reference=message.reference,
         answers=message.key_ts,
         group=message.group,
+        opened=opened,
     )
 
 

@@ -13,13 +13,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.agent.conversation import Conversation
 from app.agent.loop import Deps, answer
 from app.agent.observer import Observers
+from app.agent.outcome import Outcome
 from app.agent.tools import Tool
 from app.deps import ChannelDeps
 from app.errors import label
 from app.knowledge.retrieve import Knowledge
 from app.knowledge.tool import DocsSearch
 from app.slack.audience import Audience
-from app.slack.deliver import deliver, receipt
+from app.slack.deliver import Opened, deliver, receipt
 from app.slack.entities import Lookups
 from app.slack.errors import SLACK_FAILURES, StoppedByUser
 from app.slack.gather import limits_of
@@ -30,8 +31,9 @@ from app.slack.private import Private
 from app.slack.reader import SlackReader, links_in
 from app.slack.search import SlackSearch, action_token
 from app.slack.status import Status
+from app.slack.steps import Steps
 from app.slack.triage import Decision
-from app.telemetry import Telemetry
+from app.telemetry import Telemetry, Trace
 from app.work.budget import Budgets
 
 log = logging.getLogger("vouch.slack")
@@ -50,6 +52,7 @@ class Replying:
     search: bool  # SLACK_SEARCH: Slack's Real-time Search, where the event allows it
     receipts: bool  # CHECK_RECEIPT: "Checked: …" under a verified answer
     private: Private  # /vouch's answers: to their asker alone, with a share button
+    steps: bool  # SHOW_STEPS: the loop's steps as task cards where answers are streamed
 
     async def reply(
         self, message: Message, conversation: Conversation, triaged: Decision | None = None
@@ -59,7 +62,8 @@ class Replying:
         verified answer: anything else is silence, and telemetry's."""
         target = message.target
         shown = not (message.unasked or message.private)  # a command has no thread to show it in
-        status = Status(self.client, target.channel, target.thread_ts, shown=shown)
+        steps = await self._steps(message) if shown else None
+        status = Status(self.client, target.channel, target.thread_ts, shown=shown and not steps)
         ids = replace(
             message.ids,
             history_messages=len(conversation.turns),
@@ -76,15 +80,18 @@ class Replying:
                     replace(conversation, instructions=message.here.instructions),
                     deps,
                     message.reference,
-                    observer=Observers(trace, status),
+                    observer=Observers(trace, steps or status),
                     tools=self._tools(conversation, message, deps),
                     checks=[self.lookups.check(message.where, _texts(conversation))],
                 )
             except Exception:  # nothing of any attempt goes with the failure message
                 await status.close()
-                await tell_failure(self.client, message)
+                opened = await steps.close(verified=False) if steps else None
+                if not (steps and steps.stopped):
+                    await tell_failure(self.client, message, opened)
                 raise
             await status.close()
+            opened = await steps.close(outcome.verified) if steps else None
             tokens = outcome.usage.total
             await self.budgets.spend(
                 target.team, target.channel, target.user, tokens, limits_of(message.here)
@@ -96,6 +103,10 @@ class Replying:
                 log.info("help channel: people answered while Vouch drafted: nothing posted")
                 trace.triage = "answered"  # left to them: not in the rates
                 return
+            if steps and steps.stopped:  # pressed while Vouch worked: nothing more is sent
+                log.info("answer stopped by the user")
+                trace.stopped_by_user()
+                return
             checked = receipt(outcome) if outcome.verified and self.receipts else ""
             if message.private:
                 with trace.observe("slack.deliver", "span", format="private") as delivery:
@@ -105,30 +116,56 @@ class Replying:
                         delivery.fail("slack_response_url")
                         trace.undelivered()
                 return
-            with trace.observe("slack.deliver", "span", format=message.dialect) as delivery:
-                try:
-                    posted = await deliver(
-                        self.client,
-                        target,
-                        outcome.text,
-                        message.dialect,
-                        message.reference,
-                        answers=message.key_ts,
-                        checked=checked,
-                        person=message.group is not None
-                        and outcome.reason != "unavailable"
-                        and not outcome.verified,
-                    )
-                    self.threads.posted(target, posted, outcome.text, message.bot, message.key_ts)
-                except StoppedByUser:  # the user's choice: neither a failure nor undelivered
-                    log.info("answer stopped by the user")
-                    trace.stopped_by_user()
-                except SLACK_FAILURES as exc:  # after the client's retries; never post twice
-                    error = label(exc)
-                    log.error("delivery failed: %s", error)
-                    delivery.fail(f"slack_{error}")
-                    trace.undelivered()
-                    await status.close(clear=True)
+            await self._deliver(
+                message, outcome, checked=checked, trace=trace, status=status, opened=opened
+            )
+
+    async def _deliver(
+        self,
+        message: Message,
+        outcome: Outcome,
+        *,
+        checked: str,
+        trace: Trace,
+        status: Status,
+        opened: Opened | None,
+    ) -> None:
+        """Post the outcome's text in the message's thread (into the steps' message when
+        `opened`), once."""
+        target = message.target
+        with trace.observe("slack.deliver", "span", format=message.dialect) as delivery:
+            try:
+                posted = await deliver(
+                    self.client,
+                    target,
+                    outcome.text,
+                    message.dialect,
+                    message.reference,
+                    answers=message.key_ts,
+                    checked=checked,
+                    person=message.group is not None
+                    and outcome.reason != "unavailable"
+                    and not outcome.verified,
+                    opened=opened,
+                )
+                self.threads.posted(target, posted, outcome.text, message.bot, message.key_ts)
+            except StoppedByUser:  # the user's choice: neither a failure nor undelivered
+                log.info("answer stopped by the user")
+                trace.stopped_by_user()
+            except SLACK_FAILURES as exc:  # after the client's retries; never post twice
+                error = label(exc)
+                log.error("delivery failed: %s", error)
+                delivery.fail(f"slack_{error}")
+                trace.undelivered()
+                await status.close(clear=True)
+
+    async def _steps(self, message: Message) -> Steps | None:
+        """The loop's steps, shown where answers are streamed (markdown) and SHOW_STEPS is
+        on; None when they are not (then the status line shows what Vouch is doing)."""
+        if not self.steps or message.dialect != "markdown":
+            return None
+        steps = Steps(self.client, message.target)
+        return steps if await steps.start() else None
 
     async def _answered_by_people(self, message: Message) -> bool:
         """Whether someone other than the asker replied in an unasked message's thread

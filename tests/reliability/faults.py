@@ -32,15 +32,16 @@ class Case:
     kind: Kind
     times: Times
     expect: Outcome
+    steps: bool = False  # SHOW_STEPS: the stream opens with the loop's steps (markdown)
 
     @property
     def dialect(self) -> Dialect:
-        streaming = ("chat.startStream", "chat.appendStream", "chat.stopStream")
-        return "markdown" if self.where.removeprefix("slack ") in streaming else "mrkdwn"
+        return "markdown" if self.where.removeprefix("slack ") in STREAMING else "mrkdwn"
 
     @property
     def id(self) -> str:
-        return f"{self.where} {self.kind} {self.times}".replace(" ", "-")
+        steps = " with steps" if self.steps else ""
+        return f"{self.where} {self.kind} {self.times}{steps}".replace(" ", "-")
 
     @property
     def method(self) -> str:
@@ -96,6 +97,7 @@ SLACK_METHODS = (
 )
 SLACK_KINDS: tuple[Kind, ...] = ("429", "500", "timeout", "reset")
 STREAM_ENDS = ("chat.appendStream", "chat.stopStream")  # the calls a stop can answer
+STREAMING = ("chat.startStream", *STREAM_ENDS)
 MODEL_KINDS: tuple[Kind, ...] = ("429", "500", "timeout", "reset", "stream error", "stream cut")
 
 
@@ -117,6 +119,15 @@ def slack_outcome(method: str, kind: Kind, times: Times) -> Outcome:
         "chat.startStream": "nothing",
     }
     return outcomes[method]
+
+
+def steps_outcome(method: str, times: Times) -> Outcome:
+    """With the steps shown, the stream opens before the draft: a start that fails once
+    leaves the status line, and the answer starts its own stream; the steps' appends are
+    a courtesy, and the answer completes a broken stream with chat.update."""
+    if method == "chat.startStream" and times == "always":
+        return "nothing"
+    return "answer"
 
 
 def model_outcome(times: Times) -> Outcome:
@@ -141,4 +152,12 @@ CASES = [
     *(Case("langfuse export", kind, "always", "answer") for kind in SLACK_KINDS),
     # the user presses stop while the answer streams (Slack has no "again": once is all)
     *(Case(f"slack {m}", "stopped by user", "once", "stopped") for m in STREAM_ENDS),
+    *(
+        Case(f"slack {method}", kind, times, steps_outcome(method, times), steps=True)
+        for method in STREAMING
+        for kind in SLACK_KINDS
+        for times in ("once", "always")
+    ),
+    # pressed while the steps show (appendStream) or as the answer ends (stopStream)
+    *(Case(f"slack {m}", "stopped by user", "once", "stopped", steps=True) for m in STREAM_ENDS),
 ]

@@ -93,9 +93,11 @@ async def test_dm_streams_without_recipients(
     app = make_app(make_settings(response_format="markdown"))
     await dispatch(app, message("how do I deploy?", "202.000001", "D0001", channel_type="im"))
     await until(lambda: bool(fake_slack.of("chat.stopStream")))
-    [start] = fake_slack.of("chat.startStream")
+    [start] = fake_slack.of("chat.startStream")  # the steps first, then the answer in it
     assert "recipient_team_id" not in start and "recipient_user_id" not in start
-    assert start["markdown_text"] == "Use **make deploy** from `main`."
+    answer = fake_slack.threads[("D0001", "202.000001")][-1]
+    assert answer["ts"] in fake_slack.steps
+    assert answer["text"] == "Use **make deploy** from `main`."
 
 
 async def test_expired_stream_falls_back_to_chat_update(
@@ -104,7 +106,7 @@ async def test_expired_stream_falls_back_to_chat_update(
     text = long_answer(3_000)
     fake_anthropic.push(Reply(text))
     fake_slack.fail("chat.appendStream", Fault(error="message_not_in_streaming_state"))
-    app = make_app(make_settings(response_format="markdown"))
+    app = make_app(make_settings(response_format="markdown", show_steps=False))
     await dispatch(app, mention("how do deploys work?", "203.000001"))
     await replied(fake_slack, "chat.update")
     [update] = fake_slack.of("chat.update")
