@@ -88,8 +88,10 @@ class FakeLangfuse(LoopbackServer):
     drop: bool = False  # close ingestion connections without answering (a reset)
     version: str = "v4"  # which Langfuse server: "v4", "v3" or "scores-only" (see above)
     project: Project = field(default_factory=Project)  # its datasets and annotation queues
+    _generation: int = 0  # resets so far: a request held across one is an earlier test's
 
     def reset(self) -> None:
+        self._generation += 1
         self.spans.clear()
         self.scores.clear()
         self.received.clear()
@@ -156,11 +158,14 @@ class FakeLangfuse(LoopbackServer):
             body = gzip.decompress(body)
         if self.keys and request.headers.get("x-langfuse-public-key") not in self.keys:
             return None
+        generation = self._generation
         self.received.append(body)
         waited, step = 0.0, 0.05
         while waited < self.delay:  # reset() (delay 0) lets a hanging request go
             await asyncio.sleep(step)
             waited += step
+        if generation != self._generation:  # held across a reset: not this test's
+            return None
         return body
 
     async def _traces(self, request: web.Request) -> web.Response:
