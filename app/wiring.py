@@ -38,6 +38,7 @@ from app.slack.message import Reading
 from app.slack.people import People
 from app.slack.private import Private
 from app.slack.reply import Replying
+from app.slack.steps import Pace
 from app.slack.triage import Triaging
 from app.telemetry import Telemetry
 from app.work.budget import Budgets, Limits
@@ -177,7 +178,7 @@ def build(
             search=settings.slack_search,
             receipts=settings.check_receipt,
             private=private,
-            steps=settings.show_steps,
+            steps=Pace() if settings.show_steps else None,
         ),
         conversations=conversations,
         private=private,

@@ -31,7 +31,7 @@ from app.slack.private import Private
 from app.slack.reader import SlackReader, links_in
 from app.slack.search import SlackSearch, action_token
 from app.slack.status import Status
-from app.slack.steps import Steps
+from app.slack.steps import Pace, Steps
 from app.slack.triage import Decision
 from app.telemetry import Telemetry, Trace
 from app.work.budget import Budgets
@@ -52,7 +52,7 @@ class Replying:
     search: bool  # SLACK_SEARCH: Slack's Real-time Search, where the event allows it
     receipts: bool  # CHECK_RECEIPT: "Checked: …" under a verified answer
     private: Private  # /vouch's answers: to their asker alone, with a share button
-    steps: bool  # SHOW_STEPS: the loop's steps as task cards where answers are streamed
+    steps: Pace | None  # SHOW_STEPS: the loop's steps as task cards where answers are streamed
 
     async def reply(
         self, message: Message, conversation: Conversation, triaged: Decision | None = None
@@ -162,9 +162,9 @@ class Replying:
     async def _steps(self, message: Message) -> Steps | None:
         """The loop's steps, shown where answers are streamed (markdown) and SHOW_STEPS is
         on; None when they are not (then the status line shows what Vouch is doing)."""
-        if not self.steps or message.dialect != "markdown":
+        if self.steps is None or message.dialect != "markdown":
             return None
-        steps = Steps(self.client, message.target)
+        steps = Steps(self.client, message.target, self.steps)
         return steps if await steps.start() else None
 
     async def _answered_by_people(self, message: Message) -> bool:

@@ -7,17 +7,23 @@ streamed (the markdown dialect).
 
 A step names a stage and, when a check fails, its codes: never content. Updates are sent
 by a task of its own, the newest state of every changed step in one `chat.appendStream`
-at most every `every` seconds (the method is Slack's tier 4, per workspace), so a slow
-Slack holds up nothing. If the user presses stop, nothing more is sent, the answer neither;
-if Slack refuses an update for any other reason, the steps stop there and
-the answer still goes into the message (deliver completes a broken stream)."""
+at most every `every` seconds, so a slow Slack holds up nothing; and every answer's steps
+together take at most STEPS_PER_MINUTE of those calls a minute from this process (`Pace`):
+the method is Slack's tier 4 (100+ a minute per workspace), and the answers' own appends
+must not wait behind the steps' 429s. A step not sent in time goes with the answer.
+
+If the user presses stop, nothing more is sent, the answer neither; if Slack refuses an
+update for any other reason, the steps stop there and the answer still goes into the
+message (deliver completes a broken stream)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterator
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -32,7 +38,8 @@ from app.slack.errors import SLACK_FAILURES, stopped_by_user
 
 Status = Literal["pending", "in_progress", "complete", "error"]
 
-SEND_EVERY = 1.0  # seconds between two updates of the steps
+SEND_EVERY = 1.0  # seconds between two updates of one answer's steps
+STEPS_PER_MINUTE = 50  # updates of all answers' steps from this process: half of tier 4
 STARTED = "Checking an answer before posting it"
 CHECKED = "Checked before posting"
 NOT_CHECKED = "No answer could be checked"
@@ -66,11 +73,38 @@ class _Task:
         return {**chunk, "output": self.output} if self.output else chunk
 
 
+class Pace:
+    """At most `most` updates of steps in any `window` seconds, shared by every answer's
+    steps in this process: `wait` returns when one more may go."""
+
+    def __init__(
+        self,
+        most: int = STEPS_PER_MINUTE,
+        window: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._most, self._window, self._clock = most, window, clock
+        self._sent: deque[float] = deque()
+
+    async def wait(self) -> None:
+        while True:
+            now = self._clock()
+            while self._sent and now - self._sent[0] >= self._window:
+                self._sent.popleft()
+            if len(self._sent) < self._most:
+                self._sent.append(now)
+                return
+            await asyncio.sleep(self._window - (now - self._sent[0]))
+
+
 class Steps(Unwatched):
     """The loop's steps as a plan of task cards in the answer's streamed message."""
 
-    def __init__(self, client: AsyncWebClient, target: Target, every: float = SEND_EVERY) -> None:
+    def __init__(
+        self, client: AsyncWebClient, target: Target, pace: Pace, every: float = SEND_EVERY
+    ) -> None:
         self._client, self._target, self._every = client, target, every
+        self._pace = pace
         self._tasks: dict[str, _Task] = {}
         self._changed: dict[str, None] = {}  # ids to send, in the order they first changed
         self._wake = asyncio.Event()
@@ -198,6 +232,7 @@ class Steps(Unwatched):
     async def _keep(self) -> None:
         while not (self.stopped or self._broken):
             await self._wake.wait()
+            await self._pace.wait()  # meanwhile more changes gather
             self._wake.clear()
             sending = dict(self._changed)
             chunks = self._pending()

@@ -5,9 +5,11 @@ Where steps cannot be shown, the status line."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
+import time
 from typing import Any
 
 import pytest
@@ -16,7 +18,16 @@ from slack_sdk.web.async_client import AsyncWebClient
 from app.agent.model import Usage
 from app.agent.outcome import Attempt
 from app.slack.deliver import ANSWER_EVENT, Target
-from app.slack.steps import CHECKED, NOT_CHECKED, REVIEW, RULES, SOURCES, STARTED, Steps
+from app.slack.steps import (
+    CHECKED,
+    NOT_CHECKED,
+    REVIEW,
+    RULES,
+    SOURCES,
+    STARTED,
+    Pace,
+    Steps,
+)
 from tests.fakes.anthropic import FakeAnthropic, Reply, judgement
 from tests.fakes.server import wait_healthy
 from tests.fakes.slack import STOPPED_BY_USER, TEAM, FakeSlack, Fault
@@ -228,7 +239,7 @@ async def test_each_check_shows_its_own_codes_and_only_as_many_as_a_card_holds(
     fake_slack: FakeSlack,
 ) -> None:
     client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
-    steps = Steps(client, Target(TEAM, "D0001", "709.000001", "U0001"), every=3600)
+    steps = Steps(client, Target(TEAM, "D0001", "709.000001", "U0001"), Pace(), every=3600)
     assert await steps.start()
     steps.stage("drafting", 1, 3)
     with steps.observe("agent.verify", "guardrail", attempt=1) as check:
@@ -260,6 +271,43 @@ async def test_each_check_shows_its_own_codes_and_only_as_many_as_a_card_holds(
     assert last["draft-2"]["status"] == "complete" and last["plan"]["title"] == NOT_CHECKED
     # nothing ran the sender (no await since start): all of it goes with the answer's text
     assert [step.get("id") for step in fake_slack.steps[steps.ts]] == [None, "read"]
+
+
+async def test_every_answers_steps_share_one_pace_and_what_waits_goes_with_the_answer(
+    fake_slack: FakeSlack,
+) -> None:
+    """Two answers' steps, one update a minute between them: the first sends one, the
+    second none, and each one's last state still reaches Slack with its answer."""
+    client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
+    pace = Pace(most=1, window=60)
+    one, two = (
+        Steps(client, Target(TEAM, "D0001", f"711.00000{n}", "U0001"), pace, every=0)
+        for n in (1, 2)
+    )
+    assert await one.start() and await two.start()
+    one.stage("drafting", 1, 3)
+    await until(lambda: len(fake_slack.of("chat.appendStream")) == 1)
+    two.stage("drafting", 1, 3)
+    one.stage("drafting", 2, 3)
+    await asyncio.sleep(0.2)  # room for a send that must not happen
+    assert len(fake_slack.of("chat.appendStream")) == 1
+    for steps in (one, two):
+        opened = await steps.close(verified=True)
+        await client.chat_stopStream(channel="D0001", ts=opened.ts, chunks=list(opened.chunks))
+        assert {
+            s["status"] for s in final(fake_slack.steps[steps.ts]).values() if "status" in s
+        } == {"complete"}
+    assert order(fake_slack.steps[one.ts]) == ["read", "draft-1", "draft-2"]
+
+
+async def test_a_pace_lets_updates_go_again_once_its_window_has_passed() -> None:
+    pace = Pace(most=2, window=0.3)
+    started = time.monotonic()
+    await pace.wait()
+    await pace.wait()
+    assert time.monotonic() - started < 0.25  # two go at once
+    await asyncio.wait_for(pace.wait(), 5)  # the third once the first is 0.3 s old
+    assert time.monotonic() - started >= 0.3
 
 
 async def test_the_bot_process_shows_steps_in_order_and_no_content(
