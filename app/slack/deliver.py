@@ -90,17 +90,22 @@ async def deliver(
     checked: str = "",
     person: bool = False,
     opened: Opened | None = None,
+    posted: list[str] | None = None,
 ) -> list[str]:
-    """Post `text` (already verified) and return the ts of each message posted; the first
+    """Post `text` (already verified) and return the ts of each message posted (also put
+    in `posted` as each is, so a caller knows what went before a failure); the first
     carries `answer_mark(answers)` when `answers` (the user message's ts) is given; the
     last, `checked` (the receipt) as a quiet context line above the feedback buttons, and
     with `person` an "Ask a person" button beside them (for the message `answers`). A
     markdown answer's first piece goes into the `opened` stream when there is one."""
     mark = answer_mark(answers) if answers else None
     extras = {"checked": checked, "person": answers if person else ""}
+    into = [] if posted is None else posted
     if dialect == "mrkdwn":
-        return await _post(client, target, text, reference, mark=mark, **extras)
-    return await _stream(client, target, text, reference, mark=mark, opened=opened, **extras)
+        return await _post(client, target, text, reference, mark=mark, posted=into, **extras)
+    return await _stream(
+        client, target, text, reference, mark=mark, opened=opened, posted=into, **extras
+    )
 
 
 async def _post(
@@ -112,37 +117,40 @@ async def _post(
     mark: dict[str, Any] | None,
     checked: str,
     person: str,
+    posted: list[str],
 ) -> list[str]:
-    posted: list[str] = []
     pieces = split(text, MRKDWN_PIECE)
     for index, piece in enumerate(pieces):
         last = index == len(pieces) - 1
         buttons = feedback_blocks(piece, reference, checked, person) if last else None
         steps = steps_of(piece, 2) if len(piece) >= REVEAL_FROM else [piece]
         metadata = mark if index == 0 else None
+        # "": a new message in the channel, and the rest of a long answer in its thread
+        thread = target.thread_ts or (posted[0] if posted else None)
         if len(steps) == 1:
             response = await client.chat_postMessage(
                 channel=target.channel,
-                thread_ts=target.thread_ts or None,  # "": a new message in the channel
+                thread_ts=thread,
                 text=piece,
                 blocks=buttons,
                 metadata=metadata,
                 unfurl_links=False,  # no preview, no fetch (the note above)
                 unfurl_media=False,
             )
+            posted.append(str(response["ts"]))
         else:  # show the first half, then the whole
             response = await client.chat_postMessage(
                 channel=target.channel,
-                thread_ts=target.thread_ts or None,
+                thread_ts=thread,
                 text=steps[0],
                 metadata=metadata,
                 unfurl_links=False,  # no preview, no fetch (the note above)
                 unfurl_media=False,
             )
+            posted.append(str(response["ts"]))
             await client.chat_update(
                 channel=target.channel, ts=response["ts"], text=piece, blocks=buttons
             )
-        posted.append(str(response["ts"]))
     return posted
 
 
@@ -156,8 +164,8 @@ async def _stream(
     checked: str,
     person: str,
     opened: Opened | None,
+    posted: list[str],
 ) -> list[str]:
-    posted: list[str] = []
     # recipients are required in channels, not in DMs
     team = None if target.is_dm else target.team
     user = None if target.is_dm else target.user

@@ -88,6 +88,7 @@ class Dropped:
 
     reason: str
     warning: bool = False  # the operator should see it
+    told: str = ""  # what the person who asked is told (a command's ack), if anything
 
 
 def sort(payload: Any) -> Taken | Dropped | None:
@@ -204,7 +205,11 @@ def shortcut_event(body: Mapping[str, Any]) -> dict[str, Any] | Dropped:
 
 COMMAND = "/vouch"  # the slash command (manifest.yml)
 COMMAND_EVENT = "slash_command"  # a command taken in, as the store keeps it
-MAX_COMMAND_CHARS = 4_000  # Slack cuts a command's text well before this
+MAX_COMMAND_CHARS = 4_000  # a question longer than this is refused, not cut
+TOO_LONG = (
+    "That question is too long for `/vouch` ({count:,} characters; at most 4,000). Ask me "
+    "in a message instead: mention me, or write to me directly."
+)
 
 
 def command_event(fields: Mapping[str, Any]) -> Taken | Dropped:
@@ -219,6 +224,8 @@ def command_event(fields: Mapping[str, Any]) -> Taken | Dropped:
     url, text = fields.get("response_url"), fields.get("text", "")
     if not all(isinstance(v, str) and v for v in (*ids, url)) or not isinstance(text, str):
         return Dropped("slash command without the fields Slack sends")
+    if len(text) > MAX_COMMAND_CHARS:  # cut, its question could be lost: say so instead
+        return Dropped("slash command too long", told=TOO_LONG.format(count=len(text)))
     team, channel, user, trigger = (str(v) for v in ids)
     key = "cmd-" + hashlib.sha256(trigger.encode()).hexdigest()[:24]
     event = {
@@ -227,7 +234,7 @@ def command_event(fields: Mapping[str, Any]) -> Taken | Dropped:
         "ts": key,  # not a message: no thread to read, nothing posted in the channel
         "thread_ts": key,
         "user": user,
-        "text": text[:MAX_COMMAND_CHARS],
+        "text": text,
         "team": team,
         "response_url": url,
     }

@@ -29,7 +29,8 @@ from app.metrics.window import MetricsError
 from app.settings import Settings
 from app.slack.background import Background
 from app.slack.errors import SLACK_FAILURES
-from app.work.budget import UNREACHABLE, Budgets, counted
+from app.work.budget import Budgets, counted
+from app.work.store import UNREACHABLE
 
 log = logging.getLogger("vouch.slack")
 WINDOW = timedelta(days=7)

@@ -264,12 +264,12 @@ def _command(body: bytes) -> dict[str, str] | None:
 
 
 async def take_command(taker: Intake, fields: dict[str, Any]) -> dict[str, str]:
-    """Take `/vouch` in; the ack's body: what its user sees at once (nothing, for a
-    command Vouch drops)."""
+    """Take `/vouch` in; the ack's body: what its user sees at once (for a command Vouch
+    drops, what it tells them, or nothing)."""
     taken = command_event(fields)
     if isinstance(taken, Dropped):
         dropped(taken)
-        return {}
+        return {"response_type": "ephemeral", "text": taken.told} if taken.told else {}
     return {"response_type": "ephemeral", "text": await taker.take_command(taken.event)}
 
 

@@ -5,17 +5,25 @@ The answer is verified for everyone in the channel (the audience rule reads for 
 channel, not for the asker alone), so sharing it shows no one anything they could not read.
 Its verified text waits in the store for the click, for as long as Slack keeps the
 response_url (HELD_FOR), and no longer: one click claims it and posts it in the channel
-(by Vouch, saying who shared it), then deletes the private copy. A second click, or one
-after the half hour, is told privately that the answer is gone.
+(by Vouch, saying who shared it; a long answer continues in that message's thread), then
+deletes the private copy. A second click, or one after the half hour, is told privately
+that the answer is gone; a post Slack refuses keeps the answer for what is left of its half
+hour (one posted in part is not posted again). The clicker is always told with
+`replace_original: false`, so the private answer stays. With the store away, the answer is
+shown without the button.
 
-An ephemeral message cannot be looked up: a command whose worker died after its answer was
-held is sent that answer again (never a new draft), so a crash in the middle of sending may
-show its asker the same answer twice, never none."""
+An ephemeral message cannot be looked up, so the store also marks a command told (its
+answer held, or its failure sent) for the half hour: a worker that takes it over sends a
+held answer again (never a new draft), and nothing for one shared or failed. A crash in the
+middle of sending may show its asker the same answer twice, never none; a store that
+cannot say gets the command answered again."""
 
 from __future__ import annotations
 
 import logging
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,12 +32,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.errors import label
 from app.logs import traced
-from app.slack.deliver import MRKDWN_PIECE, Target, deliver, respond, tell_privately
+from app.slack.deliver import MRKDWN_PIECE, Target, deliver, respond
 from app.slack.errors import SLACK_FAILURES
 from app.slack.message import Message
 from app.slack.split import split
 from app.telemetry import Telemetry
-from app.work.store import Store, StoreUnavailable, message_key
+from app.work.store import UNREACHABLE, Store, message_key
 
 log = logging.getLogger("vouch.slack")
 
@@ -40,6 +48,11 @@ GONE = (
     "That answer can't be shared any more: it was shared already, or half an hour has "
     "passed. Ask again with `/vouch`."
 )
+NOT_NOW = "I couldn't share that answer just now. Try the button again in a minute."
+PARTLY_SHARED = (
+    "Only the start of that answer could be posted in the channel. Ask again with `/vouch` "
+    "for the rest."
+)
 NOT_SHARED = (
     "I couldn't post that answer in the channel (am I still in it?). The answer is kept "
     "for you: try the button again."
@@ -47,7 +60,8 @@ NOT_SHARED = (
 
 
 def private_blocks(text: str, key: str, checked: str) -> list[dict[str, Any]]:
-    """The answer in sections, the receipt, and the button that shares it."""
+    """The answer in sections, the receipt, and the button that shares it (none without
+    the `key` of an answer held)."""
     sections = [
         {"type": "section", "text": {"type": "mrkdwn", "text": piece}}
         for piece in split(text, MRKDWN_PIECE)
@@ -59,11 +73,8 @@ def private_blocks(text: str, key: str, checked: str) -> list[dict[str, Any]]:
         "action_id": SHARE_ACTION,
         "value": key,
     }
-    return [
-        *sections,
-        *(receipt if checked else []),
-        {"type": "actions", "block_id": "share", "elements": [share]},
-    ]
+    actions = {"type": "actions", "block_id": "share", "elements": [share]}
+    return [*sections, *(receipt if checked else []), *([actions] if key else [])]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,26 +82,53 @@ class Private:
     client: AsyncWebClient  # posts a shared answer in its channel
     store: Store  # holds a private answer until it is shared
     telemetry: Telemetry
+    clock: Callable[[], float] = time.time
 
     async def answer(self, message: Message, text: str, checked: str) -> bool:
-        """Hold the verified `text`, then show it to the asker alone with the share button;
-        whether Slack took it."""
-        held = {"text": text, "user": message.target.user, "reference": message.reference}
-        await self.store.hold(message.ids.key, held | {"checked": checked}, HELD_FOR)
-        return await self._show(message, text, checked)
+        """Hold the verified `text` and mark the command told, then show the answer to the
+        asker alone with the share button; whether Slack took it. With the store away, the
+        answer is shown without the button (it could not be shared)."""
+        key, user = message.ids.key, message.target.user
+        held = {"text": text, "user": user, "reference": message.reference, "checked": checked}
+        try:
+            await self.store.hold(key, held | {"until": self.clock() + HELD_FOR}, HELD_FOR)
+            await self.store.hold(_told(key), {"user": user}, HELD_FOR)
+            shared = True
+        except UNREACHABLE as exc:
+            log.warning("private answer not held (%s): shown without its share button", label(exc))
+            shared = False
+        return await self._show(message, text, checked, shared=shared)
+
+    async def told(self, message: Message) -> None:
+        """Mark a command told (its failure message sent privately), so that a worker that
+        takes it over does not draft it again."""
+        try:
+            await self.store.hold(_told(message.ids.key), {"user": message.target.user}, HELD_FOR)
+        except UNREACHABLE as exc:
+            log.warning("private failure not marked told: %s", label(exc))
 
     async def again(self, message: Message) -> bool:
-        """A command taken over: its answer sent again, if one was verified and held before
-        its worker died (a private message cannot be looked up); False: none was."""
-        held = await self.store.held(message.ids.key)
-        if held is None:
+        """A command taken over: whether its asker was told already (an ephemeral message
+        cannot be looked up); a verified answer held is sent again (never a new draft). An
+        answer shared, or a failure told, was told. A store that cannot say: not told."""
+        key = message.ids.key
+        try:
+            held = await self.store.held(key)
+            told = held is not None or await self.store.held(_told(key)) is not None
+        except UNREACHABLE as exc:
+            log.warning("taken over, the store unreadable (%s): answered again", label(exc))
             return False
-        log.info("taken over: the private answer held is sent again")
-        await self._show(message, str(held["text"]), str(held.get("checked", "")))
-        return True
+        if held is not None:
+            log.info("taken over: the private answer held is sent again")
+            await self._show(message, str(held["text"]), str(held.get("checked", "")))
+        elif told:
+            log.info("taken over: its asker was told already")
+        return told
 
-    async def _show(self, message: Message, text: str, checked: str) -> bool:
-        blocks = private_blocks(text, message.key_ts, checked)
+    async def _show(
+        self, message: Message, text: str, checked: str, *, shared: bool = True
+    ) -> bool:
+        blocks = private_blocks(text, message.key_ts if shared else "", checked)
         url = message.event["response_url"]
         return await respond(url, response_type="ephemeral", text=text, blocks=blocks)
 
@@ -103,29 +141,33 @@ class Private:
         team = str((body.get("team") or {}).get("id") or "")
         user = str((body.get("user") or {}).get("id") or "")
         channel = str((body.get("container") or {}).get("channel_id") or "")
-        url = body.get("response_url")
+        given = body.get("response_url")
+        url = given if isinstance(given, str) else None
         if _KEY.fullmatch(value) is None or not (team and user and channel):
             log.info("share of no known answer")  # forged actions carry anything
+            await _tell(url, GONE)
             return
         key = message_key(team, channel, value)
         try:  # only its asker can see the button; a click of anyone else's claims nothing
             seen = await self.store.held(key)
             held = await self.store.claim(key) if seen and seen.get("user") == user else None
-        except StoreUnavailable:
-            held = None
+        except UNREACHABLE as exc:
+            log.warning("share: the store unreadable (%s)", label(exc))
+            await _tell(url, NOT_NOW)
+            return
         if held is None:
             log.info("share of an answer no longer held")
-            if isinstance(url, str):
-                await tell_privately(url, GONE)
+            await _tell(url, GONE)
             return
         reference = str(held.get("reference", ""))
         with traced(reference):
             await self._share(key, held, Target(team, channel, "", user), url)
 
-    async def _share(self, key: str, held: dict[str, Any], target: Target, url: Any) -> None:
+    async def _share(self, key: str, held: dict[str, Any], target: Target, url: str | None) -> None:
         reference = str(held.get("reference", ""))
         shared = f"Shared by <@{target.user}> from a private answer"
         checked = str(held.get("checked", ""))
+        posted: list[str] = []
         try:
             await deliver(
                 self.client,
@@ -134,14 +176,38 @@ class Private:
                 "mrkdwn",
                 reference,
                 checked=f"{shared} · {checked}" if checked else shared,
+                posted=posted,
             )
         except SLACK_FAILURES as exc:
             log.warning("private answer not shared: %s", label(exc))
-            await self.store.hold(key, held, HELD_FOR)  # the click may be tried again
-            if isinstance(url, str):
-                await tell_privately(url, NOT_SHARED)
+            await _tell(url, await self._keep(key, held) if not posted else PARTLY_SHARED)
             return
         log.info("private answer shared in the channel")
         self.telemetry.shared(reference)
-        if isinstance(url, str):
+        if url is not None:
             await respond(url, delete_original=True)
+
+    async def _keep(self, key: str, held: dict[str, Any]) -> str:
+        """Hold a claimed answer again after a failed post, for what is left of its half
+        hour (never longer); what to tell the clicker."""
+        left = float(held.get("until", 0)) - self.clock()
+        if left <= 0:
+            return GONE
+        try:
+            await self.store.hold(key, held, left)
+        except UNREACHABLE as exc:
+            log.warning("private answer not held again: %s", label(exc))
+            return GONE
+        return NOT_SHARED
+
+
+def _told(key: str) -> str:
+    """Where a command's being told is marked (its answer held, shared or its failure)."""
+    return f"{key}:told"
+
+
+async def _tell(url: str | None, text: str) -> None:
+    """Tell the clicker privately, keeping the message clicked (Slack may replace it by
+    default when a click's response_url is answered)."""
+    if url is not None:
+        await respond(url, response_type="ephemeral", text=text, replace_original=False)

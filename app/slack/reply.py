@@ -112,6 +112,7 @@ class Replying:
                 with trace.observe("slack.deliver", "span", format="private") as delivery:
                     if not outcome.verified:
                         await tell_failure(self.client, message)
+                        await self.private.told(message)
                     elif not await self.private.answer(message, outcome.text, checked):
                         delivery.fail("slack_response_url")
                         trace.undelivered()

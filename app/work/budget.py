@@ -17,7 +17,6 @@ budget bounds spend, it must not stop Vouch while Redis restarts.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
@@ -25,14 +24,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal, Protocol
 
 from app.errors import label
-from app.work.store import StoreUnavailable
+from app.work.store import UNREACHABLE
 
 log = logging.getLogger("vouch.work")
 
 Period = Literal["hour", "day", "week"]
 Which = Literal["user_messages", "user_tokens", "channel_messages", "channel_tokens"]
 # What a store raises when it cannot be reached: Redis away, a locked or full SQLite file.
-UNREACHABLE = (StoreUnavailable, sqlite3.Error)
 Counter = tuple[str, int, int]  # a counter's key, its message limit and its token limit
 Spent = Literal["messages", "tokens"]
 

@@ -12,6 +12,7 @@ messages are taken one at a time in Slack's order (by ts).
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -32,6 +33,10 @@ class Job:
 class StoreUnavailable(Exception):
     """The store cannot be reached (Redis down): nothing was written. The intake refuses
     the message (Slack delivers it again); workers try again later."""
+
+
+# A store that cannot answer: Redis away, or SQLite failing (locked, disk full, gone)
+UNREACHABLE = (StoreUnavailable, sqlite3.Error)
 
 
 class Store(Protocol):

@@ -25,7 +25,10 @@ What a reading assistant needs, as strict as the method references (docs.slack.d
   `delete_original` (alone) or `replace_original` act on the message a click was on, so only
   a click's URL (`response_url(click=True)`) takes them; another's answers 400
   "no_original" (an assumption: Slack's own wording is not documented). Deletions are kept
-  in `deleted`.
+  in `deleted`. A message POSTed to a click's URL replaces the message clicked unless it
+  says `replace_original: false` (Slack's interactive-message docs give replacing as the
+  default; whether that holds for an ephemeral message is not documented, so the fake
+  takes the stricter reading): such URLs are kept in `replaced`.
 - `assistant.search.context` (Real-time Search), only where the workspace allows it
   (`rts = True`; otherwise the fake does not serve it: unknown_method). A bot token must pass
   an `action_token` from a message event (`action_token()` issues one); the scopes are
@@ -267,6 +270,7 @@ class FakeSlack(LoopbackServer):
     found: list[tuple[str, str]] | None = None
     responses: list[dict[str, Any]] = field(default_factory=list)  # sent to response_urls
     deleted: list[str] = field(default_factory=list)  # response_urls whose original went
+    replaced: list[str] = field(default_factory=list)  # click URLs whose original was replaced
     _response_urls: dict[str, tuple[float, int]] = field(default_factory=dict)  # issued, uses
     _clicked: set[str] = field(default_factory=set)  # response_urls of clicks on a message
 
@@ -299,6 +303,8 @@ class FakeSlack(LoopbackServer):
             self.deleted.append(key)
         else:
             self.responses.append(body)
+            if key in self._clicked and body.get("replace_original") is not False:
+                self.replaced.append(key)
         return web.Response(text="ok")
 
     def fail(self, method: str, *faults: Fault) -> None:
@@ -332,6 +338,7 @@ class FakeSlack(LoopbackServer):
         self.found = None
         self.responses.clear()
         self.deleted.clear()
+        self.replaced.clear()
         self._response_urls.clear()
         self._clicked.clear()
 

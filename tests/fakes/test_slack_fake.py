@@ -746,6 +746,23 @@ async def test_a_response_url_deletes_or_replaces_only_the_message_a_click_was_o
         assert await send({"blocks": [section]}, command) == (400, "invalid_blocks")
         assert await send({"delete_original": True}, click) == (200, "ok")
     assert fake_slack.deleted == [click.rsplit("/response/", 1)[1]] and not fake_slack.responses
+    assert not fake_slack.replaced
+
+
+async def test_a_message_to_a_clicks_url_replaces_the_clicked_one_unless_told_not_to(
+    fake_slack: FakeSlack,
+) -> None:
+    command, click = fake_slack.response_url(), fake_slack.response_url(click=True)
+    async with aiohttp.ClientSession() as session:
+        for body, to in (
+            ({"text": "a new one", "replace_original": False}, click),
+            ({"text": "a new one"}, command),  # no original to replace
+            ({"text": "instead of the clicked one"}, click),
+        ):
+            async with session.post(to, json=body) as response:
+                assert response.status == 200
+    assert fake_slack.replaced == [click.rsplit("/response/", 1)[1]]
+    assert len(fake_slack.responses) == 3
 
 
 async def test_posting_needs_the_bot_in_the_conversation(fake_slack: FakeSlack) -> None:

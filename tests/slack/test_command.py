@@ -6,17 +6,22 @@ cannot be answered there is told privately, with no model call."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
+from slack_sdk.web.async_client import AsyncWebClient
 
 from app.slack.events import Taken, command_event
 from app.slack.intake import NOT_HERE, NOT_TAKEN, TAKEN_IN, take_command
-from app.slack.private import GONE
+from app.slack.private import GONE, HELD_FOR, NOT_NOW, NOT_SHARED, PARTLY_SHARED, Private
+from app.telemetry import Telemetry
 from app.work.redis_store import RedisStore
+from app.work.sqlite_store import SqliteStore
 from app.work.store import Job
 from bench.injection import CANARIES, world
 from tests.fakes.anthropic import FakeAnthropic, Reply
@@ -203,10 +208,199 @@ async def test_a_forged_share_posts_nothing(
     make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
 ) -> None:
     app = make_app(make_settings())
-    for value in ("cmd-" + "0" * 24, "../../etc", "", "1700000000.000100"):
-        assert await interact(app, share(value, fake_slack.response_url())) == 200
+    forged = ("cmd-" + "0" * 24, "../../etc", "", "1700000000.000100")
+    for value in forged:
+        assert await interact(app, share(value, fake_slack.response_url(click=True))) == 200
+    await until(lambda: len(fake_slack.responses) == len(forged))  # each told, privately
     await settle(fake_slack)
     assert fake_slack.of("chat.postMessage") == []
+    assert [r["text"] for r in fake_slack.responses] == [GONE] * len(forged)
+    assert fake_slack.replaced == []  # the message clicked is kept
+
+
+class Locked(SqliteStore):
+    """The SQLite store, but a held answer's reads and writes fail as a locked database's
+    do, for the methods named in `failing`."""
+
+    def __init__(self, *failing: str) -> None:
+        super().__init__(Path(":memory:"), ttl=60)
+        self.failing = set(failing)
+
+    def _fails(self, method: str) -> None:
+        if method in self.failing:
+            raise sqlite3.OperationalError("database is locked")
+
+    async def hold(self, key: str, value: dict[str, Any], seconds: float) -> None:
+        self._fails("hold")
+        await super().hold(key, value, seconds)
+
+    async def held(self, key: str) -> dict[str, Any] | None:
+        self._fails("held")
+        return await super().held(key)
+
+    async def claim(self, key: str) -> dict[str, Any] | None:
+        self._fails("claim")
+        return await super().claim(key)
+
+
+async def test_an_answer_the_store_cannot_hold_is_shown_without_its_share_button(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_anthropic.default = Reply(GOOD)
+    store = Locked("hold")
+    app = make_app(make_settings(), store=store)
+    try:
+        await take_command(app.intake, command(QUESTION, fake_slack.response_url()))
+        await until(lambda: bool(fake_slack.responses))
+        await settle(fake_slack)
+        [answer] = fake_slack.responses
+        assert answer["text"] == GOOD and "actions" not in json.dumps(answer["blocks"])
+        assert len(fake_anthropic.requests) == 1
+    finally:
+        await store.close()
+
+
+async def test_a_command_taken_over_is_not_drafted_again_once_shared_or_told(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """Sharing removes the answer held, and a failure holds none: what its worker told is
+    marked, so a worker that takes the command over sends nothing and drafts nothing."""
+    fake_anthropic.default = Reply(GOOD)
+    app = make_app(make_settings())
+    fields = command(QUESTION, fake_slack.response_url())
+    await take_command(app.intake, fields)
+    await until(lambda: bool(fake_slack.responses))
+    click = fake_slack.response_url(click=True)
+    assert await interact(app, share(_button(fake_slack.responses[0]), click)) == 200
+    await until(lambda: bool(fake_slack.deleted))
+    key, event = _recorded(fields)
+    await app.workers._answer(Job(key, event, tries=2))
+    fake_anthropic.default = Reply(UNCLOSED)
+    failing = command(QUESTION, fake_slack.response_url())
+    await take_command(app.intake, failing)
+    key, event = _recorded(failing)
+    for _ in range(500):  # the first worker marks it told after telling it: wait for that
+        if await app.store.held(f"{key}:told") is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert len(fake_slack.responses) == 2
+    await app.workers._answer(Job(key, event, tries=2))
+    await settle(fake_slack)
+    assert len(fake_anthropic.requests) == 1 + 3 and len(fake_slack.responses) == 2
+
+
+async def test_a_command_taken_over_with_the_store_unreadable_is_answered_again(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """The store cannot say whether its asker was told: answered again (at least once),
+    never dropped."""
+    fake_anthropic.default = Reply(GOOD)
+    store = Locked("held")
+    app = make_app(make_settings(), store=store)
+    try:
+        key, event = _recorded(command(QUESTION, fake_slack.response_url()))
+        await app.workers._answer(Job(key, event, tries=2))
+        await settle(fake_slack)
+        assert [r["text"] for r in fake_slack.responses] == [GOOD]
+    finally:
+        await store.close()
+
+
+async def test_a_share_the_store_cannot_serve_says_try_again_and_keeps_the_answer(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    fake_anthropic.default = Reply(GOOD)
+    store = Locked()
+    app = make_app(make_settings(), store=store)
+    try:
+        fields = command(QUESTION, fake_slack.response_url())
+        await take_command(app.intake, fields)
+        await until(lambda: bool(fake_slack.responses))
+        value = _button(fake_slack.responses[0])
+        store.failing = {"claim"}
+        assert await interact(app, share(value, fake_slack.response_url(click=True))) == 200
+        await until(lambda: len(fake_slack.responses) == 2)
+        assert fake_slack.responses[1]["text"] == NOT_NOW and not fake_slack.replaced
+        store.failing = set()
+        key, _ = _recorded(fields)
+        assert (await store.held(key) or {}).get("text") == GOOD  # a later click can share it
+        assert fake_slack.of("chat.postMessage") == []
+    finally:
+        await store.close()
+
+
+async def test_a_share_slack_refuses_keeps_the_answer_for_what_is_left_of_its_half_hour(
+    make_settings: Any, fake_slack: FakeSlack, tmp_path: Path
+) -> None:
+    now = [1_000.0]
+    store = SqliteStore(tmp_path / "s.sqlite3", ttl=60, clock=lambda: now[0])
+    private = Private(
+        client=AsyncWebClient(token="xoxb-test", base_url=fake_slack.url),
+        store=store,
+        telemetry=Telemetry.from_settings(make_settings()),  # off: no keys
+        clock=lambda: now[0],
+    )
+    try:
+        held = {"text": GOOD, "user": "U0001", "reference": "r", "until": now[0] + HELD_FOR}
+        now[0] += HELD_FOR - 100  # a click 28 minutes in; the post fails
+        assert await private._keep("k", held) == NOT_SHARED
+        now[0] += 99
+        assert await store.held("k") is not None
+        now[0] += 2  # past the half hour since the answer: gone, not held anew
+        assert await store.held("k") is None
+        assert await private._keep("k", held) == GONE and await store.held("k") is None
+    finally:
+        await store.close()
+
+
+async def test_a_share_posted_in_part_is_not_posted_again(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    paragraph = " ".join(["Rotate it with `vault write -f pki/rotate` and wait."] * 5)
+    long = "\n\n".join([paragraph] * 4)  # revealed in two steps: a post, then an update
+    fake_anthropic.default = Reply(long)
+    app = make_app(make_settings())
+    await take_command(app.intake, command(QUESTION, fake_slack.response_url()))
+    await until(lambda: bool(fake_slack.responses))
+    value = _button(fake_slack.responses[0])
+    fake_slack.fail("chat.update", Fault(error="msg_too_long"))  # its first half is posted
+    assert await interact(app, share(value, fake_slack.response_url(click=True))) == 200
+    await until(lambda: len(fake_slack.responses) == 2)
+    assert fake_slack.responses[1]["text"] == PARTLY_SHARED
+    assert await interact(app, share(value, fake_slack.response_url(click=True))) == 200
+    await until(lambda: len(fake_slack.responses) == 3)
+    await settle(fake_slack)
+    assert fake_slack.responses[2]["text"] == GONE
+    assert len(fake_slack.of("chat.postMessage")) == 1 and not fake_slack.replaced
+
+
+async def test_a_long_shared_answer_continues_in_the_thread_of_its_first_message(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    paragraph = "Rotate it with `vault write -f pki/rotate`; clients reload it. " * 8
+    fake_anthropic.default = Reply("\n\n".join([paragraph] * 8))  # over one message's 3,000
+    app = make_app(make_settings())
+    await take_command(app.intake, command(QUESTION, fake_slack.response_url()))
+    await until(lambda: bool(fake_slack.responses))
+    value = _button(fake_slack.responses[0])
+    assert await interact(app, share(value, fake_slack.response_url(click=True))) == 200
+    await until(lambda: bool(fake_slack.deleted))
+    first, *rest = fake_slack.of("chat.postMessage")
+    assert "thread_ts" not in first and rest
+    [(_, ts)] = list(fake_slack.threads)  # one thread: the first message's
+    assert {p["thread_ts"] for p in rest} == {ts}
+
+
+async def test_a_question_too_long_for_the_command_is_told_so_not_cut(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    app = make_app(make_settings())
+    text = "x " * 1995 + "so which port does the VPN use?"  # its question past 4,000
+    told = await take_command(app.intake, command(text, fake_slack.response_url()))
+    assert told["response_type"] == "ephemeral"
+    assert told["text"].startswith("That question is too long for `/vouch` (4,021 characters")
+    await settle(fake_slack)
+    assert fake_anthropic.requests == [] and fake_slack.responses == []
 
 
 async def test_a_command_to_the_bot_process_is_answered_privately_once_and_shared_once(
