@@ -161,25 +161,20 @@ class SocketMode:
     def interact(self, payload: dict[str, Any]) -> str:
         """Send an interaction (a shortcut, a click) in an `interactive` envelope, as Slack
         does: it accepts a response payload in the ack; never retried. Its id."""
-        envelope_id = f"{next(self._ids):04d}-{uuid.uuid4()}"
-        body = {
-            "envelope_id": envelope_id,
-            "type": "interactive",
-            "payload": payload,
-            "accepts_response_payload": True,
-        }
-        assert self._loop is not None, "the fake is not serving"
-        asyncio.run_coroutine_threadsafe(self._send(envelope_id, body), self._loop).result(5)
-        return envelope_id
+        return self._answerable("interactive", payload)
 
     def command(self, fields: dict[str, str]) -> str:
         """Send a slash command in a `slash_commands` envelope, as Slack does: its payload
         the command's fields, a response payload accepted in the ack; never retried. Its id."""
+        return self._answerable("slash_commands", fields)
+
+    def _answerable(self, kind: str, payload: dict[str, Any]) -> str:
+        """An envelope of `kind` whose ack may carry a response payload; its id."""
         envelope_id = f"{next(self._ids):04d}-{uuid.uuid4()}"
         body = {
             "envelope_id": envelope_id,
-            "type": "slash_commands",
-            "payload": fields,
+            "type": kind,
+            "payload": payload,
             "accepts_response_payload": True,
         }
         assert self._loop is not None, "the fake is not serving"
