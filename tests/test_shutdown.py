@@ -12,6 +12,8 @@ from typing import Any
 
 import aiohttp
 
+from app.slack.steps import INTERRUPTED
+
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import wait_healthy
 from tests.fakes.slack import FakeSlack
@@ -119,3 +121,33 @@ async def test_a_second_signal_stops_at_once(bot: Any, fake_anthropic: FakeAnthr
     process.send_signal(signal.SIGTERM)
     await asyncio.to_thread(process.wait, timeout=30)
     assert time.monotonic() - stopping < 4.0  # not the 8 s the answer would take
+
+
+async def test_steps_cut_short_by_a_shutdown_end_as_interrupted_and_the_restart_answers_once(
+    bot: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """SIGTERM while the steps show (markdown): the message showing them is ended, its
+    steps marked interrupted, not left streaming with a draft "in progress"; after the
+    restart the answer comes once, in a new message."""
+    fake_anthropic.push(Reply(GOOD, delay=6.0))
+    process, port = bot(SHUTDOWN_GRACE="1", RESPONSE_FORMAT="markdown")
+    lines = Lines(process)
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    assert await post_event(port, mention("how do I deploy?", "514.000001"), SECRET) == 200
+    await until(lambda: bool(fake_anthropic.requests) and bool(fake_slack.steps))
+    process.send_signal(signal.SIGTERM)
+    await asyncio.to_thread(process.wait, timeout=30)
+    assert "Traceback" not in lines.join()
+    [cut] = list(fake_slack.steps)
+    assert cut not in fake_slack.streaming  # ended
+    updates = fake_slack.steps[cut]
+    assert [u["title"] for u in updates if u["type"] == "plan_update"][-1] == INTERRUPTED
+    last = {u["id"]: u["status"] for u in updates if u["type"] == "task_update"}
+    assert "in_progress" not in last.values()
+    assert GOOD not in fake_slack.text_sent()
+    fake_anthropic.push(Reply(GOOD))
+    _, port = bot(SHUTDOWN_GRACE="1", RESPONSE_FORMAT="markdown")
+    await wait_healthy(f"http://127.0.0.1:{port}")
+    await until(lambda: len(fake_slack.of("chat.stopStream")) >= 2, timeout=30)
+    thread = fake_slack.threads[("C0001", "514.000001")]
+    assert [m["text"] for m in thread if m.get("bot_id")] == ["", GOOD]

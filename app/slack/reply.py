@@ -4,6 +4,7 @@ text, or tell the user the loop failed."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, replace
 from functools import partial
@@ -84,6 +85,11 @@ class Replying:
                     tools=self._tools(conversation, message, deps),
                     checks=[self.lookups.check(message.where, _texts(conversation))],
                 )
+            except asyncio.CancelledError:  # given back on shutdown: the restart answers
+                await status.close()
+                if steps:
+                    await steps.interrupted()
+                raise
             except Exception:  # nothing of any attempt goes with the failure message
                 await status.close()
                 opened = await steps.close(verified=False) if steps else None

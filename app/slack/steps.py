@@ -39,10 +39,12 @@ from app.slack.errors import SLACK_FAILURES, stopped_by_user
 Status = Literal["pending", "in_progress", "complete", "error"]
 
 SEND_EVERY = 1.0  # seconds between two updates of one answer's steps
+ENDING = 2.0  # seconds to end the steps of an answer cut short (a shutdown waits for it)
 STEPS_PER_MINUTE = 50  # updates of all answers' steps from this process: half of tier 4
 STARTED = "Checking an answer before posting it"
 CHECKED = "Checked before posting"
 NOT_CHECKED = "No answer could be checked"
+INTERRUPTED = "Interrupted by a restart: Vouch will answer again"
 READ = "Read the conversation"
 DOCS = "Search the team's docs"
 RULES = "Check formatting, language and safety"
@@ -196,10 +198,10 @@ class Steps(Unwatched):
             failed = judged or ((attempt.error,) if attempt.error else ())
             self._update(review, REVIEW, "error" if failed else "complete", _output(failed))
 
-    async def close(self, verified: bool) -> Opened:
+    async def close(self, verified: bool, title: str = "") -> Opened:
         """Stop sending; every step still running ends (complete when the answer was
-        verified, else error) and the plan's title says how it ended. What has not been
-        sent goes with the answer's first text (deliver)."""
+        verified, else error) and the plan's title says how it ended (`title`, or checked
+        or not). What has not been sent goes with the answer's first text (deliver)."""
         if self._sender is not None:
             self._sender.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -208,8 +210,23 @@ class Steps(Unwatched):
         for task in list(self._tasks.values()):
             if task.status in ("pending", "in_progress"):
                 self._update(task.id, task.title, "complete" if verified else "error")
-        chunks = [_plan(CHECKED if verified else NOT_CHECKED), *self._pending()]
-        return Opened(self.ts, tuple(chunks))
+        title = title or (CHECKED if verified else NOT_CHECKED)
+        return Opened(self.ts, (_plan(title), *self._pending()))
+
+    async def interrupted(self) -> None:
+        """The answer was cut short (a shutdown gives its message back to the store, and
+        the restart answers in a new message): end the stream, its steps marked
+        interrupted, within ENDING seconds, rather than leave a draft "in progress"."""
+        opened = await self.close(verified=False, title=INTERRUPTED)
+        if self.stopped:
+            return
+        try:
+            async with asyncio.timeout(ENDING):
+                await self._client.chat_stopStream(
+                    channel=self._target.channel, ts=opened.ts, chunks=list(opened.chunks)
+                )
+        except (*SLACK_FAILURES, TimeoutError) as exc:
+            log.warning("steps not ended: %s", label(exc))
 
     def _done(self, key: str) -> None:
         task = self._tasks.get(key)
