@@ -4,7 +4,7 @@ why, and how many it leaves to the model. A question left alone is a question Vo
 never answer: the figure to keep at 0.
 
 With `--model`, what the first pass leaves goes to the model too, as a worker asks it
-(app/agent/question.py: JUDGE_MODEL at JUDGE_MAX_TOKENS, 30 s each, with the Anthropic
+(app/agent/question.py `decide`: JUDGE_MODEL at JUDGE_MAX_TOKENS, 30 s each, with the Anthropic
 settings of the environment or .env), and the figures are end to end against the targets:
 Vouch takes at least 90% of the questions, and at most 2% of what it should leave alone.
 A message the model could not decide on is left alone (as in Vouch) and counted apart.
@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.agent import question
-from app.agent.model import CallFailed, Usage, make_client
+from app.agent.model import Usage, make_client
 from app.settings import Settings, SettingsError, load_settings
-from app.slack.triage import DEADLINE, Triage, triage
+from app.slack.triage import Triage, triage
+from bench.stats import p99
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "triage"
 SETS = {
@@ -53,8 +54,13 @@ def items(name: str) -> list[dict[str, object]]:
 
 
 def decided(item: dict[str, object]) -> Triage:
-    files = item.get("files")
-    return triage(str(item["text"]), len(files) if isinstance(files, list) else 0)
+    return triage(str(item["text"]), files(item))
+
+
+def files(item: dict[str, object]) -> int:
+    """How many files a labelled message shares."""
+    shared = item.get("files")
+    return len(shared) if isinstance(shared, list) else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,20 +120,16 @@ async def ask_model(settings: Settings, left: list[dict[str, object]]) -> dict[s
     gate = asyncio.Semaphore(AT_ONCE)
 
     async def one(item: dict[str, object]) -> tuple[str, Asked]:
-        files = item.get("files")
-        async with gate:
+        async with gate:  # as a worker asks it (app/slack/triage.py Triaging.decide)
             started = time.perf_counter()
-            try:
-                async with asyncio.timeout(DEADLINE):
-                    category, usage = await question.categorize(
-                        client,
-                        settings.judge_model,
-                        settings.judge_max_tokens,
-                        str(item["text"]),
-                        len(files) if isinstance(files, list) else 0,
-                    )
-            except (CallFailed, TimeoutError):
-                category, usage = None, Usage()
+            got = await question.decide(
+                client,
+                settings.judge_model,
+                settings.judge_max_tokens,
+                str(item["text"]),
+                files(item),
+            )
+            category, usage = (None, Usage()) if isinstance(got, str) else got
             return str(item["id"]), Asked(category, usage, time.perf_counter() - started)
 
     try:
@@ -161,7 +163,7 @@ def end_to_end(
     took_share = 1 - len(missed) / len(questions)
     wrong_share = len(wrongly) / len(others)
     calls = list(asked.values())
-    seconds = sorted(a.seconds for a in calls) or [0.0]
+    seconds = [a.seconds for a in calls] or [0.0]
     usage = sum((a.usage for a in calls), Usage())
     met = took_share >= TAKE_AT_LEAST and wrong_share <= ANSWER_AT_MOST
     print(
@@ -173,7 +175,7 @@ def end_to_end(
         f"{wrongly or ''}\n"
         f"model calls: {len(calls)}, no decision {sum(a.category is None for a in calls)}; "
         f"median {1000 * statistics.median(seconds):.0f} ms, "
-        f"p99 {1000 * seconds[min(len(seconds) - 1, int(0.99 * len(seconds)))]:.0f} ms; "
+        f"p99 {1000 * (p99(seconds) if len(seconds) > 1 else seconds[0]):.0f} ms; "
         f"tokens {usage.input + usage.cache_read + usage.cache_write} in, {usage.output} out\n"
         f"targets {'met' if met else 'not met'}"
     )

@@ -8,15 +8,18 @@ telemetry. It fails closed: no decision, no answer (a person can still mention V
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Literal
 
 from pydantic import BaseModel
 
 from app.agent.capabilities import Client
-from app.agent.model import Usage
+from app.agent.deadline import within
+from app.agent.model import CallFailed, Usage
 from app.agent.structured import ask, output_format
 
+DEADLINE = 30.0  # seconds the model has to decide, retries included
 Category = Literal["question", "statement", "to_person", "rhetorical", "joke", "chatter"]
 
 SYSTEM = """You sort the messages people post in a team's Slack help channel for Vouch, an \
@@ -65,3 +68,16 @@ async def categorize(
         invalid="invalid_decision",
     )
     return decision.category, usage
+
+
+async def decide(
+    client: Client, model: str, max_tokens: int, text: str, files: int
+) -> tuple[Category, Usage] | str:
+    """`categorize` within DEADLINE, retries included (the SDK waits out none past it):
+    the category and usage, or why there is none (a failed call's reason, "deadline")."""
+    try:
+        async with asyncio.timeout(DEADLINE):
+            with within(DEADLINE):
+                return await categorize(client, model, max_tokens, text, files)
+    except (CallFailed, TimeoutError) as exc:
+        return exc.reason if isinstance(exc, CallFailed) else "deadline"

@@ -21,7 +21,6 @@ in; a message of another language is simply left to the model.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
@@ -32,8 +31,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.agent import question
 from app.agent.capabilities import Client
-from app.agent.deadline import within
-from app.agent.model import CallFailed, Usage
+from app.agent.model import Usage
 from app.slack.gather import limits_of
 from app.slack.history import ThreadHistory
 from app.slack.message import Message
@@ -50,7 +48,6 @@ Decided = Category | question.Category | Literal["answered", "unavailable"]
 By = Literal["rules", "thread", "model", "tries"]  # tries: taken too often to triage
 
 SHORT = 8  # words: at most this, a thanks or a greeting is all the message says
-DEADLINE = 30.0  # seconds the model has to decide, retries included
 FEW = 2  # words of prose: with no question mark, too little to be a question
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)
 _QUOTE = re.compile(r"^(?:>|&gt;).*$", re.M)
@@ -177,20 +174,17 @@ class Triaging:
             self.client, message.target, message.bot
         ):  # a follow-up's thread is Vouch's own: the model tells whom it addresses
             return Decision("answered", "thread", took())
-        try:
-            async with asyncio.timeout(DEADLINE):
-                with within(DEADLINE):  # the SDK waits out no retry past it
-                    category, usage = await question.categorize(
-                        self.model,
-                        self.model_name,
-                        self.max_tokens,
-                        str(message.event.get("text") or ""),
-                        len(files),
-                    )
-        except (CallFailed, TimeoutError) as exc:  # no decision: left alone (fails closed)
-            reason = exc.reason if isinstance(exc, CallFailed) else "deadline"
-            log.warning("help channel: no triage decision (%s): left alone", reason)
+        decided = await question.decide(
+            self.model,
+            self.model_name,
+            self.max_tokens,
+            str(message.event.get("text") or ""),
+            len(files),
+        )
+        if isinstance(decided, str):  # no decision: left alone (fails closed)
+            log.warning("help channel: no triage decision (%s): left alone", decided)
             return Decision("unavailable", "model", took(), self.model_name)
+        category, usage = decided
         target = message.target
         await self.budgets.spend(
             target.team, target.channel, target.user, usage.total, limits_of(message.here)
