@@ -13,7 +13,6 @@ from typing import Any
 import aiohttp
 
 from app.slack.steps import INTERRUPTED
-
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import wait_healthy
 from tests.fakes.slack import FakeSlack

@@ -36,7 +36,7 @@ from app.errors import label
 from app.slack.deliver import Opened, Target
 from app.slack.errors import SLACK_FAILURES, stopped_by_user
 
-Status = Literal["pending", "in_progress", "complete", "error"]
+TaskStatus = Literal["pending", "in_progress", "complete", "error"]  # a task card's
 
 SEND_EVERY = 1.0  # seconds between two updates of one answer's steps
 ENDING = 2.0  # seconds to end the steps of an answer cut short (a shutdown waits for it)
@@ -67,7 +67,7 @@ log = logging.getLogger("vouch.slack")
 class _Task:
     id: str
     title: str
-    status: Status
+    status: TaskStatus
     output: str = ""
 
     def chunk(self) -> dict[str, Any]:
@@ -233,7 +233,7 @@ class Steps(Unwatched):
         if task is not None and task.status != "error":
             self._update(key, task.title, "complete")
 
-    def _update(self, key: str, title: str, status: Status, output: str = "") -> None:
+    def _update(self, key: str, title: str, status: TaskStatus, output: str = "") -> None:
         self._tasks[key] = _Task(key, title, status, output)
         self._changed[key] = None  # a step keeps its place: Slack shows them as first sent
         if self.ts and not (self.stopped or self._broken):
