@@ -383,8 +383,9 @@ PRIVATE_TIMEOUT = 10  # seconds a response_url gets to take a message
 
 async def tell_privately(url: str, text: str) -> None:
     """A message only the person behind an interaction sees, through its `response_url`
-    (Slack takes one for 30 minutes, 5 times; no membership needed)."""
-    await respond(url, text=text, response_type="ephemeral")
+    (Slack takes one for 30 minutes, 5 times; no membership needed), as a new message:
+    a click's URL may otherwise replace the message clicked (Slack's default there)."""
+    await respond(url, text=text, response_type="ephemeral", replace_original=False)
 
 
 async def respond(url: str, **message: Any) -> bool:

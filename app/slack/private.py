@@ -32,7 +32,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.errors import label
 from app.logs import traced
-from app.slack.deliver import MRKDWN_PIECE, Target, deliver, respond
+from app.slack.deliver import MRKDWN_PIECE, Target, deliver, respond, tell_privately
 from app.slack.errors import SLACK_FAILURES
 from app.slack.message import Message
 from app.slack.split import split
@@ -207,7 +207,5 @@ def _told(key: str) -> str:
 
 
 async def _tell(url: str | None, text: str) -> None:
-    """Tell the clicker privately, keeping the message clicked (Slack may replace it by
-    default when a click's response_url is answered)."""
-    if url is not None:
-        await respond(url, response_type="ephemeral", text=text, replace_original=False)
+    if url is not None:  # a click's payload carries one; a forged one may not
+        await tell_privately(url, text)
