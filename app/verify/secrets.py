@@ -27,9 +27,10 @@ What a finding carries is the kind of credential (a plugin's name for it), never
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache
 
+import re2
 from detect_secrets.filters import heuristic
 from detect_secrets.plugins.artifactory import ArtifactoryDetector
 from detect_secrets.plugins.aws import AWSKeyDetector
@@ -155,76 +156,62 @@ _PREFIX = re.compile(r"^(?:[A-Za-z]{2,6}[_-]|AKIA|ASIA|AIza|sk-ant-\w+-)")
 
 
 # What a text must hold for a plugin's patterns to match: a literal each of its patterns
-# starts with or contains (case-folded where the pattern ignores case), looked for with
-# `in`, or a short pattern that starts with a literal (which `re` looks for as fast as
-# `in`). A plugin runs only on a text its gate opens for, so a clean 4 KB answer costs tens
-# of microseconds instead of three hundred.
-Gate = Callable[[str, bytes], bool]  # (text, folded(text)) -> whether to run the plugin
-# Characters that match an ASCII letter when a pattern ignores case: the Kelvin sign (k)
-# and the long s (s), as `re` folds them
-_FOLDS_TO_ASCII = (("\u212a".encode(), b"k"), ("\u017f".encode(), b"s"))
-
-
-def folded(text: str) -> bytes:
-    """The text as the case-insensitive gates read it: UTF-8 in lower case (every folded
-    literal is ASCII, and lowering bytes is five times faster than `str.casefold`)."""
-    lowered = text.encode("utf-8", "surrogatepass").lower()
-    if not text.isascii():
-        for character, letter in _FOLDS_TO_ASCII:
-            lowered = lowered.replace(character, letter)
-    return lowered
-
-
-def _has(*literals: str) -> Gate:
-    if len(literals) == 1:
-        (literal,) = literals
-        return lambda text, _: literal in text
-    return lambda text, _: any(literal in text for literal in literals)
-
-
-def _has_folded(*literals: str) -> Gate:
-    encoded = tuple(literal.encode() for literal in literals)
-    return lambda _, lowered: any(literal in lowered for literal in encoded)
-
-
-def _search(pattern: str) -> Gate:
-    """A pattern that starts with a literal (or `re` tries it at every character)."""
-    compiled = re.compile(pattern)
-    return lambda text, _: compiled.search(text) is not None
-
-
-def _any(*gates: Gate) -> Gate:
-    return lambda text, lowered: any(gate(text, lowered) for gate in gates)
-
-
-_GATES: dict[type[RegexBasedDetector], Gate] = {
-    ArtifactoryDetector: _any(_has("AKC"), _search(r"AP[\dA-F]")),  # \d: any digit, as read
-    AWSKeyDetector: _any(_search("A(?:3T|BIA|CCA|KIA|SIA)"), _has_folded("aws")),
-    AzureStorageKeyDetector: _has("AccountKey="),
-    BasicAuthDetector: _has("://"),
-    DiscordBotTokenDetector: _search(r"\.[a-zA-Z\d_-]{6}\."),
-    GitHubTokenDetector: _search(r"gh[pousr]_"),
-    GitLabTokenDetector: _any(_has("GR1348941"), _search(r"gl[a-z]{2,6}-")),
-    JwtTokenDetector: _has("eyJ"),
-    MailchimpDetector: _search(r"-us[0-9]"),
-    NpmDetector: _has(":_authToken="),
-    OpenAIDetector: _has("T3BlbkFJ"),
-    PrivateKeyDetector: _has("BEGIN ", "PuTTY-User-Key-File-2"),
-    PypiTokenDetector: _has("pypi-AgE"),
-    SendGridDetector: _has("SG."),
-    SlackDetector: _has_folded("xox", "hooks.slack.com"),
-    SquareOAuthDetector: _has("sq0csp-"),
-    StripeDetector: _has("k_live_"),
-    TelegramBotTokenDetector: _search(r":[0-9A-Za-z_-]{35}"),
-    TwilioKeyDetector: _any(_search(r"AC[a-z0-9]{32}"), _search(r"SK[a-z0-9]{32}")),
-    AnthropicKeyDetector: _has("sk-ant-"),
-    GoogleApiKeyDetector: _has("AIza"),
-    GitHubFineGrainedDetector: _has("github_pat_"),
-    SlackAppTokenDetector: _has("xapp-", "xoxe"),
-    OpenAIProjectKeyDetector: _has("T3BlbkFJ"),
-    StripeWebhookSecretDetector: _has("whsec_"),
-    UrlPasswordDetector: _has("://:"),
+# starts with or contains, or a short pattern that starts with one. A plugin runs only on
+# a text its gate opens for. The gates are found in one pass: RE2's set of them is an
+# automaton over the text's bytes (about 5 µs for a clean 4 KB answer, where ~30 searches
+# with `in` took ~100 µs). Only literals and short runs go into the set, so its automaton
+# stays small whatever the text (a run of 32 counted characters makes a text built of them
+# three times slower to read). `(?i)` folds as `re` does: the Kelvin sign is a k, the long
+# s an s.
+_SET_GATES: dict[type[RegexBasedDetector], tuple[str, ...]] = {
+    ArtifactoryDetector: ("AKC", r"AP[\p{Nd}A-F]"),  # \d in the plugin: any digit
+    AWSKeyDetector: ("A3T", "ABIA", "ACCA", "AKIA", "ASIA", "(?i)aws"),
+    AzureStorageKeyDetector: ("AccountKey=",),
+    BasicAuthDetector: ("://",),
+    GitHubTokenDetector: ("gh[pousr]_",),
+    GitLabTokenDetector: ("GR1348941", "gl[a-z]{2,6}-"),
+    JwtTokenDetector: ("eyJ",),
+    MailchimpDetector: ("-us[0-9]",),
+    NpmDetector: (":_authToken=",),
+    OpenAIDetector: ("T3BlbkFJ",),
+    PrivateKeyDetector: ("BEGIN ", "PuTTY-User-Key-File-2"),
+    PypiTokenDetector: ("pypi-AgE",),
+    SendGridDetector: (r"SG\.",),
+    SlackDetector: ("(?i)xox", r"(?i)hooks\.slack\.com"),
+    SquareOAuthDetector: ("sq0csp-",),
+    StripeDetector: ("k_live_",),
+    AnthropicKeyDetector: ("sk-ant-",),
+    GoogleApiKeyDetector: ("AIza",),
+    GitHubFineGrainedDetector: ("github_pat_",),
+    SlackAppTokenDetector: ("xapp-", "xoxe"),
+    OpenAIProjectKeyDetector: ("T3BlbkFJ",),
+    StripeWebhookSecretDetector: ("whsec_",),
+    UrlPasswordDetector: ("://:",),
+    # the plugins' runs of 6, 32 and 35 characters, cut short: a superset, a smaller automaton
+    DiscordBotTokenDetector: (r"\.[a-zA-Z\p{Nd}_-]{6}\.",),
+    TelegramBotTokenDetector: (":[0-9A-Za-z_-]{8}",),
+    TwilioKeyDetector: ("AC[a-z0-9]{4}", "SK[a-z0-9]{4}"),
 }
+
+
+def _gate_set() -> tuple[re2.Set, tuple[type[RegexBasedDetector], ...]]:
+    found = re2.Set.SearchSet()
+    owners: list[type[RegexBasedDetector]] = []
+    for plugin, patterns in _SET_GATES.items():
+        for pattern in patterns:
+            found.Add(pattern)
+            owners.append(plugin)
+    found.Compile()
+    return found, tuple(owners)
+
+
+_GATE_SET, _GATE_OWNERS = _gate_set()
+
+
+def gated(text: str) -> set[type[RegexBasedDetector]]:
+    """The plugins whose gates open for `text`: those that may find something in it."""
+    matched = _GATE_SET.Match(text.encode("utf-8", "surrogatepass")) or ()
+    return {_GATE_OWNERS[index] for index in matched}
 
 
 @cache
@@ -235,9 +222,9 @@ def _plugins() -> tuple[RegexBasedDetector, ...]:
 def credentials(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each credential in `text`, after detect-secrets' default
     filters (the plugins' patterns stop at line ends, as its line-by-line scan does)."""
-    lowered = folded(text)
+    opened = gated(text)
     for plugin in _plugins():
-        if not _GATES[type(plugin)](text, lowered):
+        if type(plugin) not in opened:
             continue
         password = isinstance(plugin, BasicAuthDetector | UrlPasswordDetector)
         for secret in set(plugin.analyze_string(text)):
