@@ -57,6 +57,9 @@ class Lingua:
             for c in values
         }
 
+    def likeliest(self, text: str) -> tuple[str, float]:
+        return language.likeliest_of(self.confidences(text))
+
 
 class Eldc:
     """eldc (ELD's C port); its scores do not sum to 1: the rule renormalises them."""
@@ -70,6 +73,9 @@ class Eldc:
 
     def confidences(self, text: str) -> Mapping[str, float]:
         return dict(self._detector.detect_details(text).scores)
+
+    def likeliest(self, text: str) -> tuple[str, float]:
+        return language.likeliest_of(self.confidences(text))
 
 
 CANDIDATES: dict[str, tuple[str, Callable[[], object]]] = {
