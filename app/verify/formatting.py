@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+import re2
+
 from app.verify.dialects import bold, escape_mrkdwn, link, strike
 from app.verify.lines import LinePattern, line_start
 from app.verify.scan import MASK, Layout
@@ -292,8 +294,50 @@ CHECKS: dict[Dialect, tuple[Check, ...]] = {
 }
 
 
+# What the masked prose must hold for a check to find anything, for the checks whose own
+# patterns read the whole text (the others look for a character with `in`, or at the
+# entities): RE2 patterns that match wherever the check's do, or more. One pass of RE2's
+# set of them tells which checks to run: on a clean answer, usually none (~40 µs of the
+# checks' searches on 4 KB, for ~5).
+_HINTS: dict[Check, tuple[str, ...]] = {
+    markdown_emphasis: (r"\*\*[^\s*]", r"__[^\s_]", r"~~[^\s~]"),
+    nested_quotes: (r">[ \t]*>",),
+    rules_lines: (r"(?m)^[ \t]{0,3}(?:-[ \t]*-[ \t]*-|\*[ \t]*\*[ \t]*\*|_[ \t]*_[ \t]*_)",),
+    task_lists: (r"(?m)^[ \t]*(?:[-*+]|\p{Nd}+[.)])[ \t]+\[[ xX]\][ \t]",),
+    # an &, < or > that is neither an escape's (&amp; &lt; &gt;) nor a quote's marker
+    unescaped: (
+        "<",
+        r"(?m)[^ \t\n][ \t]*>",
+        r"&(?:[^agl]|\z|a(?:[^m]|\z|m(?:[^p]|\z|p(?:[^;]|\z)))"
+        r"|[lg](?:[^t]|\z|t(?:[^;]|\z)))",
+    ),
+    mrkdwn_bold: (r"(?m)^[ \t]*(?:(?:[-+*•]|\p{Nd}+[.)])[ \t]+)?\*[^\s*]",),
+}
+
+
+def _hint_set() -> tuple[re2.Set, tuple[Check, ...]]:
+    hints = re2.Set.SearchSet()
+    owners: list[Check] = []
+    for check, patterns in _HINTS.items():
+        for pattern in patterns:
+            hints.Add(pattern)
+            owners.append(check)
+    hints.Compile()
+    return hints, tuple(owners)
+
+
+_HINT_SET, _HINT_OWNERS = _hint_set()
+
+
 def find_formatting(layout: Layout, dialect: Dialect) -> list[Finding]:
     """All formatting findings for `dialect`, in text order."""
-    found = [finding for check in CHECKS[dialect] for finding in check(layout, dialect)]
+    matched = _HINT_SET.Match(layout.masked.encode("utf-8", "surrogatepass")) or ()
+    hinted = {_HINT_OWNERS[index] for index in matched}
+    found = [
+        finding
+        for check in CHECKS[dialect]
+        if check in hinted or check not in _HINTS
+        for finding in check(layout, dialect)
+    ]
     found.sort(key=lambda f: (f.start, f.start - f.end))
     return found

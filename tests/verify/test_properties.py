@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.verify import Dialect, verify
+from app.verify.formatting import CHECKS, Finding, find_formatting
 from app.verify.repair import repair
+from app.verify.scan import scan
 from tests.examples import examples
 
 DIALECTS = st.sampled_from(["mrkdwn", "markdown"])
@@ -129,3 +132,80 @@ def test_verdict_is_consistent(text: str, dialect: Dialect) -> None:
     assert (verdict.grade == "failed") or verdict.passed
     for issue in verdict.issues:
         assert 0 <= issue.start <= issue.end <= len(verdict.text)
+
+
+HINTED = [
+    *MARKUP,
+    "\t",
+    "   ",
+    "1) ",
+    "٣. ",
+    "• ",
+    "*x*",
+    "*Label:* ",
+    "&lt;",
+    "&gt;",
+    "&am",
+    "&l",
+    "&g",
+    "a>b",
+    " > ",
+    "  - [ ] ",
+    "* * *",
+    "_ _ _",
+    "- - -",
+    "~~x~~",
+    "__x__",
+    "**x**",
+    "\u3000",
+]
+HINTED_TEXT = st.lists(
+    st.one_of(st.sampled_from(HINTED), st.text(alphabet="ab*_~-#>&<|[] \n\t", max_size=6), WORDS),
+    max_size=30,
+).map("".join)
+
+
+# One text per hint, each found by its check alone
+FOUND_BY_ONE_CHECK = [
+    "a < b",
+    "x\n  a > b",
+    "AT&T",
+    "R&D &a &am &amp &l &lt &g &gt",
+    "**bold** and __bold__ and ~~gone~~",
+    "__not bold__",
+    "> > nested",
+    "\n   - - -\n",
+    "* * *",
+    "___",
+    "- [ ] a task",
+    "٣) [x] done",
+    "*Label:* value",
+    "• *A title*",
+    "\t12. *Step:* one",
+]
+
+
+def _checked_alone(text: str, dialect: Dialect) -> list[Finding]:
+    layout = scan(text)
+    every = [finding for check in CHECKS[dialect] for finding in check(layout, dialect)]
+    every.sort(key=lambda f: (f.start, f.start - f.end))
+    return every
+
+
+@pytest.mark.parametrize("dialect", ["mrkdwn", "markdown"])
+@pytest.mark.parametrize("text", FOUND_BY_ONE_CHECK)
+def test_each_hint_lets_its_check_run(text: str, dialect: Dialect) -> None:
+    assert find_formatting(scan(text), dialect) == _checked_alone(text, dialect)
+
+
+@COMMON
+@given(st.one_of(HINTED_TEXT, TEXT), DIALECTS)
+def test_the_hints_skip_only_checks_that_would_find_nothing(text: str, dialect: Dialect) -> None:
+    """find_formatting runs a check only when RE2's set of hints finds something for it:
+    every check run on its own finds what find_formatting finds."""
+    assert find_formatting(scan(text), dialect) == _checked_alone(text, dialect)
+
+
+@pytest.mark.parametrize("text", FOUND_BY_ONE_CHECK)
+def test_each_hints_text_is_found_by_a_check(text: str) -> None:
+    assert _checked_alone(text, "mrkdwn") or _checked_alone(text, "markdown")
