@@ -52,11 +52,18 @@ _QUESTION_END = re.compile(rf"(?:[?？\u037e؟]|{_GREEK_QUESTION})\W*$")  # Lati
 
 def too_short(answer: str, question: str) -> bool:
     """Whether `answer` is too short for what `question` asks."""
-    ask = ask_of(question)
-    if pointed(ask) and _TOKEN.search(answer):
+    pointed_ask, needed = _asked(question)
+    if pointed_ask and _TOKEN.search(answer):
         return False
-    needed = min(CAP, max(FLOOR, _visible(ask, CAP * RATIO) // RATIO))
     return _visible(answer, needed) < needed
+
+
+@functools.lru_cache(maxsize=256)
+def _asked(question: str) -> tuple[bool, int]:
+    """Whether the question's ask is pointed, and how many visible characters an answer to
+    it needs (cached: every attempt at a message asks again)."""
+    ask = ask_of(question)
+    return pointed(ask), min(CAP, max(FLOOR, _visible(ask, CAP * RATIO) // RATIO))
 
 
 @functools.lru_cache(maxsize=256)
@@ -99,10 +106,11 @@ def _words(sentence: str) -> int:
 
 
 def _visible(text: str, enough: int) -> int:
-    """How many visible characters `text` has, counting no further than `enough`."""
-    count = 0
-    for _ in _VISIBLE.finditer(text):
-        count += 1
-        if count >= enough:
-            break
-    return count
+    """How many visible characters `text` has, counting no further than `enough`: read in
+    windows four times longer each, so a long text costs what its start does."""
+    end = max(1, enough)
+    while True:
+        count = len(_VISIBLE.findall(text, 0, end))
+        if count >= enough or end >= len(text):
+            return min(count, enough)
+        end *= 4

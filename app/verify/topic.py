@@ -111,14 +111,23 @@ def _mentions(folded: str, question_terms: AbstractSet[str]) -> bool:
     """Whether any content word of `folded` has a key in `question_terms`.
 
     Every key is a prefix of its word, so only the places where a key occurs as a
-    substring need a closer look; bigrams are compared directly.
+    substring need a closer look; bigrams are compared directly. Each key's first place is
+    looked at before any key's others: an answer on topic is found in a few steps, however
+    often a key occurs inside other words first ("roll" in "rollout").
     """
+    later: list[tuple[str, int]] = []
     for term in question_terms:
         if _SPACELESS.match(term):
             if term in folded:
                 return True
             continue
         at = folded.find(term)
+        if at != -1:
+            if _word_with_key_at(folded, at, term):
+                return True
+            later.append((term, at))
+    for term, first in later:
+        at = folded.find(term, first + 1)
         while at != -1:
             if _word_with_key_at(folded, at, term):
                 return True
