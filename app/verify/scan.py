@@ -63,8 +63,7 @@ def scan(text: str) -> Layout:
     """Find the protected regions of `text` and mask them."""
     code, unclosed = _code_regions(text)
     code_masked = _mask(text, code)
-    entities = tuple(_entities(code_masked))
-    masked = _mask(code_masked, [(e.start, e.end) for e in entities])
+    masked, entities = _mask_entities(code_masked)
     return Layout(text, masked, tuple(code), entities, unclosed)
 
 
@@ -131,14 +130,22 @@ def _at_line_start(text: str, pos: int) -> bool:
     return prefix is not None and prefix.end() == pos
 
 
-def _entities(code_masked: str) -> list[Entity]:
+def _mask_entities(code_masked: str) -> tuple[str, tuple[Entity, ...]]:
+    """The Slack entities outside code, and the text with them masked too (in one pass:
+    an entity holds no line break, so each is masked whole)."""
+    if "<" not in code_masked:
+        return code_masked, ()
     found: list[Entity] = []
+    parts: list[str] = []
+    last = 0
     for m in _ENTITY.finditer(code_masked):
+        start, end = m.span()
         target, label = m.groups()
-        found.append(
-            Entity(m.start(), m.end(), _KIND_BY_SIGIL.get(target[0], "link"), target, label)
-        )
-    return found
+        found.append(Entity(start, end, _KIND_BY_SIGIL.get(target[0], "link"), target, label))
+        parts += (code_masked[last:start], MASK * (end - start))
+        last = end
+    parts.append(code_masked[last:])
+    return "".join(parts), tuple(found)
 
 
 LineKind = Literal["open", "code", "close", "prose"]
