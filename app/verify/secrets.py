@@ -122,9 +122,17 @@ PLUGINS = (
     UrlPasswordDetector,
 )
 _TOKEN = re.compile(r"[A-Za-z0-9_+/=.%-]{1,512}")  # bounded: one match per occurrence
-# The signature of jwt.io's sample token (its payload is John Doe's): public, in every
-# tutorial.
-_JWT_IO_SAMPLE = "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+# Values published as the same on every install, so they open nothing: the signature of
+# jwt.io's sample token (its payload is John Doe's), in every tutorial; the Azure storage
+# emulator's (Azurite's) fixed key for its account devstoreaccount1, in Microsoft's docs.
+_PUBLISHED = (
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+)
+# Passwords the official container images' docs write in their examples (`example` in
+# postgres', mysql's and mongo's compose files): placeholders on a local host, as a user's
+# own name is
+_PLACEHOLDER_PASSWORDS = frozenset({"example", "password", "changeme"})
 MAX_USER = 256  # characters of a URL's user name looked back over
 _USER = re.compile(r"//([^\s:/@]+):\Z")
 # An auth token near an Account SID: 32 hex characters given as a token (`AUTH_TOKEN=…`,
@@ -249,18 +257,21 @@ def _example(
     plugin: RegexBasedDetector, text: str, found: re.Match[str], token: re.Match[str] | None
 ) -> bool:
     """A public example, a default or an id, not a credential: a value ending in EXAMPLE
-    or EXAMPLEKEY (AWS's documentation keys), jwt.io's sample token, a URL password that is its user
-    name on this machine or a container's service (`postgres:postgres@db`, RabbitMQ's
-    `guest:guest@localhost`; on any other host it is a weak password, and counts), a
+    or EXAMPLEKEY (AWS's documentation keys), a value published as the same everywhere
+    (jwt.io's sample, Azurite's key), a URL password that is its user name or the images'
+    placeholder on this machine or a container's service (`postgres:postgres@db`,
+    RabbitMQ's `guest:guest@localhost`, `root:example@mongo`; on any other host it is a
+    weak password, and counts), a
     private key's header with no key after it (a header named in prose), a Twilio Account
     SID with no auth token near it (`AC…`, an id that every API URL carries)."""
     whole = token.group() if token is not None else found.group()
-    if _EXAMPLE.search(whole) or _JWT_IO_SAMPLE in whole:
+    if _EXAMPLE.search(whole) or any(value in whole for value in _PUBLISHED):
         return True
     if isinstance(plugin, BasicAuthDetector):  # a default pair, on a local host only
         user = _USER.search(text, max(0, found.start() - MAX_USER), found.start())
         local = _LOCAL_HOST.match(text, found.end()) is not None
-        return local and user is not None and user.group(1) == found.group()
+        default = found.group() in _PLACEHOLDER_PASSWORDS
+        return local and user is not None and (default or user.group(1) == found.group())
     if isinstance(plugin, TwilioKeyDetector):  # an Account SID is an id, in every API URL,
         # unless its auth token is near; API keys (SK…) always count
         near = text[max(0, found.start() - TOKEN_WITHIN) : found.end() + TOKEN_WITHIN]

@@ -108,8 +108,9 @@ def test_preambles_written_after_the_structural_rule_as_recorded() -> None:
 
 def test_credentials_written_after_the_filters_as_recorded() -> None:
     """A third batch (heldout/secrets2.jsonl), written blind after the filters of public
-    examples and defaults: the two look-alikes it fails are public defaults no filter
-    knows (Azurite's emulator key, the mongo image's root:example)."""
+    examples and defaults: it failed two look-alikes, public defaults no filter knew
+    (Azurite's emulator key, the mongo image's root:example). Both are known now, so this
+    batch no longer measures them: fresh/answers.jsonl, written after, does."""
     rows = evaluate(i for i in load(HELDOUT) if i.corpus == "secrets2")
     assert rows["secret"].caught >= 28  # of 30
-    assert sorted(item for item, _ in rows["good"].wrong) == ["secrets2-027", "secrets2-031"]
+    assert rows["good"].wrong == []

@@ -165,8 +165,26 @@ def test_public_defaults_pass() -> None:
         "postgres://postgres:postgres@db:5432/app",
         "amqp://guest:guest@127.0.0.1:5672",
         "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+        "mysql://root:example@db:3306/app",
+        "DATABASE_URL=postgres://app:changeme@localhost/app",
+        'conn = BlobServiceClient.from_connection_string("DefaultEndpointsProtocol=http;'
+        "AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6"
+        'IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://azurite:10000/")',
     ):
         assert list(credentials(text)) == [], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql://root:example@db.prod.internal:3306/app",  # a placeholder on a real host
+        "postgres://app:Example2024@db:5432/app",  # not the placeholder itself
+        "AccountName=prodstore;AccountKey=Q2x8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UV"
+        "ErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",  # another account's key
+    ],
+)
+def test_a_published_default_counts_again_beside_anything_real(text: str) -> None:
+    assert list(credentials(text)) != []
 
 
 def test_every_plugin_has_a_gate_and_the_set_folds_case_as_re_does() -> None:
