@@ -8,7 +8,11 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
 - `heldout` (heldout/): a later batch, written after the rules were tuned on the first;
 - `lookalikes` (lookalikes/): good answers built to resemble each defect (terse answers to
   long pastes, figures restated in other forms, answers that quote another language), with
-  defects in the same forms, written after the rules of issue 25.
+  defects in the same forms, written after the rules of issue 25;
+- `fresh` (fresh/): preambles and answers built like them in 18 languages, and good answers
+  built to resemble every defect class (public defaults, questions about Vouch, links to
+  the docs given, synonyms, quoted English, restated figures, terse answers) with defects
+  in the same forms, written blind on 2026-11-27 after every rule above.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
 went the wrong way, with their codes.
 """
@@ -30,7 +34,8 @@ from app.verify import Citation, Dialect, Source, Verdict, verify
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "efficacy"
 HELDOUT = CORPUS / "heldout"
 LOOKALIKES = CORPUS / "lookalikes"
-SETS = {"corpus": CORPUS, "heldout": HELDOUT, "lookalikes": LOOKALIKES}
+FRESH = CORPUS / "fresh"
+SETS = {"corpus": CORPUS, "heldout": HELDOUT, "lookalikes": LOOKALIKES, "fresh": FRESH}
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)
 # Defects a deterministic rule is meant to catch, and the code it should catch them with.

@@ -276,9 +276,20 @@ _COMPOUND: dict[str, Callable[[str, str], tuple[str, ...]]] = {
 _WORDS |= _compounds()
 for _word in "un uno um een cent once due elf null nul".split():
     _WORDS.pop(_word, None)  # articles, a money unit, English words
-# Halves: "anderthalb Stunden", "an hour and a half" are read as 1.5 of the unit.
+# Halves: "anderthalb Stunden", "an hour and a half" are read as 1.5 of the unit, "medio
+# año", "mezz'ora" as half of it, and so is a count of halves ("ein halbes Jahr", "eine
+# halbe Stunde", "two half days").
 _HALVES = {"anderthalb": Fraction(3, 2), "eineinhalb": Fraction(3, 2), "half": Fraction(1, 2)}
 _HALVES |= {"halbe": Fraction(1, 2), "halben": Fraction(1, 2), "demi": Fraction(1, 2)}
+_HALVES |= {h: Fraction(1, 2) for h in "halbes halber mezzo mezza medio media meio meia".split()}
+# Fifteen days is how French, Spanish, Italian and Portuguese say two weeks ("quinze
+# jours", "quindici giorni"): spelled so, it is read as fourteen days as well.
+_FORTNIGHT = frozenset({"quinze", "quince", "quindici"})
+# Chinese and Japanese numerals up to 99, a figure only with a unit glued after ("两周",
+# "三天", "二週間", "十四日").
+_CJK_DIGITS = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5}
+_CJK_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
+_CJK_NUMERAL = "[二三四五六七八九]?十[一二三四五六七八九]?|[一二两兩三四五六七八九]"
 _PERIODS = {"hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800}
 _PERIODS |= {"täglich": 86400, "wöchentlich": 604800, "stündlich": 3600}
 _PERIODS |= {"quotidien": 86400, "hebdomadaire": 604800, "diario": 86400, "semanal": 604800}
@@ -358,12 +369,14 @@ _LATIN_MULTIPLIERS = [m for m in _MULTIPLIERS if m not in _CJK_MULTIPLIERS]
 _RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|times)"
 _QUANTITY = re.compile(
     rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"
-    rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)})\b|{_alternatives(_HALVES)})"
+    rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)})\b|{_alternatives(_HALVES)}"
+    rf"|(?:{_CJK_NUMERAL})(?=\s?(?:{_alternatives(_GLUED_UNITS)})))"
     rf"(?![0-9]|[\w-]*?[0-9])"
     rf"(?:\s?(?P<mult>(?-i:k|K|M|Bn)\b|{_alternatives(_CJK_MULTIPLIERS)}"
     rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
-    rf"|(?:(?!{_RATE}\b)[^\W\d_]{{3,}}\s)?(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
+    rf"|(?:(?P<adjective>(?!{_RATE}\b)[^\W\d_]{{3,}})\s)?"
+    rf"(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
     rf"(?![^\W{CJK}])",
     _FLAGS,
@@ -487,6 +500,11 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
         return frozenset()
     if m.group("and_half") and unit:
         values = frozenset(v + Fraction(1, 2) for v in values)
+    halves = _HALVES.get((m.group("adjective") or "").lower())
+    if halves is not None:  # "ein halbes Jahr": one half year
+        values = frozenset(v * halves for v in values)
+    if number.lower() in _FORTNIGHT and _UNITS.get(unit) == _UNITS["day"]:
+        values |= {Fraction(14)}
     money = _UNITS.get(unit, ("",))[0] == "money"
     if m.group("sym") or money:
         cents = _UNITS[unit][1] if money else Fraction(1)
@@ -532,6 +550,8 @@ def _values(number: str) -> frozenset[Fraction]:
     word = _WORDS.get(number.lower())
     if word is not None:
         return frozenset({Fraction(word)})
+    if number[0] in _CJK_DIGITS or number[0] == "十":
+        return frozenset({Fraction(_cjk_value(number))})
     half = _HALVES.get(number.lower())
     if half is not None:
         return frozenset({half})
@@ -555,6 +575,14 @@ def _values(number: str) -> frozenset[Fraction]:
         except ValueError:  # not a number after all
             continue
     return frozenset(values)
+
+
+def _cjk_value(numeral: str) -> int:
+    """十 is ten, 二十 twenty, 十四 fourteen, 二十四 twenty-four, 两 two."""
+    tens, ten, units = numeral.partition("十")
+    if not ten:
+        return _CJK_DIGITS[numeral]
+    return _CJK_DIGITS.get(tens, 1) * 10 + _CJK_DIGITS.get(units, 0)
 
 
 def _decimal(scale: Fraction) -> Fraction:

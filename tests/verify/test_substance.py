@@ -271,6 +271,16 @@ RESTATED = [
     ("Je hebt vijfentwintig dagen.", "You get 25 days."),
     ("Pro gives 240.000 calls more.", "Free: 10,000 calls. Pro: 250,000 calls."),
     ("Cancel by 16 November 2025.", "Renewal: 2026-01-15. Notice period: 60 days."),
+    ("Es dauert ein halbes Jahr.", "It takes 6 months."),
+    ("Es dauert eine halbe Stunde.", "It takes 30 minutes."),
+    ("Tarda medio año.", "It takes 6 months."),
+    ("Zwei halbe Tage reichen.", "It takes one day: 24 hours."),
+    ("Chiedilo con quindici giorni di anticipo.", "Ask 2 weeks ahead."),
+    ("Demande-le quinze jours avant.", "Ask 14 days ahead."),
+    ("一个迭代是十四天。", "每个迭代周期为两周。"),
+    ("14 天。", "每个迭代周期为两周。"),
+    ("二週間かかります。", "It takes 14 days."),
+    ("二十四小时内回复。", "We answer within 1 day."),
 ]
 
 
@@ -293,6 +303,12 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Downloads cost $0.09 per GB.", "Downloads cost $0.08 per GB."),
         ("Tu as vingt-six jours.", "You get 25 days."),
         ("Cancel by 17 November 2025.", "Renewal: 2026-01-15. Notice period: 60 days."),
+        ("Es dauert ein halbes Jahr.", "It takes 12 months."),
+        ("Es dauert eine halbe Stunde.", "It takes 60 minutes."),
+        ("It takes 15 days.", "It takes 2 weeks."),  # only the spelled idiom is two weeks
+        ("Cela prend quinze minutes.", "It takes 14 minutes."),
+        ("一个迭代是三周。", "每个迭代周期为两周。"),
+        ("二十五小时内回复。", "We answer within 1 day."),
     ],
 )
 def test_a_figure_restated_wrongly_is_flagged(claim: str, source: str) -> None:
