@@ -35,6 +35,9 @@ _CONTENT_RUN = re.compile(
     "|[^\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}"
 )
 _SUFFIXES = ("ing", "ed", "es", "s")
+# Hangul right after a Latin letter or digit: Korean glues its particles to loanwords
+# (syllables, or the jamo that NFKD folds them into)
+_GLUED_PARTICLE = re.compile("(?<=[a-z0-9])[\uac00-\ud7af\u1100-\u11ff]")
 
 # Combining diacritical marks (the blocks Latin, Greek and Cyrillic accents decompose
 # into), dropped after NFKD so "é" folds to "e"; other scripts' marks are kept as written.
@@ -139,7 +142,13 @@ def _word_with_key_at(folded: str, at: int, key: str) -> bool:
     if at > 0 and _is_word(folded[at - 1]):
         return False
     word = _WORD.match(folded, at)
-    return word is not None and _key(word.group().lower()) == key
+    return word is not None and _key(_head(word.group().lower())) == key
+
+
+def _head(word: str) -> str:
+    """A word of Latin letters or digits without the Korean particle glued after it."""
+    glued = _GLUED_PARTICLE.search(word)
+    return word[: glued.start()] if glued else word
 
 
 def _has_terms(folded: str, enough: int) -> bool:
@@ -174,7 +183,11 @@ def _key(word: str) -> str:
 
 def _word_terms(word: str) -> Iterator[str]:
     """The terms one word gives: its key, unless it is short or a stop word; runs of a
-    script written without spaces give their character bigrams instead."""
+    script written without spaces give their character bigrams instead; a Korean particle
+    glued to a word of Latin letters or digits ("AI야", "API를") is cut off it."""
+    if (head := _head(word)) != word:
+        yield from _word_terms(head)
+        return
     if not _SPACELESS.search(word):
         if len(word) >= 2 and word not in STOP_WORDS:
             yield _key(word)

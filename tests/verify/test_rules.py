@@ -332,6 +332,20 @@ def test_off_topic(question: str, answer: str, flagged: bool) -> None:
     assert ("OFF_TOPIC" in verify(answer, question=question).codes) is flagged
 
 
+def test_a_korean_particle_glued_to_a_loanword_is_not_part_of_it() -> None:
+    """ "API를" and "API가" share the word API: Korean glues its particles to loanwords."""
+    question = "배포 파이프라인에서 API를 다시 시작하려면 어떤 명령을 써야 하나요?"
+    answer = (
+        "API가 멈췄다면 kubectl rollout restart deploy/gateway 로 재시작하고, 상태는 "
+        "kubectl get pods 로 확인하세요. 대시보드의 오류율이 떨어지는지도 함께 보면 "
+        "좋습니다. 문제가 계속되면 온콜 담당자에게 알려 주세요. 로그는 Loki에서 "
+        "서비스 이름으로 찾을 수 있고, 알림 규칙은 Grafana에 있습니다."
+    )
+    assert "OFF_TOPIC" not in verify(answer, question=question).codes
+    unrelated = answer.replace("API가", "캐시가")
+    assert "OFF_TOPIC" in verify(unrelated, question=question).codes
+
+
 def test_an_answer_on_the_threads_subject_is_not_off_topic() -> None:
     """A follow-up is answered from the thread's subject: overlap with the thread counts."""
     question = "would the cafeteria in the other building offer similar things tomorrow?"
