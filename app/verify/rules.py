@@ -56,7 +56,7 @@ def content_findings(
         yield Finding("UNCLOSED_CODE_FENCE", layout.unclosed_fence, layout.unclosed_fence + 3)
     if no_content(layout):
         yield Finding("NO_CONTENT", 0, 0)
-    elif off_topic(question, text, thread):
+    elif not grounded(sources, citations) and off_topic(question, text, thread):
         yield Finding("OFF_TOPIC", 0, 0)
     if wrong_language(layout.masked, question, said, theirs):
         yield Finding("WRONG_LANGUAGE", 0, 0)
@@ -172,6 +172,19 @@ def _known(texts: tuple[str, ...]) -> Known:
 def _figures(claim: str) -> Iterator[frozenset[Key]]:
     """The figures of a claim's prose: code and URLs are not claims."""
     return claims(BARE_URL.sub(" ", scan(claim).masked))
+
+
+def grounded(sources: Sequence[Source], citations: Sequence[Citation]) -> bool:
+    """Whether a citation quotes, word for word, a passage the search found for the
+    question: the answer is about what was found for it (whether that was the right
+    passage is the judge's to say), whatever words it shares with the question."""
+    found = {source.id: source.text for source in sources}
+    found |= {normalise_url(source.url): source.text for source in sources if source.url}
+    for citation in citations:
+        text = found.get(citation.source) or found.get(normalise_url(citation.source))
+        if text and citation.cited_text.strip() and quotes(citation.cited_text, text):
+            return True
+    return False
 
 
 def quotes(cited_text: str, source_text: str) -> bool:

@@ -332,6 +332,21 @@ def test_off_topic(question: str, answer: str, flagged: bool) -> None:
     assert ("OFF_TOPIC" in verify(answer, question=question).codes) is flagged
 
 
+def test_an_answer_that_quotes_what_the_search_found_is_not_off_topic() -> None:
+    """The passage was found for the question: an answer quoting it word for word is about
+    it, whatever words it shares with the question (whether it was the right passage is the
+    judge's to say). A quote its source does not hold grounds nothing."""
+    question = "What should I get ready before the new hire starts on Monday?"
+    source = Source("menu", "Canteen", None, LONG_LUNCH)
+    quoted = Citation("menu", "", "the canteen opens at noon on the second floor", LUNCH)
+    assert "OFF_TOPIC" in verify(LONG_LUNCH, question=question).codes
+    verdict = verify(LONG_LUNCH, question=question, sources=(source,), citations=(quoted,))
+    assert "OFF_TOPIC" not in verdict.codes
+    misquoted = Citation("menu", "", "the canteen opens at one", LUNCH)
+    verdict = verify(LONG_LUNCH, question=question, sources=(source,), citations=(misquoted,))
+    assert {"OFF_TOPIC", "MISQUOTED"} <= set(verdict.codes)
+
+
 def test_a_korean_particle_glued_to_a_loanword_is_not_part_of_it() -> None:
     """ "API를" and "API가" share the word API: Korean glues its particles to loanwords."""
     question = "배포 파이프라인에서 API를 다시 시작하려면 어떤 명령을 써야 하나요?"
