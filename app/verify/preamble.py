@@ -3,8 +3,9 @@ no answer after it, as a model writes when it stops right after its opener.
 
 A draft has content when anything is left once its sentences of courtesy ("Sure!", "Great
 question.") and of promise ("Let me explain.", "Here is what you need:") are set aside: a
-word of an answer, a code span, a link or a mention. A short draft that ends on a colon
-promises what never comes, in any language.
+word of an answer, a code span, a link or a mention. A short draft that ends on a colon,
+an ellipsis, a hand or arrow pointing down or an hourglass promises what never comes, in
+any language.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from app.verify.scan import MASK, Layout
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
 LONG = 1500  # characters: more than any preamble; such a draft has content
 _SENTENCES = re.compile(r"[^.!?。！？:：;\n…]+[.!?。！？:：;…]*")
-_COLON_END = re.compile(r"[:：]\s*$")
+# What a draft ends on when it promises more to follow: a colon, an ellipsis, a hand or
+# an arrow pointing down, an hourglass (wait); in any language.
+_OPEN_END = re.compile("(?:[:：…]|\\.{3}|[\U0001f447\u2b07\u2935\u2193\u23f3\u231b]\ufe0f?)\\s*$")
 
 # Courtesy that can open any answer: it answers nothing. ("Yes", "No", "OK" answer questions.)
 _COURTESY = (
@@ -71,7 +74,8 @@ LEAD_IN_WORDS = 16  # a lead-in sentence longer than this says something
 LATE_PROMISE_WORDS = 20
 # Not an answer either: headings (a title line) and emoji.
 _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,2}[ \t]*)$", re.M)
-_EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
+_SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
+_EMOJI = re.compile(rf"{_SHORTCODE.pattern}|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
 
 def no_content(layout: Layout) -> bool:
@@ -79,9 +83,11 @@ def no_content(layout: Layout) -> bool:
     if MASK in layout.masked or len(layout.masked) > LONG:  # code, a link, a mention, or a lot
         return False
     untitled = _TITLE_LINE.sub("", layout.masked)
-    prose = _EMOJI.sub(" ", untitled if untitled.strip() else layout.masked)
-    sentences = [s.strip() for s in _SENTENCES.findall(prose) if s.strip(" \t\n:：")]
-    if len(prose) <= SHORT and _COLON_END.search(prose) and len(sentences) <= 2:
+    written = untitled if untitled.strip() else layout.masked
+    prose = _EMOJI.sub(" ", written)
+    sentences = [s.strip() for s in _SENTENCES.findall(prose) if s.strip(" \t\n:：…")]
+    ends_open = _OPEN_END.search(_SHORTCODE.sub(" ", written))  # ":tada:" is no colon
+    if len(prose) <= SHORT and ends_open and len(sentences) <= 2:
         return True
     kinds = [_kind(sentence) for sentence in sentences]
     return bool(kinds) and None not in kinds and "promise" in kinds

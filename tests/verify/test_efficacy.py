@@ -3,7 +3,7 @@ records may not regress. See bench/efficacy.py for the table."""
 
 from __future__ import annotations
 
-from bench.efficacy import HELDOUT, LOOKALIKES, evaluate, load, residue
+from bench.efficacy import FRESH, HELDOUT, LOOKALIKES, evaluate, load, residue
 
 ITEMS = load()
 ROWS = evaluate(ITEMS)
@@ -114,3 +114,19 @@ def test_credentials_written_after_the_filters_as_recorded() -> None:
     rows = evaluate(i for i in load(HELDOUT) if i.corpus == "secrets2")
     assert rows["secret"].caught >= 28  # of 30
     assert rows["good"].wrong == []
+
+
+def test_the_fresh_set_written_after_every_rule_as_recorded() -> None:
+    """Preambles and answers built like them in 18 languages, and look-alikes of every
+    defect class with defects in the same forms (fresh/), written blind after every rule
+    above. Its first run failed 6 of 200 good answers (three restated figures, three
+    OFF_TOPIC) and caught 6 of 70 preambles; what was fixed since, and the one answer left
+    (a question to Vouch about itself that shares no word with the answer), are in
+    docs/verification.md."""
+    rows = evaluate(load(FRESH))
+    assert rows["good"].total >= 200
+    assert [item for item, _ in rows["good"].wrong] == ["answers-39"]
+    assert rows["no_content"].caught >= 18  # of 70: the rest is the judge's NON_ANSWER
+    assert rows["wrong_figure"].caught == rows["wrong_figure"].total  # 10 of 10
+    assert rows["wrong_language"].caught >= 9  # of 10
+    assert rows["secret"].caught >= 8  # of 10

@@ -24,6 +24,12 @@ PREAMBLES = [
     "当然！下面是具体步骤：",
     "Конечно! Вот что нужно сделать:",
     "*Here's how to do it:*",
+    # what ends on an ellipsis, a hand or arrow pointing down, or an hourglass
+    "Gute Frage, da gibt es ein paar Wege…",
+    "Interessant, das schauen wir uns gemeinsam an...",
+    "Claro, te lo explico paso a paso 👇",
+    "Un attimo, controllo subito ⏳",
+    "いい質問ですね。順番に見ていきましょう⬇️",
 ]
 ANSWERS = [
     "Yes.",
@@ -47,6 +53,13 @@ ANSWERS = [
     "Great question! Since v2 the flag is gone. Let me explain.",
     "Good news! You can keep your laptop when you move teams. I can walk you through it.",
     "¡Sí! Puedes conservar tu portátil cuando cambies de equipo. Te explico cómo hacerlo.",
+    # a shortcode's closing colon is no colon to end on; an ellipsis after a long answer
+    "Yes, on Fridays — leave them out of the kitchen. :dog:",
+    "Gern geschehen — der Zugang ist ab Montag wieder frei :+1:",
+    "Restart the worker first, then clear the queue and wait for the health check to turn "
+    "green; after that, deploy again and watch the error rate for ten minutes, and if it "
+    "climbs, roll back and page the on-call engineer. It usually settles within minutes, "
+    "though on a busy day with many retries queued it can take a while longer…",
 ]
 
 
