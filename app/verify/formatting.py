@@ -11,10 +11,9 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-import re2
-
 from app.verify.dialects import bold, escape_mrkdwn, link, strike
 from app.verify.lines import LinePattern, line_start
+from app.verify.patterns import PatternSet
 from app.verify.scan import MASK, Layout
 from app.verify.tables import tables
 from app.verify.verdict import Dialect
@@ -315,24 +314,12 @@ _HINTS: dict[Check, tuple[str, ...]] = {
 }
 
 
-def _hint_set() -> tuple[re2.Set, tuple[Check, ...]]:
-    hints = re2.Set.SearchSet()
-    owners: list[Check] = []
-    for check, patterns in _HINTS.items():
-        for pattern in patterns:
-            hints.Add(pattern)
-            owners.append(check)
-    hints.Compile()
-    return hints, tuple(owners)
-
-
-_HINT_SET, _HINT_OWNERS = _hint_set()
+_HINTED = PatternSet(_HINTS)
 
 
 def find_formatting(layout: Layout, dialect: Dialect) -> list[Finding]:
     """All formatting findings for `dialect`, in text order."""
-    matched = _HINT_SET.Match(layout.masked.encode("utf-8", "surrogatepass")) or ()
-    hinted = {_HINT_OWNERS[index] for index in matched}
+    hinted = _HINTED.found(layout.masked)
     found = [
         finding
         for check in CHECKS[dialect]

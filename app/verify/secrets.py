@@ -30,7 +30,6 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-import re2
 from detect_secrets.filters import heuristic
 from detect_secrets.plugins.artifactory import ArtifactoryDetector
 from detect_secrets.plugins.aws import AWSKeyDetector
@@ -52,6 +51,8 @@ from detect_secrets.plugins.square_oauth import SquareOAuthDetector
 from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+from app.verify.patterns import PatternSet
 
 
 def _plugin(name: str, kind: str, pattern: str) -> type[RegexBasedDetector]:
@@ -167,10 +168,8 @@ _PREFIX = re.compile(r"^(?:[A-Za-z]{2,6}[_-]|AKIA|ASIA|AIza|sk-ant-\w+-)")
 # starts with or contains, or a short pattern that starts with one. A plugin runs only on
 # a text its gate opens for. The gates are found in one pass: RE2's set of them is an
 # automaton over the text's bytes (about 5 µs for a clean 4 KB answer, where ~30 searches
-# with `in` took ~100 µs). Only literals and short runs go into the set, so its automaton
-# stays small whatever the text (a run of 32 counted characters makes a text built of them
-# three times slower to read). `(?i)` folds as `re` does: the Kelvin sign is a k, the long
-# s an s.
+# with `in` took ~100 µs). Only literals and short runs: a run of 32 counted characters
+# makes a text built of them three times slower to read.
 _SET_GATES: dict[type[RegexBasedDetector], tuple[str, ...]] = {
     ArtifactoryDetector: ("AKC", r"AP[\p{Nd}A-F]"),  # \d in the plugin: any digit
     AWSKeyDetector: ("A3T", "ABIA", "ACCA", "AKIA", "ASIA", "(?i)aws"),
@@ -202,24 +201,12 @@ _SET_GATES: dict[type[RegexBasedDetector], tuple[str, ...]] = {
 }
 
 
-def _gate_set() -> tuple[re2.Set, tuple[type[RegexBasedDetector], ...]]:
-    found = re2.Set.SearchSet()
-    owners: list[type[RegexBasedDetector]] = []
-    for plugin, patterns in _SET_GATES.items():
-        for pattern in patterns:
-            found.Add(pattern)
-            owners.append(plugin)
-    found.Compile()
-    return found, tuple(owners)
-
-
-_GATE_SET, _GATE_OWNERS = _gate_set()
+_GATES = PatternSet(_SET_GATES)
 
 
 def gated(text: str) -> set[type[RegexBasedDetector]]:
     """The plugins whose gates open for `text`: those that may find something in it."""
-    matched = _GATE_SET.Match(text.encode("utf-8", "surrogatepass")) or ()
-    return {_GATE_OWNERS[index] for index in matched}
+    return _GATES.found(text)
 
 
 @cache
