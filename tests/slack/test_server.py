@@ -4,6 +4,7 @@ the command line's clear refusal to start without credentials."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from app import server as app_server
 from app.server import serve
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import free_port, wait_healthy
@@ -111,3 +113,16 @@ def test_missing_credentials_is_one_clear_message(tmp_path: Path) -> None:
     assert done.stderr.count("\n") == 1
     for needle in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "manifest.yml", ".env.example"):
         assert needle in done.stderr
+
+
+def test_the_collector_is_back_on_once_the_start_up_heap_is_frozen() -> None:
+    """The command line starts the bot with the collector off (start-up objects live as
+    long as the process); once they are frozen it must be on again, or every cycle made
+    while serving would stay in memory."""
+    gc.disable()
+    try:
+        app_server._settle_heap()
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()
