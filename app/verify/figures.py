@@ -276,20 +276,28 @@ _COMPOUND: dict[str, Callable[[str, str], tuple[str, ...]]] = {
 _WORDS |= _compounds()
 for _word in "un uno um een cent once due elf null nul".split():
     _WORDS.pop(_word, None)  # articles, a money unit, English words
-# Halves: "anderthalb Stunden", "an hour and a half" are read as 1.5 of the unit, "medio
-# año", "mezz'ora" as half of it, and so is a count of halves ("ein halbes Jahr", "eine
-# halbe Stunde", "two half days").
+# Halves: "anderthalb Stunden", "an hour and a half" are read as 1.5 of the unit, and a
+# count of halves as halves of it ("ein halbes Jahr", "eine halbe Stunde", "two half
+# days"). Whole words only ("halbem" is no "halbe" and a minute); not the Romance halves
+# ("medio", "media", "mezzo", "meio"), which are also "average", "means" and "noon".
 _HALVES = {"anderthalb": Fraction(3, 2), "eineinhalb": Fraction(3, 2), "half": Fraction(1, 2)}
 _HALVES |= {"halbe": Fraction(1, 2), "halben": Fraction(1, 2), "demi": Fraction(1, 2)}
-_HALVES |= {h: Fraction(1, 2) for h in "halbes halber mezzo mezza medio media meio meia".split()}
+_HALVES |= {"halbes": Fraction(1, 2), "halber": Fraction(1, 2)}
 # Fifteen days is how French, Spanish, Italian and Portuguese say two weeks ("quinze
 # jours", "quindici giorni"): spelled so, it is read as fourteen days as well.
 _FORTNIGHT = frozenset({"quinze", "quince", "quindici"})
-# Chinese and Japanese numerals up to 99, a figure only with a unit glued after ("两周",
-# "三天", "二週間", "十四日").
+# Chinese and Japanese numerals up to 99, a figure only before a unit of duration that
+# no ordinary word starts with ("两周", "三天", "二週間", "十四日間"): not 分 ("十分",
+# enough), 日 ("一日も早く"; "三月五日" is a date), 元 ("一元管理"), 四周 (all around);
+# and not inside a longer numeral or an ordinal ("一百二十天", "二〇二六年", "第二天").
 _CJK_DIGITS = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5}
 _CJK_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
-_CJK_NUMERAL = "[二三四五六七八九]?十[一二三四五六七八九]?|[一二两兩三四五六七八九]"
+_CJK_NUMERAL = (
+    "(?<![第百千万萬〇零一二两兩三四五六七八九十])"
+    "(?:[二三四五六七八九]?十[一二三四五六七八九]?|[一二两兩三四五六七八九])"
+    "(?![百千万萬〇零])"
+    "(?=天|週間|日間|个月|個月|か月|ヶ月|カ月|ケ月|小时|小時|時間|分钟|分鐘|分間|年|星期|(?<!四)周)"
+)
 _PERIODS = {"hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800}
 _PERIODS |= {"täglich": 86400, "wöchentlich": 604800, "stündlich": 3600}
 _PERIODS |= {"quotidien": 86400, "hebdomadaire": 604800, "diario": 86400, "semanal": 604800}
@@ -369,8 +377,8 @@ _LATIN_MULTIPLIERS = [m for m in _MULTIPLIERS if m not in _CJK_MULTIPLIERS]
 _RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|times)"
 _QUANTITY = re.compile(
     rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"
-    rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)})\b|{_alternatives(_HALVES)}"
-    rf"|(?:{_CJK_NUMERAL})(?=\s?(?:{_alternatives(_GLUED_UNITS)})))"
+    rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)}|{_alternatives(_HALVES)})\b"
+    rf"|{_CJK_NUMERAL})"
     rf"(?![0-9]|[\w-]*?[0-9])"
     rf"(?:\s?(?P<mult>(?-i:k|K|M|Bn)\b|{_alternatives(_CJK_MULTIPLIERS)}"
     rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"

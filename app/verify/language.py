@@ -68,6 +68,9 @@ _SCRIPTS = {
 # Bytes deleted to count ASCII letters in UTF-8 (every byte of another character is >= 128)
 _NOT_ASCII_LETTER = bytes(c for c in range(256) if not (c < 128 and chr(c).isalpha()))
 _NON_ASCII = re.compile("[^\x00-\x7f]+")
+# A letter of another script than Latin: without one, digits and signs in other scripts'
+# blocks (Arabic-Indic digits, a byte order mark) count for none
+_OTHER_LETTER = re.compile("[^\\W\\dA-Za-z_\u00c0-\u024f\u1e00-\u1eff]")
 CHINESE_SHARE = 0.9  # of the model's Chinese and Japanese, for a Han-only message to be Chinese
 # A character of these scripts carries a syllable or a word: it counts three letters.
 _HEAVY = {"hangul", "kana", "han"}
@@ -363,6 +366,9 @@ def _counts(text: str) -> dict[str, int]:
     if text.isascii():
         return counts
     rest = "".join(_NON_ASCII.findall(text))
+    if _OTHER_LETTER.search(rest) is None:  # most answers: Latin letters only
+        latin = ascii_letters + len(_SCRIPTS["latin"].findall(rest))
+        return {"latin": latin} if latin else {}
     for script, pattern in _SCRIPTS.items():
         found = len(pattern.findall(rest))
         if found:

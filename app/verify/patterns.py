@@ -32,7 +32,7 @@ class PatternSet(Generic[Key]):
         self._owners = tuple(owners)
 
     def found(self, text: str) -> set[Key]:
-        """The keys with a pattern that occurs in `text` (lone surrogates are read as
-        bytes no pattern matches)."""
+        """The keys with a pattern that occurs in `text` (a lone surrogate is passed on as
+        its three bytes)."""
         matched = self._set.Match(text.encode("utf-8", "surrogatepass")) or ()
         return {self._owners[index] for index in matched}

@@ -4,22 +4,32 @@ no answer after it, as a model writes when it stops right after its opener.
 A draft has content when anything is left once its sentences of courtesy ("Sure!", "Great
 question.") and of promise ("Let me explain.", "Here is what you need:") are set aside: a
 word of an answer, a code span, a link or a mention. A short draft that ends on a colon,
-an ellipsis, a hand or arrow pointing down or an hourglass promises what never comes, in
-any language.
+or that states no fact and ends on an ellipsis, a hand or arrow pointing down or an
+hourglass, promises what never comes, in any language.
 """
 
 from __future__ import annotations
 
 import re
 
+from app.verify.figures import figures
 from app.verify.scan import MASK, Layout
 
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
 LONG = 1500  # characters: more than any preamble; such a draft has content
 _SENTENCES = re.compile(r"[^.!?。！？:：;\n…]+[.!?。！？:：;…]*")
-# What a draft ends on when it promises more to follow: a colon, an ellipsis, a hand or
-# an arrow pointing down, an hourglass (wait); in any language.
-_OPEN_END = re.compile("(?:[:：…]|\\.{3}|[\U0001f447\u2b07\u2935\u2193\u23f3\u231b]\ufe0f?)\\s*$")
+# What a short draft ends on when it promises more to follow, in any language: a colon;
+# or, in a draft that states no fact (below), an ellipsis, a hand or an arrow pointing
+# down, an hourglass (wait), as characters or as Slack's shortcodes.
+_COLON_END = re.compile(r"[:：]\s*$")
+_MORE_TO_FOLLOW = re.compile(
+    "(?:…|\\.{3}|[\U0001f447\u2b07\u2935\u23f3\u231b][\U0001f3fb-\U0001f3ff]?\ufe0f?"
+    "|:(?:point_down|arrow_down|arrow_heading_down|hourglass|hourglass_flowing_sand):"
+    "(?::skin-tone-[2-6]:)?)\\s*$"
+)
+# A fact an answer trailing off may still state: a digit, or a technical name (an acronym,
+# a CamelCase or dotted name: "it might be the DNS cache...", "JSON, YAML, etc...")
+_FACT = re.compile(r"\d|\b[A-Z]{2,}|\b[A-Za-z]+[a-z][A-Z]|\w[._/]\w")
 
 # Courtesy that can open any answer: it answers nothing. ("Yes", "No", "OK" answer questions.)
 _COURTESY = (
@@ -74,8 +84,7 @@ LEAD_IN_WORDS = 16  # a lead-in sentence longer than this says something
 LATE_PROMISE_WORDS = 20
 # Not an answer either: headings (a title line) and emoji.
 _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,2}[ \t]*)$", re.M)
-_SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
-_EMOJI = re.compile(rf"{_SHORTCODE.pattern}|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
+_EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
 
 def no_content(layout: Layout) -> bool:
@@ -86,11 +95,19 @@ def no_content(layout: Layout) -> bool:
     written = untitled if untitled.strip() else layout.masked
     prose = _EMOJI.sub(" ", written)
     sentences = [s.strip() for s in _SENTENCES.findall(prose) if s.strip(" \t\n:：…")]
-    ends_open = _OPEN_END.search(_SHORTCODE.sub(" ", written))  # ":tada:" is no colon
-    if len(prose) <= SHORT and ends_open and len(sentences) <= 2:
+    if len(prose) <= SHORT and len(sentences) <= 2 and _ends_open(prose, written):
         return True
     kinds = [_kind(sentence) for sentence in sentences]
     return bool(kinds) and None not in kinds and "promise" in kinds
+
+
+def _ends_open(prose: str, written: str) -> bool:
+    """Whether a short draft ends on a colon (emoji set aside: "Here you go: 🎉"), or,
+    stating no fact, on what announces more to follow."""
+    if _COLON_END.search(prose):
+        return True
+    stated = _FACT.search(prose) is not None or bool(figures(prose))
+    return not stated and _MORE_TO_FOLLOW.search(written) is not None
 
 
 def _kind(sentence: str) -> str | None:

@@ -19,7 +19,7 @@ from app.verify.length import too_short
 from app.verify.preamble import no_content
 from app.verify.scan import BARE_URL, Layout, scan
 from app.verify.secrets import credentials
-from app.verify.topic import off_topic
+from app.verify.topic import off_topic, shares_a_word
 from app.verify.verdict import Citation, Source
 
 # Delivery splits long answers into continuation messages (~3,500 characters each in
@@ -56,7 +56,7 @@ def content_findings(
         yield Finding("UNCLOSED_CODE_FENCE", layout.unclosed_fence, layout.unclosed_fence + 3)
     if no_content(layout):
         yield Finding("NO_CONTENT", 0, 0)
-    elif not grounded(sources, citations) and off_topic(question, text, thread):
+    elif not grounded(sources, citations, question, thread) and off_topic(question, text, thread):
         yield Finding("OFF_TOPIC", 0, 0)
     if wrong_language(layout.masked, question, said, theirs):
         yield Finding("WRONG_LANGUAGE", 0, 0)
@@ -174,15 +174,25 @@ def _figures(claim: str) -> Iterator[frozenset[Key]]:
     return claims(BARE_URL.sub(" ", scan(claim).masked))
 
 
-def grounded(sources: Sequence[Source], citations: Sequence[Citation]) -> bool:
+def grounded(
+    sources: Sequence[Source],
+    citations: Sequence[Citation],
+    question: str,
+    thread: Sequence[str] = (),
+) -> bool:
     """Whether a citation quotes, word for word, a passage the search found for the
-    question: the answer is about what was found for it (whether that was the right
-    passage is the judge's to say), whatever words it shares with the question."""
+    question, and the words it quotes are about the question (they share a content word
+    with it or the thread): the answer is then about what was found for it, whether or
+    not it repeats the question's words, and whether that was the right passage is the
+    judge's to say. A passage on something else (one planted where the search reads, say)
+    grounds nothing."""
     found = {source.id: source.text for source in sources}
     found |= {normalise_url(source.url): source.text for source in sources if source.url}
     for citation in citations:
         text = found.get(citation.source) or found.get(normalise_url(citation.source))
-        if text and citation.cited_text.strip() and quotes(citation.cited_text, text):
+        cited = citation.cited_text
+        about = cited.strip() and shares_a_word(cited, question, thread)
+        if text and about and quotes(cited, text):
             return True
     return False
 

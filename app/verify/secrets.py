@@ -130,10 +130,10 @@ _PUBLISHED = (
     "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
 )
-# Passwords the official container images' docs write in their examples (`example` in
-# postgres', mysql's and mongo's compose files): placeholders on a local host, as a user's
-# own name is
-_PLACEHOLDER_PASSWORDS = frozenset({"example", "password", "changeme"})
+# The password the official container images' docs write in their examples (postgres',
+# mysql's and mongo's compose files): a placeholder on a local host, as a user's own name
+# is. Not "password" or "changeme": weak, but real on a host named like "prod-db-01".
+_PLACEHOLDER_PASSWORDS = frozenset({"example"})
 MAX_USER = 256  # characters of a URL's user name looked back over
 _USER = re.compile(r"//([^\s:/@]+):\Z")
 # An auth token near an Account SID: 32 hex characters given as a token (`AUTH_TOKEN=…`,

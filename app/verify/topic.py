@@ -94,6 +94,12 @@ def off_topic(question: str, answer: str, thread: Sequence[str] = ()) -> bool:
     return not _mentions(folded, said)
 
 
+def shares_a_word(text: str, question: str, thread: Sequence[str] = ()) -> bool:
+    """Whether `text` has a content word of the question or of the thread."""
+    said = content_terms(question).union(*(content_terms(turn) for turn in thread))
+    return _mentions(_fold(text), said)
+
+
 @functools.lru_cache(maxsize=256)
 def _words(text: str) -> int:
     """How many content words `text` has: a run of a script written without spaces counts

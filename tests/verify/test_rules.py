@@ -333,18 +333,28 @@ def test_off_topic(question: str, answer: str, flagged: bool) -> None:
 
 
 def test_an_answer_that_quotes_what_the_search_found_is_not_off_topic() -> None:
-    """The passage was found for the question: an answer quoting it word for word is about
-    it, whatever words it shares with the question (whether it was the right passage is the
-    judge's to say). A quote its source does not hold grounds nothing."""
-    question = "What should I get ready before the new hire starts on Monday?"
-    source = Source("menu", "Canteen", None, LONG_LUNCH)
-    quoted = Citation("menu", "", "the canteen opens at noon on the second floor", LUNCH)
-    assert "OFF_TOPIC" in verify(LONG_LUNCH, question=question).codes
-    verdict = verify(LONG_LUNCH, question=question, sources=(source,), citations=(quoted,))
+    """A passage found for the question, quoted word for word where the quote shares a
+    word with the question, grounds an answer that says it in other words. A quote its
+    source does not hold, or one about something else (a passage planted where the search
+    reads), grounds nothing."""
+    question = "What should I prepare before the new hire starts?"
+    passage = "Before a new hire starts, ask IT for their accounts and pick a buddy."
+    answer = (
+        "Ask IT for the accounts the day before, and choose a buddy who sits nearby and "
+        "can answer everyday questions. Share a calendar for the first week with the team "
+        "rituals, the architecture walkthrough, a pairing session, lunch with the manager "
+        "and a short check-in on Friday. Order the laptop early, since delivery can take "
+        "several days, and add them to the on-call shadow rota."
+    )
+    source = Source("onboarding", "Onboarding", None, f"{passage} {LONG_LUNCH}")
+    assert "OFF_TOPIC" in verify(answer, question=question).codes
+    quoted = Citation("onboarding", "", passage, answer)
+    verdict = verify(answer, question=question, sources=(source,), citations=(quoted,))
     assert "OFF_TOPIC" not in verdict.codes
-    misquoted = Citation("menu", "", "the canteen opens at one", LUNCH)
-    verdict = verify(LONG_LUNCH, question=question, sources=(source,), citations=(misquoted,))
-    assert {"OFF_TOPIC", "MISQUOTED"} <= set(verdict.codes)
+    for cited in ("ask HR for their accounts", "the canteen opens at noon on the second floor"):
+        citation = Citation("onboarding", "", cited, answer)
+        verdict = verify(answer, question=question, sources=(source,), citations=(citation,))
+        assert "OFF_TOPIC" in verdict.codes
 
 
 def test_a_korean_particle_glued_to_a_loanword_is_not_part_of_it() -> None:

@@ -166,7 +166,7 @@ def test_public_defaults_pass() -> None:
         "amqp://guest:guest@127.0.0.1:5672",
         "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
         "mysql://root:example@db:3306/app",
-        "DATABASE_URL=postgres://app:changeme@localhost/app",
+        "DATABASE_URL=postgres://app:example@localhost/app",
         'conn = BlobServiceClient.from_connection_string("DefaultEndpointsProtocol=http;'
         "AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6"
         'IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://azurite:10000/")',
@@ -179,6 +179,8 @@ def test_public_defaults_pass() -> None:
     [
         "mysql://root:example@db.prod.internal:3306/app",  # a placeholder on a real host
         "postgres://app:Example2024@db:5432/app",  # not the placeholder itself
+        "postgres://admin:password@prod-db-01:5432/app",  # weak, and real on that host
+        "postgres://app:changeme@db:5432/app",
         "AccountName=prodstore;AccountKey=Q2x8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UV"
         "ErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",  # another account's key
     ],

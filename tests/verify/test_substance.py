@@ -30,6 +30,10 @@ PREAMBLES = [
     "Claro, te lo explico paso a paso 👇",
     "Un attimo, controllo subito ⏳",
     "いい質問ですね。順番に見ていきましょう⬇️",
+    "Claro, te lo explico paso a paso 👇🏽",
+    "Here's what to check :point_down:",
+    "Un momento, lo reviso :hourglass_flowing_sand:",
+    "Here you go: 🎉",  # the colon ends it, whatever emoji follows
 ]
 ANSWERS = [
     "Yes.",
@@ -53,6 +57,12 @@ ANSWERS = [
     "Great question! Since v2 the flag is gone. Let me explain.",
     "Good news! You can keep your laptop when you move teams. I can walk you through it.",
     "¡Sí! Puedes conservar tu portátil cuando cambies de equipo. Te explico cómo hacerlo.",
+    # trailing off, or pointing down, after a fact
+    "The full build takes about 10 minutes ⏳",
+    "Disk usage dropped by 30% this week ⬇️",
+    "Not sure, it might be the DNS cache...",
+    "It supports JSON, YAML, TOML, etc...",
+    "部署大约需要十分钟……",
     # a shortcode's closing colon is no colon to end on; an ellipsis after a long answer
     "Yes, on Fridays — leave them out of the kitchen. :dog:",
     "Gern geschehen — der Zugang ist ab Montag wieder frei :+1:",
@@ -144,6 +154,13 @@ def test_english_words_in_a_question_do_not_make_it_english() -> None:
             "Как перезапустить deployment в Kubernetes?",
             "Выполните `kubectl rollout restart deployment/app`: поды пересоздаются по "
             "очереди, без простоя.",
+            (),
+        ),
+        # digits and signs of another script's block are no letters of it
+        ("١٢٣٤٥٦٧٨٩٠١٢٣٤ ok?", ENGLISH, ()),
+        (
+            "status\ufeff\ufeff\ufeff\ufeff\ufeff\ufeff\ufeff\ufeff\ufeff\ufeff\ufeff\ufeff?",
+            ENGLISH,
             (),
         ),
         # the message asks for a language
@@ -286,15 +303,36 @@ RESTATED = [
     ("Cancel by 16 November 2025.", "Renewal: 2026-01-15. Notice period: 60 days."),
     ("Es dauert ein halbes Jahr.", "It takes 6 months."),
     ("Es dauert eine halbe Stunde.", "It takes 30 minutes."),
-    ("Tarda medio año.", "It takes 6 months."),
     ("Zwei halbe Tage reichen.", "It takes one day: 24 hours."),
     ("Chiedilo con quindici giorni di anticipo.", "Ask 2 weeks ahead."),
     ("Demande-le quinze jours avant.", "Ask 14 days ahead."),
     ("一个迭代是十四天。", "每个迭代周期为两周。"),
     ("14 天。", "每个迭代周期为两周。"),
     ("二週間かかります。", "It takes 14 days."),
+    ("十四日間かかります。", "It takes two weeks."),
     ("二十四小时内回复。", "We answer within 1 day."),
 ]
+
+
+# Words that hold a numeral or a half, and no figure: a correct answer citing a source
+# with other figures keeps them
+NO_FIGURE = [
+    "Backups are kept 30 days; 这一点十分重要。",
+    "Backups are kept 30 days. 三分之一的服务已经迁移。",
+    "Backups are kept 30 days, 第二天 they are checked.",
+    "Backups are kept 30 days, 一元管理 in one bucket.",
+    "Backups are kept 30 days; 四周 the building.",
+    "Backups are kept 30 days (三月五日 was the last restore).",
+    "Backups are kept 30 days, 一日も早く check them.",
+    "Backups are kept 30 days; las medias de uso son estables.",
+    "Backups are kept 30 days, restored at mediodía.",
+    "Backups are kept 30 days, see halbem Weg.",
+]
+
+
+@pytest.mark.parametrize("claim", NO_FIGURE)
+def test_words_holding_a_numeral_or_a_half_are_no_figures(claim: str) -> None:
+    assert not restated_flagged(claim, "Backups are kept for 30 days.")
 
 
 @pytest.mark.parametrize(("claim", "source"), RESTATED)
