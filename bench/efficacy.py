@@ -12,7 +12,9 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
 - `fresh` (fresh/): preambles and answers built like them in 18 languages, and good answers
   built to resemble every defect class (public defaults, questions about Vouch, links to
   the docs given, synonyms, quoted English, restated figures, terse answers) with defects
-  in the same forms, written blind on 2026-11-27 after every rule above.
+  in the same forms, written blind on 2026-11-27 after every rule above;
+- `fresh2` (fresh2/): a second such batch, written blind after the fixes the first one's
+  run led to, to measure them.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
 went the wrong way, with their codes.
 """
@@ -35,7 +37,14 @@ CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "effica
 HELDOUT = CORPUS / "heldout"
 LOOKALIKES = CORPUS / "lookalikes"
 FRESH = CORPUS / "fresh"
-SETS = {"corpus": CORPUS, "heldout": HELDOUT, "lookalikes": LOOKALIKES, "fresh": FRESH}
+FRESH2 = CORPUS / "fresh2"
+SETS = {
+    "corpus": CORPUS,
+    "heldout": HELDOUT,
+    "lookalikes": LOOKALIKES,
+    "fresh": FRESH,
+    "fresh2": FRESH2,
+}
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)
 # Defects a deterministic rule is meant to catch, and the code it should catch them with.

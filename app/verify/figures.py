@@ -383,7 +383,7 @@ _QUANTITY = re.compile(
     rf"(?:\s?(?P<mult>(?-i:k|K|M|Bn)\b|{_alternatives(_CJK_MULTIPLIERS)}"
     rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
-    rf"|(?:(?P<adjective>(?!{_RATE}\b)[^\W\d_]{{3,}})\s)?"
+    rf"|(?:(?P<adjective>(?!{_RATE}\b)[^\W\d_]{{3,}})\s(?:(?!{_RATE}\b)[^\W\d_]{{3,}}\s)?)?"
     rf"(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
     rf"(?![^\W{CJK}])",

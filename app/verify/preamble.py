@@ -4,8 +4,8 @@ no answer after it, as a model writes when it stops right after its opener.
 A draft has content when anything is left once its sentences of courtesy ("Sure!", "Great
 question.") and of promise ("Let me explain.", "Here is what you need:") are set aside: a
 word of an answer, a code span, a link or a mention. A short draft that ends on a colon,
-or that states no fact and ends on an ellipsis, a hand or arrow pointing down or an
-hourglass, promises what never comes, in any language.
+or that states no fact and ends on a hand or arrow pointing down or an hourglass,
+promises what never comes, in any language.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut
 LONG = 1500  # characters: more than any preamble; such a draft has content
 _SENTENCES = re.compile(r"[^.!?。！？:：;\n…]+[.!?。！？:：;…]*")
 # What a short draft ends on when it promises more to follow, in any language: a colon;
-# or, in a draft that states no fact (below), an ellipsis, a hand or an arrow pointing
-# down, an hourglass (wait), as characters or as Slack's shortcodes.
+# or, in a draft that states no fact (below), a hand or an arrow pointing down, an
+# hourglass (wait), as characters or as Slack's shortcodes. Not an ellipsis: chat answers
+# trail off after the fact ("Sí, se levanta solo, no tienes que hacer nada…").
 _COLON_END = re.compile(r"[:：]\s*$")
 _MORE_TO_FOLLOW = re.compile(
-    "(?:…|\\.{3}|[\U0001f447\u2b07\u2935\u23f3\u231b][\U0001f3fb-\U0001f3ff]?\ufe0f?"
+    "(?:[\U0001f447\u2b07\u2935\u23f3\u231b][\U0001f3fb-\U0001f3ff]?\ufe0f?"
     "|:(?:point_down|arrow_down|arrow_heading_down|hourglass|hourglass_flowing_sand):"
     "(?::skin-tone-[2-6]:)?)\\s*$"
 )
@@ -103,7 +104,7 @@ def no_content(layout: Layout) -> bool:
 
 def _ends_open(prose: str, written: str) -> bool:
     """Whether a short draft ends on a colon (emoji set aside: "Here you go: 🎉"), or,
-    stating no fact, on what announces more to follow."""
+    stating no fact, on a sign that more is to follow."""
     if _COLON_END.search(prose):
         return True
     stated = _FACT.search(prose) is not None or bool(figures(prose))

@@ -35,6 +35,8 @@ _CONTENT_RUN = re.compile(
     "|[^\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}"
 )
 _SUFFIXES = ("ing", "ed", "es", "s")
+# Where a name in CamelCase joins its words ("BlobEndpoint", "UseDevelopmentStorage")
+_CAMEL_CASE = re.compile("(?<=[a-z])(?=[A-Z])")
 # Hangul right after a Latin letter or digit: Korean glues its particles to loanwords
 # (syllables, or the jamo that NFKD folds them into)
 _GLUED_PARTICLE = re.compile("(?<=[a-z0-9])[\uac00-\ud7af\u1100-\u11ff]")
@@ -87,7 +89,7 @@ def off_topic(question: str, answer: str, thread: Sequence[str] = ()) -> bool:
         answer.lower(), question_terms
     ):  # the common cases
         return False
-    folded = _fold(answer)
+    folded = _fold(_CAMEL_CASE.sub(" ", answer))  # "UseDevelopmentStorage": storage
     if _mentions(folded, question_terms) or not _has_terms(folded, MIN_ANSWER_TERMS):
         return False
     said = set().union(*(content_terms(turn) for turn in thread))

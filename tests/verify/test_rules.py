@@ -357,6 +357,22 @@ def test_an_answer_that_quotes_what_the_search_found_is_not_off_topic() -> None:
         assert "OFF_TOPIC" in verdict.codes
 
 
+def test_the_words_of_a_camel_case_name_are_words_of_the_answer() -> None:
+    """An answer may name the question's subject only inside an identifier."""
+    question = "Which connection string do I use for local tests against the blob storage?"
+    answer = (
+        "The simplest is `UseDevelopmentStorage=true`, which most of the SDKs understand. "
+        "If yours wants everything spelled out, set AccountName to devstoreaccount1 and "
+        "point BlobEndpoint at the emulator on port ten thousand; the key is the published "
+        "one, identical for everybody, and it only ever works against the emulator running "
+        "on your own machine, never against a real account in the cloud. Restart the "
+        "container after changing it, since the client reads its settings only once."
+    )
+    assert "OFF_TOPIC" not in verify(answer, question=question).codes
+    unrelated = answer.replace("BlobEndpoint", "the endpoint").replace("Storage", "Emulator")
+    assert "OFF_TOPIC" in verify(unrelated, question=question).codes
+
+
 def test_a_korean_particle_glued_to_a_loanword_is_not_part_of_it() -> None:
     """ "API를" and "API가" share the word API: Korean glues its particles to loanwords."""
     question = "배포 파이프라인에서 API를 다시 시작하려면 어떤 명령을 써야 하나요?"

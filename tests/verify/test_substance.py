@@ -24,9 +24,7 @@ PREAMBLES = [
     "当然！下面是具体步骤：",
     "Конечно! Вот что нужно сделать:",
     "*Here's how to do it:*",
-    # what ends on an ellipsis, a hand or arrow pointing down, or an hourglass
-    "Gute Frage, da gibt es ein paar Wege…",
-    "Interessant, das schauen wir uns gemeinsam an...",
+    # what ends on a hand or arrow pointing down, or an hourglass
     "Claro, te lo explico paso a paso 👇",
     "Un attimo, controllo subito ⏳",
     "いい質問ですね。順番に見ていきましょう⬇️",
@@ -58,6 +56,8 @@ ANSWERS = [
     "Good news! You can keep your laptop when you move teams. I can walk you through it.",
     "¡Sí! Puedes conservar tu portátil cuando cambies de equipo. Te explico cómo hacerlo.",
     # trailing off, or pointing down, after a fact
+    "Yes, it comes back on its own after the reboot, you don't have to do anything…",
+    "Ja, das läuft automatisch, solange du angemeldet bist...",
     "The full build takes about 10 minutes ⏳",
     "Disk usage dropped by 30% this week ⬇️",
     "Not sure, it might be the DNS cache...",
@@ -304,6 +304,7 @@ RESTATED = [
     ("Es dauert ein halbes Jahr.", "It takes 6 months."),
     ("Es dauert eine halbe Stunde.", "It takes 30 minutes."),
     ("Zwei halbe Tage reichen.", "It takes one day: 24 hours."),
+    ("You can carry over up to 5 days.", "Employees may carry over up to 5 unused PTO days."),
     ("Chiedilo con quindici giorni di anticipo.", "Ask 2 weeks ahead."),
     ("Demande-le quinze jours avant.", "Ask 14 days ahead."),
     ("一个迭代是十四天。", "每个迭代周期为两周。"),
