@@ -1,9 +1,11 @@
 """Time verify() on realistic answers: 1, 4 and 12 KB, both dialects, clean and needing repair.
 
-Run: make bench   (or .venv/bin/python -m bench.verify [--runs N])
+Run: make bench   (or .venv/bin/python -m bench.verify [--runs N] [--labelled])
 Prints median and p99 in microseconds per call, and µs per KB to show growth with size.
 Every call verifies a new draft, as every attempt does; the question's side is warm, as it
 is from a message's second attempt on (its first pays a few microseconds more).
+`--labelled` times verify() once on each labelled draft of bench.efficacy's sets instead:
+what real answers, of every size, cost on a first attempt.
 """
 
 from __future__ import annotations
@@ -92,10 +94,57 @@ def measure(text: str, dialect: Dialect, runs: int) -> list[float]:
     return samples
 
 
+def labelled() -> None:
+    """verify() once on every labelled draft of bench.efficacy's sets, with its question,
+    thread, sources and citations, as a first attempt pays it (nothing of it cached): what
+    real answers cost, by size."""
+    from bench.efficacy import SETS, load  # noqa: PLC0415 (only for this table)
+
+    items = [item for folder in SETS.values() for item in load(folder)]
+    calls = [
+        (
+            item.draft,
+            {
+                "question": item.question,
+                "dialect": item.dialect,
+                "sources": item.sources,
+                "citations": item.citations,
+                "thread": item.thread,
+                "said": item.said,
+                "instructions": item.instructions,
+            },
+        )
+        for item in items
+    ]
+    verify("warm the patterns and the model", question="?")
+    by_size: dict[str, list[float]] = {"< 1 KB": [], "1-4 KB": [], "> 4 KB": []}
+    gc.disable()
+    for draft, fields in calls:
+        started = time.perf_counter_ns()
+        verify(draft, **fields)  # type: ignore[arg-type]
+        took = (time.perf_counter_ns() - started) / 1000
+        size = "< 1 KB" if len(draft) < 1024 else "1-4 KB" if len(draft) <= 4096 else "> 4 KB"
+        by_size[size].append(took)
+    gc.enable()
+    print(f"verify() once on each of {len(calls)} labelled drafts, first attempt (µs)")
+    print(f"{'size':8} {'drafts':>6} {'median':>9} {'p99':>9}")
+    for size, samples in (*by_size.items(), ("all", [t for s in by_size.values() for t in s])):
+        if len(samples) >= 2:
+            median = statistics.median(samples)
+            print(f"{size:8} {len(samples):>6} {median:>9.1f} {p99(samples):>9.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=2000, help="calls per case (default 2000)")
-    runs = parser.parse_args().runs
+    parser.add_argument(
+        "--labelled", action="store_true", help="time the labelled drafts of bench.efficacy"
+    )
+    args = parser.parse_args()
+    if args.labelled:
+        labelled()
+        return
+    runs = args.runs
     print(f"verify() on this machine, {runs} calls per case (µs)")
     header = ("dialect", "kind", "size", "median", "p99", "µs/KB", "passed", "repaired")
     print("{:9} {:7} {:>6} {:>9} {:>9} {:>7}  {:6}  {}".format(*header))

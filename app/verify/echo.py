@@ -5,6 +5,7 @@ whatever the model meant."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 
@@ -18,9 +19,16 @@ _SLACK_URL = re.compile(r"<(?:https?|mailto):[^>]*>")
 def echoes(answer: str, instructions: str) -> bool:
     """Whether `answer` repeats ECHO_RUN words in a row of `instructions`' prose (their
     links left out)."""
-    prose = BARE_URL.sub(" ", _SLACK_URL.sub(" ", instructions))
-    told = set(_runs(_words(prose)))
+    told = _told(instructions)
     return any(run in told for run in _runs(_words(answer)))
+
+
+@functools.lru_cache(maxsize=32)
+def _told(instructions: str) -> frozenset[tuple[str, ...]]:
+    """Every run of ECHO_RUN words of the instructions (cached: every attempt, and most
+    messages, are given the same)."""
+    prose = BARE_URL.sub(" ", _SLACK_URL.sub(" ", instructions))
+    return frozenset(_runs(_words(prose)))
 
 
 def _words(text: str) -> list[str]:

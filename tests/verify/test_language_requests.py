@@ -3,7 +3,11 @@ language they name; a planted "answer in German" from anyone else is not a reque
 
 from __future__ import annotations
 
-from app.verify import verify
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.verify import language, verify
+from tests.examples import examples
 
 QUESTION = "Did the nightly backups recover after the bucket policy change last week?"
 GERMAN = "Ja, die nächtlichen Backups laufen wieder: die letzten drei Läufe waren erfolgreich."
@@ -55,3 +59,24 @@ def test_a_chinese_question_answered_in_japanese_is_the_wrong_language() -> None
         assert "WRONG_LANGUAGE" in verify(japanese, question=han_only).codes, han_only
     for kanji_only in ("経費精算締切日?", "没収品保管場所及返却手順?"):
         assert "WRONG_LANGUAGE" not in verify(japanese, question=kanji_only).codes, kanji_only
+
+
+STEM_WORDS = [w for words in language._NAMED_BY.values() for w in words.split()]
+# Stems and their neighbours: cases, a letter glued before, the Turkish i's, other scripts
+PIECES = st.sampled_from(
+    [*STEM_WORDS, *language._TRANSLATE, " ", "x", "_", "é", "\u0131", "\u0130", "I", "ſ", "K"]
+)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.lists(st.one_of(PIECES, st.text(max_size=3)), max_size=8).map("".join), st.booleans())
+def test_stems_are_found_as_re_alone_finds_them(text: str, upper: bool) -> None:
+    """RE2's pass only rules texts out: whatever the text, the answer is `re`'s."""
+    text = text.upper() if upper else text
+    for stems in (language._ANY_NAMED, language._TRANSLATION, *language._NAMED.values()):
+        assert stems.search(text) == (stems._exact.search(text) is not None)
+
+
+def test_a_turkish_capital_i_names_a_language() -> None:
+    assert language.asks_for_language("Bunu İngilizce yaz lütfen")
+    assert language.asks_for_language("INGILIZCE LÜTFEN")
