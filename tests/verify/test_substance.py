@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.verify import Citation, Source, verify
+from app.verify import Citation, Source, figures, verify
 from tests.examples import examples
 
 PREAMBLES = [
@@ -410,3 +410,74 @@ def test_figures_never_break_verification(claim: str, source: str) -> None:
         citations=(Citation("s", "", "", claim),),
         thread=(source,),
     )
+
+
+FIGURE_PIECES = st.sampled_from(
+    [
+        *sorted(figures._WORDS)[::7],
+        *sorted(figures._MONTHS)[::3],
+        *figures._HALVES,
+        *figures._CURRENCY_FIRST,
+        *"0123456789$€£¥₹一二两十四周天年月日時分午後上下",
+        " ",
+        "-",
+        ".",
+        ",",
+        ":",
+        "/",
+        "R$",
+        "v",
+        "version ",
+        "release ",
+        " days",
+        " Uhr",
+        " pm",
+        "k",
+        "%",
+        "x",
+        "_",
+        "\u0131",
+        "\u0130",
+        "\u017f",
+        "é",
+        "st",
+    ]
+)
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.lists(st.one_of(FIGURE_PIECES, st.text(max_size=2)), max_size=30).map("".join))
+def test_figures_are_found_where_they_can_begin_as_finditer_finds_them(text: str) -> None:
+    """Each pattern tried only where a figure can begin finds what finditer finds."""
+    begins = figures.starts(text)
+    for pattern in figures._BEGUN:
+        expected = [(m.span(), m.groups()) for m in pattern.finditer(text)]
+        assert [(m.span(), m.groups()) for m in figures.matches(pattern, text, begins)] == (
+            expected
+        )
+
+
+# One text per way a figure can begin: each found by at least one pattern
+FIGURE_BEGINNINGS = [
+    "Der Call ist um 9 Uhr, 会議は午後3時です, 上午9時 also.",
+    "Costs R$ 50 or USD 300 or €40k.",
+    "Fixed in version 2.1, v3 and release 4.0.",
+    "Ships March 3, 2026 or 3 March 2026.",
+    "Tu as vingt-cinq jours, anderthalb Stunden.",
+    "每个迭代两周，十四日間。",
+    "On 2026-03-14, 14.03.2026 or 3/14/2026 at 15:30 or 3 pm.",
+    "We have 1 000 users.",
+]
+
+
+@pytest.mark.parametrize("text", FIGURE_BEGINNINGS)
+def test_each_way_a_figure_begins_is_tried(text: str) -> None:
+    begins = figures.starts(text)
+    found = 0
+    for pattern in figures._BEGUN:
+        expected = [(m.span(), m.groups()) for m in pattern.finditer(text)]
+        assert [(m.span(), m.groups()) for m in figures.matches(pattern, text, begins)] == (
+            expected
+        )
+        found += len(expected)
+    assert found
