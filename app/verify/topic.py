@@ -76,7 +76,7 @@ def content_terms(text: str) -> frozenset[str]:
     Cached: every attempt at a message, and every later message of its thread, asks
     about the same question and turns."""
     folded = _fold(_ENTITY.sub(" ", text))
-    return frozenset(term for word in _WORD.findall(folded) for term in _word_terms(word))
+    return frozenset(term for word in _WORD.findall(folded) for term in _terms(word))
 
 
 def off_topic(question: str, answer: str, thread: Sequence[str] = ()) -> bool:
@@ -114,7 +114,7 @@ def _words(text: str) -> int:
         if _SPACELESS.search(word):
             runs += len(_CONTENT_RUN.findall(word))
         else:
-            terms.update(_word_terms(word))
+            terms.update(_terms(word))
     return len(terms) + runs
 
 
@@ -162,7 +162,7 @@ def _head(word: str) -> str:
 def _has_terms(folded: str, enough: int) -> bool:
     seen: set[str] = set()
     for m in _WORD.finditer(folded):
-        seen.update(_word_terms(m.group()))
+        seen.update(_terms(m.group()))
         if len(seen) >= enough:
             return True
     return False
@@ -187,6 +187,12 @@ def _key(word: str) -> str:
                 word = word[:-1]
             break
     return word[:5]
+
+
+@functools.lru_cache(maxsize=8192)
+def _terms(word: str) -> tuple[str, ...]:
+    """A word's terms (cached: a language's common words come back in every text)."""
+    return tuple(_word_terms(word))
 
 
 def _word_terms(word: str) -> Iterator[str]:
