@@ -449,12 +449,20 @@ FIGURE_PIECES = st.sampled_from(
 @given(st.lists(st.one_of(FIGURE_PIECES, st.text(max_size=2)), max_size=30).map("".join))
 def test_figures_are_found_where_they_can_begin_as_finditer_finds_them(text: str) -> None:
     """Each pattern tried only where a figure can begin finds what finditer finds."""
+    found_as_finditer(text)
+
+
+def found_as_finditer(text: str) -> int:
+    """How many figures the patterns find in `text`, each found as finditer finds it."""
     begins = figures.starts(text)
+    found = 0
     for pattern in figures._BEGUN:
         expected = [(m.span(), m.groups()) for m in pattern.finditer(text)]
         assert [(m.span(), m.groups()) for m in figures.matches(pattern, text, begins)] == (
             expected
         )
+        found += len(expected)
+    return found
 
 
 # One text per way a figure can begin: each found by at least one pattern
@@ -472,12 +480,4 @@ FIGURE_BEGINNINGS = [
 
 @pytest.mark.parametrize("text", FIGURE_BEGINNINGS)
 def test_each_way_a_figure_begins_is_tried(text: str) -> None:
-    begins = figures.starts(text)
-    found = 0
-    for pattern in figures._BEGUN:
-        expected = [(m.span(), m.groups()) for m in pattern.finditer(text)]
-        assert [(m.span(), m.groups()) for m in figures.matches(pattern, text, begins)] == (
-            expected
-        )
-        found += len(expected)
-    assert found
+    assert found_as_finditer(text)
