@@ -414,20 +414,27 @@ def figures(text: str) -> frozenset[Key]:
 
 def claims(text: str) -> Iterator[frozenset[Key]]:
     """Each figure of `text` as the keys any one of which confirms it."""
-    begins = starts(text)
-    text, dates = _take_dates(text, begins)
+    return read(text, starts(text))
+
+
+def read(text: str, begins: Begins | None) -> Iterator[frozenset[Key]]:
+    """The figures of `text`, each pattern tried at its `begins` (None: everywhere)."""
+    blanked: list[int] = []
+    text, dates = _take_dates(text, begins, blanked)
     yield from dates
-    text, versions = _take(text, _VERSION, _version, begins)
+    text, versions = _take(text, _VERSION, _version, begins, blanked)
     yield from versions
-    text, clocks = _take(text, _CLOCK, _clock, begins)
+    text, clocks = _take(text, _CLOCK, _clock, begins, blanked)
     yield from clocks
-    for m in matches(_QUANTITY, text, begins):
+    for m in matches(_QUANTITY, text, begins, blanked):
         keys = _quantity(m)
         if keys:
             yield keys
 
 
-def _take_dates(text: str, begins: list[int] | None) -> tuple[str, list[frozenset[Key]]]:
+def _take_dates(
+    text: str, begins: Begins | None, blanked: list[int]
+) -> tuple[str, list[frozenset[Key]]]:
     found: list[frozenset[Key]] = []
     patterns = (
         (_ISO_DATE, "ymd"),
@@ -438,7 +445,9 @@ def _take_dates(text: str, begins: list[int] | None) -> tuple[str, list[frozense
         (_DAY_MONTH, "dmy"),
     )
     for pattern, orders in patterns:
-        text, dates = _take(text, pattern, functools.partial(_date, orders=orders.split()), begins)
+        text, dates = _take(
+            text, pattern, functools.partial(_date, orders=orders.split()), begins, blanked
+        )
         found += dates
     return text, found
 
@@ -447,17 +456,20 @@ def _take(
     text: str,
     pattern: re.Pattern[str],
     key: Callable[[re.Match[str]], frozenset[Key]],
-    begins: list[int] | None,
+    begins: Begins | None,
+    blanked: list[int],
 ) -> tuple[str, list[frozenset[Key]]]:
-    """The figures `pattern` finds, and the text with them blanked out."""
+    """The figures `pattern` finds, and the text with them blanked out (where each ended
+    is added to `blanked`)."""
     found: list[frozenset[Key]] = []
     parts: list[str] = []
     last = 0
-    for m in matches(pattern, text, begins):
+    for m in matches(pattern, text, begins, blanked):
         keys = key(m)
         if keys:
             found.append(keys)
         parts += (text[last : m.start()], " " * (m.end() - m.start()))
+        blanked.append(m.end())
         last = m.end()
     parts.append(text[last:])
     return "".join(parts), found
@@ -465,42 +477,72 @@ def _take(
 
 # Where a match of the patterns that open on a word or a lookbehind can begin: `re` tries
 # those at every character, an alternation of hundreds of words each time (the figures of
-# a 4 KB passage took ~11 ms). A digit, a currency sign, a numeral of Chinese or
-# Japanese, or a word that is (the first word of) a number, a half, a currency code, a
-# month or a version's name: each of these patterns is tried only where one stands, as
-# `finditer` would find it. Case is folded as `re` folds it, but for the Turkish ı and İ
-# and the long ſ, which `re` alone reads as i and s: a text with one is read by `re`.
-_STARTING_CHARACTER = re.compile("[0-9$€£¥₹一二两兩三四五六七八九十午上下]")
+# a 4 KB passage took ~11 ms). Each is tried only where one of its matches can begin, as
+# `finditer` would find them: a quantity at a currency sign (or the R of R$), a numeral of
+# Chinese or Japanese, the first digit of a run not glued to a letter before it (a
+# figure may follow a CJK character, not a Latin one), or a word that begins a number, a
+# half or a currency code; a written date at a month's name; a version at its name or a
+# run of digits; a date or a time at a run of digits. Case is folded as `re` folds it,
+# but for the Turkish ı and İ and the long ſ, which `re` alone reads as i and s: a text
+# with one is read by `re`.
+# A currency sign, the R of R$, or a run of CJK numerals (a figure begins at its first)
+_SIGN = re.compile("[$€£¥₹]|[rR](?=\\$)|[一二两兩三四五六七八九十]+")
+_DIGITS = re.compile("[0-9]+")
+_GLUED = re.compile(rf"[^\W{CJK}]")  # a letter or digit of a script written with spaces
 _LETTERS = re.compile(r"[^\W\d_]+")
-_FIRST_WORDS = frozenset(
-    word.split("-")[0].split(" ")[0]
-    for word in (*_WORDS, *_HALVES, *_CURRENCY_FIRST, *_MONTHS, "r", "v", "version", "release")
+_QUANTITY_WORDS = frozenset(
+    word.split("-")[0].split(" ")[0] for word in (*_WORDS, *_HALVES, *_CURRENCY_FIRST)
 )
+_MONTH_WORDS = frozenset(_MONTHS)
+_VERSION_WORDS = frozenset({"v", "version", "release"})
+_NAMES = _QUANTITY_WORDS | _MONTH_WORDS | _VERSION_WORDS
 _FOLDED_APART = ("\u0131", "\u0130", "\u017f")
-_BEGUN = frozenset(
-    {_ISO_DATE, _CJK_DATE, _DOTTED_DATE, _SLASHED_DATE, _MONTH_DAY, _DAY_MONTH, _CLOCK}
-    | {_VERSION, _QUANTITY}
-)
+Begins = dict[re.Pattern[str], list[int]]
 
 
-def starts(text: str) -> list[int] | None:
-    """Where a figure can begin in `text`, in order; None when `re` must fold it itself.
-    Still right once figures are blanked out of the text: a blank begins none."""
+def starts(text: str) -> Begins | None:
+    """Where each pattern's figures can begin in `text`, in order; None when `re` must
+    fold the text itself. A pattern left out is read by `finditer`."""
     if any(c in text for c in _FOLDED_APART):
         return None
-    found = {m.start() for m in _STARTING_CHARACTER.finditer(text)}
-    found.update(m.start() for m in _LETTERS.finditer(text) if m.group().lower() in _FIRST_WORDS)
-    return sorted(found)
+    runs = [m.start() for m in _DIGITS.finditer(text)]
+    free = [at for at in runs if at == 0 or _GLUED.match(text, at - 1) is None]
+    words: dict[str, list[int]] = {}
+    for m in _LETTERS.finditer(text):
+        if (word := m.group().lower()) in _NAMES:
+            words.setdefault(word, []).append(m.start())
+
+    def at(names: frozenset[str]) -> list[int]:
+        return [where for name in names & words.keys() for where in words[name]]
+
+    signs = [m.start() for m in _SIGN.finditer(text)]
+    begins = {
+        _QUANTITY: sorted({*free, *signs, *at(_QUANTITY_WORDS)}),
+        _MONTH_DAY: sorted(at(_MONTH_WORDS)),
+        _VERSION: sorted({*free, *at(_VERSION_WORDS)}),
+    }
+    # Dates that open on a run of digits; a CJK date needs 月 (it may begin inside a run);
+    # a clock time, unless it is written with 時, at a run too
+    begins |= dict.fromkeys((_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _DAY_MONTH), runs)
+    if "月" not in text:
+        begins[_CJK_DATE] = []
+    if "時" not in text:
+        begins[_CLOCK] = runs
+    return begins
 
 
-def matches(pattern: re.Pattern[str], text: str, begins: list[int] | None) -> list[re.Match[str]]:
-    """`pattern.finditer(text)`, tried only at `begins` (from `starts`) for the patterns
-    that begin there (the others, and with no `begins`, as `finditer`)."""
-    if pattern not in _BEGUN or begins is None:
+def matches(
+    pattern: re.Pattern[str], text: str, begins: Begins | None, blanked: list[int]
+) -> list[re.Match[str]]:
+    """`pattern.finditer(text)`, tried only at its `begins` (from `starts`) and where a
+    figure blanked out of the text ended (`blanked`: a word may begin there now); the
+    patterns without begins, and texts with none, by `finditer`."""
+    if begins is None or pattern not in begins:
         return list(pattern.finditer(text))
     found: list[re.Match[str]] = []
     end = 0
-    for at in begins:
+    tried = begins[pattern]
+    for at in sorted({*tried, *blanked}) if blanked else tried:
         if at >= end and (m := pattern.match(text, at)) is not None:
             found.append(m)
             end = max(m.end(), at + 1)
