@@ -104,13 +104,9 @@ def citation_findings(
         for number, _ in enumerate(citations, 1):
             yield Finding("UNKNOWN_SOURCE", 0, 0, detail=f"(citation {number})")
         return
-    by_id = {source.id: source for source in (*sources, *files)}
-    by_url: dict[str, Source] = {}
-    for given in (*sources, *files):
-        if given.url:
-            by_url.setdefault(normalise_url(given.url), given)
+    given = _Given((*sources, *files))
     for number, citation in enumerate(citations, 1):
-        named = by_id.get(citation.source) or by_url.get(normalise_url(citation.source))
+        named = given.named(citation.source)
         if named is None:
             yield Finding("UNKNOWN_SOURCE", 0, 0, detail=f"(citation {number})")
             continue
@@ -118,7 +114,7 @@ def citation_findings(
             yield Finding("MISQUOTED", 0, 0, detail=f"(citation {number}, {named.id})")
         if named.id not in cited:
             cited.append(named.id)
-    yield from _link_findings(layout, by_url, cited, strict=bool(sources), written=written)
+    yield from _link_findings(layout, given.by_url, cited, strict=bool(sources), written=written)
     if sources and not cited:
         yield Finding("UNCITED", 0, 0)
 
@@ -186,15 +182,29 @@ def grounded(
     not it repeats the question's words, and whether that was the right passage is the
     judge's to say. A passage on something else (one planted where the search reads, say)
     grounds nothing."""
-    found = {source.id: source.text for source in sources}
-    found |= {normalise_url(source.url): source.text for source in sources if source.url}
-    for citation in citations:
-        text = found.get(citation.source) or found.get(normalise_url(citation.source))
-        cited = citation.cited_text
-        about = cited.strip() and shares_a_word(cited, question, thread)
-        if text and about and quotes(cited, text):
-            return True
-    return False
+    given = _Given(sources)
+    return any(
+        (named := given.named(citation.source)) is not None
+        and named.text  # quotes() finds any quote in a source with no text
+        and citation.cited_text.strip()
+        and quotes(citation.cited_text, named.text)
+        and shares_a_word(citation.cited_text, question, thread)
+        for citation in citations
+    )
+
+
+class _Given:
+    """The sources a citation may name: by id, or by URL (the first source with it)."""
+
+    def __init__(self, given: Sequence[Source]) -> None:
+        self.by_id = {source.id: source for source in given}
+        self.by_url: dict[str, Source] = {}
+        for source in given:
+            if source.url:
+                self.by_url.setdefault(normalise_url(source.url), source)
+
+    def named(self, name: str) -> Source | None:
+        return self.by_id.get(name) or self.by_url.get(normalise_url(name))
 
 
 def quotes(cited_text: str, source_text: str) -> bool:

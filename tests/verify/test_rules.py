@@ -355,6 +355,9 @@ def test_an_answer_that_quotes_what_the_search_found_is_not_off_topic() -> None:
         citation = Citation("onboarding", "", cited, answer)
         verdict = verify(answer, question=question, sources=(source,), citations=(citation,))
         assert "OFF_TOPIC" in verdict.codes
+    empty = Source("onboarding", "Onboarding", None, "")  # nothing read: nothing quoted
+    verdict = verify(answer, question=question, sources=(empty,), citations=(quoted,))
+    assert "OFF_TOPIC" in verdict.codes
 
 
 def test_the_words_of_a_camel_case_name_are_words_of_the_answer() -> None:
