@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from app.verify.figures import figures
+from app.verify.figures import claims
 from app.verify.scan import MASK, Layout
 
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
@@ -107,8 +107,9 @@ def _ends_open(prose: str, written: str) -> bool:
     stating no fact, on a sign that more is to follow."""
     if _COLON_END.search(prose):
         return True
-    stated = _FACT.search(prose) is not None or bool(figures(prose))
-    return not stated and _MORE_TO_FOLLOW.search(written) is not None
+    if _MORE_TO_FOLLOW.search(written) is None:
+        return False
+    return _FACT.search(prose) is None and next(claims(prose), None) is None
 
 
 def _kind(sentence: str) -> str | None:
