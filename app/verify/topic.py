@@ -21,6 +21,7 @@ from app.verify.language import asks_for_language
 # left to the judge.
 MIN_QUESTION_TERMS = 4
 MIN_ANSWER_TERMS = 30
+CACHED_WORD = 40  # characters: longer words' terms are not kept
 
 _WORD = re.compile(r"\w+")
 _ENTITY = re.compile(r"<[@#!][^<>]*>")
@@ -189,9 +190,15 @@ def _key(word: str) -> str:
     return word[:5]
 
 
-@functools.lru_cache(maxsize=8192)
 def _terms(word: str) -> tuple[str, ...]:
-    """A word's terms (cached: a language's common words come back in every text)."""
+    """A word's terms (a word of up to CACHED_WORD characters cached: a language's common
+    words come back in every text; a long run of a script written without spaces would
+    hold its bigrams in memory for nothing)."""
+    return _cached_terms(word) if len(word) <= CACHED_WORD else tuple(_word_terms(word))
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_terms(word: str) -> tuple[str, ...]:
     return tuple(_word_terms(word))
 
 
