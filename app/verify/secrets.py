@@ -170,7 +170,7 @@ _PREFIX = re.compile(r"^(?:[A-Za-z]{2,6}[_-]|AKIA|ASIA|AIza|sk-ant-\w+-)")
 # automaton over the text's bytes (about 5 µs for a clean 4 KB answer, where ~30 searches
 # with `in` took ~100 µs). Only literals and short runs: a run of 32 counted characters
 # makes a text built of them three times slower to read.
-_SET_GATES: dict[type[RegexBasedDetector], tuple[str, ...]] = {
+_GATE_PATTERNS: dict[type[RegexBasedDetector], tuple[str, ...]] = {
     ArtifactoryDetector: ("AKC", r"AP[\p{Nd}A-F]"),  # \d in the plugin: any digit
     AWSKeyDetector: ("A3T", "ABIA", "ACCA", "AKIA", "ASIA", "(?i)aws"),
     AzureStorageKeyDetector: ("AccountKey=",),
@@ -201,7 +201,7 @@ _SET_GATES: dict[type[RegexBasedDetector], tuple[str, ...]] = {
 }
 
 
-_GATES = PatternSet(_SET_GATES)
+_GATES = PatternSet(_GATE_PATTERNS)
 
 
 def gated(text: str) -> set[type[RegexBasedDetector]]:
