@@ -91,18 +91,24 @@ async def deliver(
     person: bool = False,
     opened: Opened | None = None,
     posted: list[str] | None = None,
+    credit: str = "",
 ) -> list[str]:
     """Post `text` (already verified) and return the ts of each message posted (also put
     in `posted` as each is, so a caller knows what went before a failure); the first
-    carries `answer_mark(answers)` when `answers` (the user message's ts) is given; the
-    last, `checked` (the receipt) as a quiet context line above the feedback buttons, and
-    with `person` an "Ask a person" button beside them (for the message `answers`). A
-    markdown answer's first piece goes into the `opened` stream when there is one."""
+    carries `answer_mark(answers)` when `answers` (the user message's ts) is given, and
+    `credit` (mrkdwn only: who shared it) as a context line above it; the last, `checked`
+    (the receipt) as a quiet context line above the feedback buttons, and with `person` an
+    "Ask a person" button beside them (for the message `answers`). A markdown answer's
+    first piece goes into the `opened` stream when there is one."""
     mark = answer_mark(answers) if answers else None
     extras = {"checked": checked, "person": answers if person else ""}
     into = [] if posted is None else posted
     if dialect == "mrkdwn":
-        return await _post(client, target, text, reference, mark=mark, posted=into, **extras)
+        return await _post(
+            client, target, text, reference, mark=mark, posted=into, credit=credit, **extras
+        )
+    if credit:
+        raise ValueError("a credit line is posted with mrkdwn answers only")
     return await _stream(
         client, target, text, reference, mark=mark, opened=opened, posted=into, **extras
     )
@@ -118,13 +124,17 @@ async def _post(
     checked: str,
     person: str,
     posted: list[str],
+    credit: str,
 ) -> list[str]:
     pieces = split(text, MRKDWN_PIECE)
     for index, piece in enumerate(pieces):
         last = index == len(pieces) - 1
-        buttons = feedback_blocks(piece, reference, checked, person) if last else None
         steps = steps_of(piece, 2) if len(piece) >= REVEAL_FROM else [piece]
         metadata = mark if index == 0 else None
+        # the credit above the first piece, the buttons under the last; None: the text
+        above = _context(credit) if index == 0 and credit else []
+        buttons = feedback_blocks(piece, reference, checked, person) if last else []
+        whole, start = _blocks(piece, above, buttons, last), _blocks(steps[0], above, [], False)
         # "": a new message in the channel, and the rest of a long answer in its thread
         thread = target.thread_ts or (posted[0] if posted else None)
         if len(steps) == 1:
@@ -132,7 +142,7 @@ async def _post(
                 channel=target.channel,
                 thread_ts=thread,
                 text=piece,
-                blocks=buttons,
+                blocks=whole,
                 metadata=metadata,
                 unfurl_links=False,  # no preview, no fetch (the note above)
                 unfurl_media=False,
@@ -143,13 +153,17 @@ async def _post(
                 channel=target.channel,
                 thread_ts=thread,
                 text=steps[0],
+                blocks=start,
                 metadata=metadata,
                 unfurl_links=False,  # no preview, no fetch (the note above)
                 unfurl_media=False,
             )
             posted.append(str(response["ts"]))
             await client.chat_update(
-                channel=target.channel, ts=response["ts"], text=piece, blocks=buttons
+                channel=target.channel,
+                ts=response["ts"],
+                text=piece,
+                blocks=whole,
             )
     return posted
 
@@ -331,8 +345,26 @@ def reason_blocks(reference: str, answered: str) -> list[dict[str, Any]]:
 def feedback_blocks(
     text: str, reference: str, checked: str = "", person: str = ""
 ) -> list[dict[str, Any]]:
-    section = {"type": "section", "text": {"type": "mrkdwn", "text": text}}
-    return [section, *_buttons(reference, checked, person)]
+    return [_section(text), *_buttons(reference, checked, person)]
+
+
+def _blocks(
+    text: str, above: list[dict[str, Any]], buttons: list[dict[str, Any]], last: bool
+) -> list[dict[str, Any]] | None:
+    """A piece's blocks: what goes above it, then the piece with its buttons when it is
+    the last; None when there is neither (Slack shows the message's text)."""
+    if last:
+        return [*above, *buttons]
+    return [*above, _section(text)] if above else None
+
+
+def _section(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+def _context(text: str) -> list[dict[str, Any]]:
+    """A quiet line of mrkdwn (a receipt, a credit)."""
+    return [{"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}]
 
 
 def person_blocks(text: str, reference: str, question: str) -> list[dict[str, Any]]:
@@ -354,7 +386,7 @@ def _person_button(question: str) -> dict[str, Any]:
 def _buttons(reference: str, checked: str = "", person: str = "") -> list[dict[str, Any]]:
     """The receipt (a context line, when given), then the 👍/👎 buttons (and "Ask a
     person" for the message `person`, when given)."""
-    line = [{"type": "context", "elements": [{"type": "mrkdwn", "text": checked}]}]
+    line = _context(checked)
 
     def button(emoji: str, label: str, value: str) -> dict[str, Any]:
         return {

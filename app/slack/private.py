@@ -165,8 +165,6 @@ class Private:
 
     async def _share(self, key: str, held: dict[str, Any], target: Target, url: str | None) -> None:
         reference = str(held.get("reference", ""))
-        shared = f"Shared by <@{target.user}> from a private answer"
-        checked = str(held.get("checked", ""))
         posted: list[str] = []
         try:
             await deliver(
@@ -175,8 +173,9 @@ class Private:
                 str(held["text"]),
                 "mrkdwn",
                 reference,
-                checked=f"{shared} · {checked}" if checked else shared,
+                checked=str(held.get("checked", "")),
                 posted=posted,
+                credit=f"Shared by <@{target.user}> from a private answer",
             )
         except SLACK_FAILURES as exc:
             log.warning("private answer not shared: %s", label(exc))

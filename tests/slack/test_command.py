@@ -389,6 +389,11 @@ async def test_a_long_shared_answer_continues_in_the_thread_of_its_first_message
     assert "thread_ts" not in first and rest
     [(_, ts)] = list(fake_slack.threads)  # one thread: the first message's
     assert {p["thread_ts"] for p in rest} == {ts}
+    # the channel sees who shared it on the message it sees, not at the thread's end
+    assert "Shared by <@U0001>" in json.dumps(first["blocks"])
+    assert not any("Shared by" in json.dumps(p.get("blocks")) for p in rest)
+    updates = fake_slack.of("chat.update")
+    assert all("Shared by" in json.dumps(u["blocks"]) for u in updates if u["ts"] == ts)
 
 
 async def test_a_question_too_long_for_the_command_is_told_so_not_cut(
