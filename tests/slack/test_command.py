@@ -329,6 +329,28 @@ async def test_a_share_the_store_cannot_serve_says_try_again_and_keeps_the_answe
         await store.close()
 
 
+async def test_a_share_slack_refuses_is_told_and_the_next_click_shares_it(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """Slack refuses the post (Vouch left the channel): the clicker is told the answer is
+    kept, the private copy stays, and the next click, once Slack takes it, shares it."""
+    fake_anthropic.default = Reply(GOOD)
+    app = make_app(make_settings())
+    await take_command(app.intake, command(QUESTION, fake_slack.response_url(), user="U0ANA"))
+    await until(lambda: bool(fake_slack.responses))
+    value = _button(fake_slack.responses[0])
+    fake_slack.fail("chat.postMessage", Fault(error="not_in_channel"))
+    refused = fake_slack.response_url(click=True)
+    assert await interact(app, share(value, refused, user="U0ANA")) == 200
+    await until(lambda: len(fake_slack.responses) == 2)
+    assert fake_slack.responses[1]["text"] == NOT_SHARED and not fake_slack.deleted
+    click = fake_slack.response_url(click=True)
+    assert await interact(app, share(value, click, user="U0ANA")) == 200
+    await until(lambda: bool(fake_slack.deleted))
+    _, posted = fake_slack.of("chat.postMessage")  # the one refused, the one shared
+    assert posted["text"] == GOOD and fake_slack.deleted == [click.rsplit("/response/", 1)[1]]
+
+
 async def test_a_share_slack_refuses_keeps_the_answer_for_what_is_left_of_its_half_hour(
     make_settings: Any, fake_slack: FakeSlack, tmp_path: Path
 ) -> None:
