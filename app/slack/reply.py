@@ -61,10 +61,27 @@ class Replying:
         """Answer: the verified text, or the failure message. An unasked message (a help
         channel's, taken by triage: `triaged`) shows no status line and gets only a
         verified answer: anything else is silence, and telemetry's."""
-        target = message.target
         shown = not (message.unasked or message.private)  # a command has no thread to show it in
         steps = await self._steps(message) if shown else None
+        target = message.target
         status = Status(self.client, target.channel, target.thread_ts, shown=shown and not steps)
+        try:
+            await self._reply(message, conversation, triaged, steps, status)
+        except asyncio.CancelledError:  # given back (a shutdown, a lease lost): it is answered
+            await status.close()  # again, so its steps' message must not stay "in progress"
+            if steps:
+                await steps.interrupted()
+            raise
+
+    async def _reply(
+        self,
+        message: Message,
+        conversation: Conversation,
+        triaged: Decision | None,
+        steps: Steps | None,
+        status: Status,
+    ) -> None:
+        target = message.target
         ids = replace(
             message.ids,
             history_messages=len(conversation.turns),
@@ -85,11 +102,6 @@ class Replying:
                     tools=self._tools(conversation, message, deps),
                     checks=[self.lookups.check(message.where, _texts(conversation))],
                 )
-            except asyncio.CancelledError:  # given back on shutdown: the restart answers
-                await status.close()
-                if steps:
-                    await steps.interrupted()
-                raise
             except Exception:  # nothing of any attempt goes with the failure message
                 await status.close()
                 opened = await steps.close(verified=False) if steps else None

@@ -44,7 +44,7 @@ STEPS_PER_MINUTE = 50  # updates of all answers' steps from this process: half o
 STARTED = "Checking an answer before posting it"
 CHECKED = "Checked before posting"
 NOT_CHECKED = "No answer could be checked"
-INTERRUPTED = "Interrupted by a restart: Vouch will answer again"
+INTERRUPTED = "Interrupted: Vouch will answer again"
 READ = "Read the conversation"
 DOCS = "Search the team's docs"
 RULES = "Check formatting, language and safety"
@@ -214,9 +214,10 @@ class Steps(Unwatched):
         return Opened(self.ts, (_plan(title), *self._pending()))
 
     async def interrupted(self) -> None:
-        """The answer was cut short (a shutdown gives its message back to the store, and
-        the restart answers in a new message): end the stream, its steps marked
-        interrupted, within ENDING seconds, rather than leave a draft "in progress"."""
+        """The answer was cut short (a shutdown gives its message back to the store, or
+        another worker took it over, and it is answered in a new message): end the stream,
+        its steps marked interrupted, within ENDING seconds, rather than leave a draft "in
+        progress". After the answer went into it, Slack refuses the stop: logged."""
         opened = await self.close(verified=False, title=INTERRUPTED)
         if self.stopped:
             return

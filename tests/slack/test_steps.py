@@ -20,6 +20,7 @@ from app.agent.outcome import Attempt
 from app.slack.deliver import ANSWER_EVENT, Target
 from app.slack.steps import (
     CHECKED,
+    INTERRUPTED,
     NOT_CHECKED,
     REVIEW,
     RULES,
@@ -171,6 +172,21 @@ async def test_a_user_who_stops_the_steps_gets_no_answer_after_them(
         await settle(fake_slack)
     assert "staging in about 8 minutes" not in fake_slack.text_sent()  # none of the answer
     assert not fake_slack.of("chat.postMessage") and len(fake_slack.of("chat.startStream")) == 1
+
+
+async def test_steps_cut_short_after_the_loop_end_as_interrupted(
+    make_settings: Any, fake_anthropic: FakeAnthropic, fake_slack: FakeSlack
+) -> None:
+    """Given back while the verified answer goes into the steps' message (a shutdown, a
+    lease lost), not only while the loop drafts: the stream ends, its plan interrupted."""
+    fake_slack.fail("chat.stopStream", Fault(delay=20))  # the answer's end hangs
+    fake_anthropic.push(Reply(GOOD))
+    app = make_app(make_settings(response_format="markdown"))
+    await dispatch(app, mention(QUESTION, "708.000001"))
+    await until(lambda: "staging in about 8 minutes" in fake_slack.text_sent())
+    assert await app.stop(0) == 1  # given back to the store
+    [ts] = fake_slack.steps
+    assert final(fake_slack.steps[ts])["plan"]["title"] == INTERRUPTED
 
 
 async def test_steps_slack_would_not_start_leave_the_status_line_and_the_answer(
