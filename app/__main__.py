@@ -15,7 +15,7 @@ import gc
 import signal
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -203,13 +203,8 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
 
 async def _until_stopped(settings: Settings) -> None:
     """Serve until SIGTERM or SIGINT, then shut down gracefully; a second signal acts at
-    once (the default handlers are back). The collector is off while the server is
-    imported and built: start-up makes objects that live as long as the process, and
-    collecting among them took a sixth of the start (serve turns it back on once they
-    are frozen)."""
-    gc.disable()
-    from app.server import serve  # noqa: PLC0415
-
+    once (the default handlers are back)."""
+    serve = _server()
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     signals = (signal.SIGTERM, signal.SIGINT)
@@ -222,6 +217,18 @@ async def _until_stopped(settings: Settings) -> None:
     for signum in signals:
         loop.add_signal_handler(signum, stopping)
     await serve(settings, stop)
+
+
+def _server() -> Callable[[Settings, asyncio.Event], Awaitable[None]]:
+    """app.server's `serve`, imported with the collector off: the SDKs' imports make
+    objects that live as long as the process, and collecting among them took a sixth of
+    the start (serve freezes them once it is up)."""
+    gc.disable()
+    try:
+        from app.server import serve  # noqa: PLC0415
+    finally:
+        gc.enable()
+    return serve
 
 
 Command = Callable[[argparse.Namespace, Settings], int]

@@ -56,11 +56,9 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
 def _settle_heap() -> None:
     """Start-up objects (modules, the language models, the index) live as long as the
     process: moved out of the collector's sight, a full collection no longer walks them
-    all while a burst of events waits on the event loop (one took ~150 ms). The collector
-    is on from here (the command line turns it off for the start)."""
+    all while a burst of events waits on the event loop (one took ~150 ms)."""
     gc.collect()
     gc.freeze()
-    gc.enable()
 
 
 async def _serve(

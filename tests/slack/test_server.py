@@ -15,7 +15,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from app import server as app_server
+from app import __main__ as app_main
 from app.server import serve
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import free_port, wait_healthy
@@ -115,14 +115,9 @@ def test_missing_credentials_is_one_clear_message(tmp_path: Path) -> None:
         assert needle in done.stderr
 
 
-def test_the_collector_is_back_on_once_the_start_up_heap_is_frozen() -> None:
-    """The command line starts the bot with the collector off (start-up objects live as
-    long as the process); once they are frozen it must be on again, or every cycle made
-    while serving would stay in memory."""
-    gc.disable()
-    try:
-        app_server._settle_heap()
-        assert gc.isenabled()
-    finally:
-        gc.enable()
-        gc.unfreeze()
+def test_the_collector_is_back_on_once_the_server_is_imported() -> None:
+    """The command line imports the server with the collector off (the SDKs' objects live
+    as long as the process); it must be on again after, or every cycle made while serving
+    would stay in memory."""
+    assert app_main._server() is serve
+    assert gc.isenabled()
