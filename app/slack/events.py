@@ -207,7 +207,7 @@ COMMAND = "/vouch"  # the slash command (manifest.yml)
 COMMAND_EVENT = "slash_command"  # a command taken in, as the store keeps it
 MAX_COMMAND_CHARS = 4_000  # a question longer than this is refused, not cut
 TOO_LONG = (
-    "That question is too long for `/vouch` ({count:,} characters; at most 4,000). Ask me "
+    "That question is too long for `/vouch` ({count:,} characters; at most {most:,}). Ask me "
     "in a message instead: mention me, or write to me directly."
 )
 
@@ -225,7 +225,9 @@ def command_event(fields: Mapping[str, Any]) -> Taken | Dropped:
     if not all(isinstance(v, str) and v for v in (*ids, url)) or not isinstance(text, str):
         return Dropped("slash command without the fields Slack sends")
     if len(text) > MAX_COMMAND_CHARS:  # cut, its question could be lost: say so instead
-        return Dropped("slash command too long", told=TOO_LONG.format(count=len(text)))
+        return Dropped(
+            "slash command too long", told=TOO_LONG.format(count=len(text), most=MAX_COMMAND_CHARS)
+        )
     team, channel, user, trigger = (str(v) for v in ids)
     key = "cmd-" + hashlib.sha256(trigger.encode()).hexdigest()[:24]
     event = {

@@ -92,7 +92,7 @@ class Private:
         held = {"text": text, "user": user, "reference": message.reference, "checked": checked}
         try:
             await self.store.hold(key, held | {"until": self.clock() + HELD_FOR}, HELD_FOR)
-            await self.store.hold(_told(key), {"user": user}, HELD_FOR)
+            await self.store.hold(told_key(key), {"user": user}, HELD_FOR)
             shared = True
         except UNREACHABLE as exc:
             log.warning("private answer not held (%s): shown without its share button", label(exc))
@@ -103,7 +103,9 @@ class Private:
         """Mark a command told (its failure message sent privately), so that a worker that
         takes it over does not draft it again."""
         try:
-            await self.store.hold(_told(message.ids.key), {"user": message.target.user}, HELD_FOR)
+            await self.store.hold(
+                told_key(message.ids.key), {"user": message.target.user}, HELD_FOR
+            )
         except UNREACHABLE as exc:
             log.warning("private failure not marked told: %s", label(exc))
 
@@ -114,7 +116,7 @@ class Private:
         key = message.ids.key
         try:
             held = await self.store.held(key)
-            told = held is not None or await self.store.held(_told(key)) is not None
+            told = held is not None or await self.store.held(told_key(key)) is not None
         except UNREACHABLE as exc:
             log.warning("taken over, the store unreadable (%s): answered again", label(exc))
             return False
@@ -200,7 +202,7 @@ class Private:
         return NOT_SHARED
 
 
-def _told(key: str) -> str:
+def told_key(key: str) -> str:
     """Where a command's being told is marked (its answer held, shared or its failure)."""
     return f"{key}:told"
 

@@ -18,7 +18,15 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from app.slack.events import Taken, command_event
 from app.slack.intake import NOT_HERE, NOT_TAKEN, TAKEN_IN, take_command
-from app.slack.private import GONE, HELD_FOR, NOT_NOW, NOT_SHARED, PARTLY_SHARED, Private
+from app.slack.private import (
+    GONE,
+    HELD_FOR,
+    NOT_NOW,
+    NOT_SHARED,
+    PARTLY_SHARED,
+    Private,
+    told_key,
+)
 from app.telemetry import Telemetry
 from app.work.redis_store import RedisStore
 from app.work.sqlite_store import SqliteStore
@@ -280,9 +288,11 @@ async def test_a_command_taken_over_is_not_drafted_again_once_shared_or_told(
     await take_command(app.intake, failing)
     key, event = _recorded(failing)
     for _ in range(500):  # the first worker marks it told after telling it: wait for that
-        if await app.store.held(f"{key}:told") is not None:
+        if await app.store.held(told_key(key)) is not None:
             break
         await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("the failure told was never marked told")
     assert len(fake_slack.responses) == 2
     await app.workers._answer(Job(key, event, tries=2))
     await settle(fake_slack)
