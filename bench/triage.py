@@ -175,7 +175,7 @@ def end_to_end(
         f"{wrongly or ''}\n"
         f"model calls: {len(calls)}, no decision {sum(a.category is None for a in calls)}; "
         f"median {1000 * statistics.median(seconds):.0f} ms, "
-        f"p99 {1000 * (p99(seconds) if len(seconds) > 1 else seconds[0]):.0f} ms; "
+        f"p99 {1000 * p99(seconds):.0f} ms; "
         f"tokens {usage.input + usage.cache_read + usage.cache_write} in, {usage.output} out\n"
         f"targets {'met' if met else 'not met'}"
     )

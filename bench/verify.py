@@ -129,7 +129,7 @@ def labelled() -> None:
     print(f"verify() once on each of {len(calls)} labelled drafts, first attempt (µs)")
     print(f"{'size':8} {'drafts':>6} {'median':>9} {'p99':>9}")
     for size, samples in (*by_size.items(), ("all", [t for s in by_size.values() for t in s])):
-        if len(samples) >= 2:
+        if samples:
             median = statistics.median(samples)
             print(f"{size:8} {len(samples):>6} {median:>9.1f} {p99(samples):>9.1f}")
 
