@@ -57,6 +57,9 @@ JUDGED = ("off_topic", "neighbouring", "needless_refusal", "invented_link", "sel
 # independent check of the repair, not the rules' own patterns.
 _FENCE = re.compile(r"```.*?```", re.S)
 _INLINE = re.compile(r"`[^`\n]*`")
+# The writers spell the bot's mention as a person sees it; Slack sends it as <@U…>, and
+# Vouch strips its own mention from the message before anything reads it (strip_mention).
+_OWN_MENTION = re.compile(r"@Vouch\b\s*")
 _RESIDUE = re.compile(
     r"\*\*\S|(?<!\w)__\S|^ {0,3}#{1,6} |\]\(|^\s*[-*+] \[[ xX]\]|^ {0,3}(?:-{3,}|\*{3,}|_{3,})\s*$"
     r"|~~\S|^\s*\|.*\|\s*$",
@@ -129,7 +132,7 @@ def _item(raw: dict[str, Any], corpus: str = "") -> Item:
         raw["id"],
         raw["label"],
         raw["dialect"],
-        raw["question"],
+        _OWN_MENTION.sub("", raw["question"]).strip(),
         tuple(turn["text"] for turn in raw["thread"]),
         tuple(turn["text"] for turn in raw["thread"] if turn["role"] == "user"),
         sources,

@@ -375,6 +375,9 @@ _CJK_MULTIPLIERS = [m for m in _MULTIPLIERS if re.search(f"[{CJK}]", m)]
 _LATIN_MULTIPLIERS = [m for m in _MULTIPLIERS if m not in _CJK_MULTIPLIERS]
 # Words that make the unit after them a rate ("100 per day" is no duration).
 _RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|times)"
+# Words that make "one" a vague amount ("ein paar Minuten": a few minutes, not one).
+_VAGUE = "(?:paar|handvoll|bisschen|couple|few|paio)"
+_NOT_BETWEEN = f"(?!(?:{_RATE}|{_VAGUE})\\b)"  # before a word between a number and its unit
 _QUANTITY = re.compile(
     rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"
     rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)}|{_alternatives(_HALVES)})\b"
@@ -383,7 +386,7 @@ _QUANTITY = re.compile(
     rf"(?:\s?(?P<mult>(?-i:k|K|M|Bn)\b|{_alternatives(_CJK_MULTIPLIERS)}"
     rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
-    rf"|(?:(?P<adjective>(?!{_RATE}\b)[^\W\d_]{{3,}})\s(?:(?!{_RATE}\b)[^\W\d_]{{3,}}\s)?)?"
+    rf"|(?:(?P<adjective>{_NOT_BETWEEN}[^\W\d_]{{3,}})\s(?:{_NOT_BETWEEN}[^\W\d_]{{3,}}\s)?)?"
     rf"(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
     rf"(?![^\W{CJK}])",

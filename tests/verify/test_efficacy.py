@@ -120,12 +120,13 @@ def test_the_fresh_set_written_after_every_rule_as_recorded() -> None:
     """Preambles and answers built like them in 18 languages, and look-alikes of every
     defect class with defects in the same forms (fresh/), written blind after every rule
     above. Its first run failed 6 of 200 good answers (three restated figures, three
-    OFF_TOPIC) and caught 6 of 70 preambles; what was fixed since, and the two answers
-    left (a question to Vouch about itself, a passage quoted with no word of the
-    question), are in docs/verification.md."""
+    OFF_TOPIC) and caught 6 of 70 preambles; what was fixed since, and the answer left
+    (a passage quoted with no word of the question), are in docs/verification.md. (A
+    question to Vouch about itself failed while the bench left "@Vouch" in the message,
+    which Vouch strips as Slack's mention before any rule reads it.)"""
     rows = evaluate(load(FRESH))
     assert rows["good"].total >= 200
-    assert [item for item, _ in rows["good"].wrong] == ["answers-27", "answers-39"]
+    assert [item for item, _ in rows["good"].wrong] == ["answers-27"]
     assert rows["no_content"].caught >= 7  # of 70: the rest is the judge's NON_ANSWER
     assert rows["wrong_figure"].caught == rows["wrong_figure"].total  # 10 of 10
     assert rows["wrong_language"].caught >= 9  # of 10
@@ -135,11 +136,11 @@ def test_the_fresh_set_written_after_every_rule_as_recorded() -> None:
 def test_the_second_fresh_set_written_after_the_first_ones_fixes_as_recorded() -> None:
     """A second blind batch (fresh2/), written to measure the fixes the first one led to:
     its first run failed 13 of 190 good answers, 10 of them short answers trailing off on
-    an ellipsis (which NO_CONTENT no longer reads as a promise); the one left converts a
-    time to another zone, which no source gives (docs/verification.md)."""
+    an ellipsis (which NO_CONTENT no longer reads as a promise); the last read "ein paar
+    Minuten" (a few minutes) as one minute (docs/verification.md)."""
     rows = evaluate(load(FRESH2))
     assert rows["good"].total >= 190
-    assert [item for item, _ in rows["good"].wrong] == ["answers2-14"]
+    assert rows["good"].wrong == []
     assert rows["no_content"].caught >= 16  # of 68 (NO_CONTENT 11, UNCITED 6)
     assert rows["wrong_figure"].caught >= 8  # of 9
     assert rows["wrong_language"].caught >= 6  # of 8

@@ -328,6 +328,9 @@ NO_FIGURE = [
     "Backups are kept 30 days; las medias de uso son estables.",
     "Backups are kept 30 days, restored at mediodía.",
     "Backups are kept 30 days, see halbem Weg.",
+    "Backups are kept 30 days; ein paar Minuten lang fehlt der Zugriff.",  # a few
+    "Backups are kept 30 days, eine Handvoll Tage mehr.",
+    "Backups are kept 30 days, un paio di minuti per il restore.",
 ]
 
 
@@ -358,6 +361,7 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Es dauert ein halbes Jahr.", "It takes 12 months."),
         ("Es dauert eine halbe Stunde.", "It takes 60 minutes."),
         ("It takes 15 days.", "It takes 2 weeks."),  # only the spelled idiom is two weeks
+        ("Es dauert zwei weitere Tage.", "It takes 3 more days."),  # a word between
         ("Cela prend quinze minutes.", "It takes 14 minutes."),
         ("一个迭代是三周。", "每个迭代周期为两周。"),
         ("二十五小时内回复。", "We answer within 1 day."),
