@@ -184,6 +184,7 @@ async def test_steps_cut_short_after_the_loop_end_as_interrupted(
     app = make_app(make_settings(response_format="markdown"))
     await dispatch(app, mention(QUESTION, "708.000001"))
     await until(lambda: "staging in about 8 minutes" in fake_slack.text_sent())
+    await until(lambda: fake_slack.of("chat.stopStream"))  # the answer's end, hanging
     assert await app.stop(0) == 1  # given back to the store
     [ts] = fake_slack.steps
     assert final(fake_slack.steps[ts])["plan"]["title"] == INTERRUPTED
