@@ -14,7 +14,10 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
   the docs given, synonyms, quoted English, restated figures, terse answers) with defects
   in the same forms, written blind on 2026-11-27 after every rule above;
 - `fresh2` (fresh2/): a second such batch, written blind after the fixes the first one's
-  run led to, to measure them.
+  run led to, to measure them;
+- `fresh3` (fresh3/): a third, written blind on 2026-11-27 after fresh2's fixes: terse
+  answers, figures restated in every form in 17 languages, quoted English, translations,
+  close language pairs, and preambles with their look-alikes in 21 languages.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
 went the wrong way, with their codes.
 """
@@ -38,12 +41,14 @@ HELDOUT = CORPUS / "heldout"
 LOOKALIKES = CORPUS / "lookalikes"
 FRESH = CORPUS / "fresh"
 FRESH2 = CORPUS / "fresh2"
+FRESH3 = CORPUS / "fresh3"
 SETS = {
     "corpus": CORPUS,
     "heldout": HELDOUT,
     "lookalikes": LOOKALIKES,
     "fresh": FRESH,
     "fresh2": FRESH2,
+    "fresh3": FRESH3,
 }
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

@@ -89,7 +89,12 @@ for _kind, _scale, _names in (
         "usd eur gbp chf jpy cad aud sek nok dkk pln inr dollar dollars euro euros "
         "pound pounds yen zł zloty złotych kr € $ £ ¥ ₹ 円 元 美元 欧元",
     ),
-    ("money", Fraction(1, 100), "cent cents"),
+    (
+        "money",
+        Fraction(1, 100),
+        "cent cents centime centimes céntimo céntimos centavo centavos centesimo "
+        "centesimi eurocent eurocents grosz grosze groszy öre øre копейка копейки копеек",
+    ),
 ):
     for _name in _names.split():
         _UNITS[_name] = (_kind, _scale)
@@ -378,6 +383,10 @@ _RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|time
 # Words that make "one" a vague amount ("ein paar Minuten": a few minutes, not one).
 _VAGUE = "(?:paar|handvoll|bisschen|couple|few|paio)"
 _NOT_BETWEEN = f"(?!(?:{_RATE}|{_VAGUE})\\b)"  # before a word between a number and its unit
+# German and Dutch write a unit of time at the end of a compound ("25 Urlaubstage", "3
+# werkdagen"): its first part has four letters or more, which leaves "Montage" out.
+_COMPOUND_UNITS = "tage tagen dagen stunden uren wochen weken monate monaten maanden".split()
+_COMPOUND = f"(?:[^\\W\\d_]{{4,}}?(?=(?:{'|'.join(_COMPOUND_UNITS)})(?![^\\W\\d_])))?"
 _QUANTITY = re.compile(
     rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"
     rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)}|{_alternatives(_HALVES)})\b"
@@ -387,7 +396,7 @@ _QUANTITY = re.compile(
     rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
     rf"|(?:(?P<adjective>{_NOT_BETWEEN}[^\W\d_]{{3,}})\s(?:{_NOT_BETWEEN}[^\W\d_]{{3,}}\s)?)?"
-    rf"(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
+    rf"{_COMPOUND}(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
     rf"(?![^\W{CJK}])",
     _FLAGS,

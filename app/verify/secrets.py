@@ -15,10 +15,11 @@ time.
 Formats detect-secrets does not know (or knows in an older form) are added as plugins of
 the same kind, from the vendors' documented prefixes: Anthropic API keys, Google API keys,
 GitHub fine-grained tokens, Slack's app-level and refresh tokens, OpenAI's project and
-service-account keys, Stripe's webhook signing secrets, and a password in a URL with no
-user name (`redis://:password@host`). Two filters are added to detect-secrets' own: a
-value with at most three distinct characters after its prefix (`AKIA` and sixteen `X`,
-`ghp_xxxx…`), and a password in a URL written like a name (capitals and underscores:
+service-account keys, Stripe's webhook signing secrets, an AWS secret access key as the
+CLI's credentials file writes it (unquoted), and a password in a URL with no user name
+(`redis://:password@host`). Two filters are added to detect-secrets' own: a value with at
+most three distinct characters after its prefix (`AKIA` and sixteen `X`, `ghp_xxxx…`),
+and a password in a URL written like a name (capitals and underscores:
 `postgres://USER:PASSWORD@…`), is a placeholder, not a credential.
 
 What a finding carries is the kind of credential (a plugin's name for it), never the value.
@@ -88,6 +89,14 @@ OpenAIProjectKeyDetector = _plugin(
 StripeWebhookSecretDetector = _plugin(
     "StripeWebhookSecretDetector", "Stripe Access Key", r"whsec_[A-Za-z0-9+/]{24,}"
 )
+# a secret access key as the AWS CLI's credentials file and environment write it, unquoted
+# (`aws_secret_access_key = …`, `AWS_SECRET_ACCESS_KEY=…`): detect-secrets' pattern for it
+# needs quotes around the value
+AwsSecretKeyDetector = _plugin(
+    "AwsSecretKeyDetector",
+    "AWS Access Key",
+    r"(?i:aws_secret_access_key)[\"']?\s*[=:]\s*[\"']?([0-9a-zA-Z/+]{40})(?![0-9a-zA-Z/+])",
+)
 # a password in a URL with no user name (redis://:password@host)
 UrlPasswordDetector = _plugin(
     "UrlPasswordDetector", "Basic Auth Credentials", r"://:([^\s:/?#\[\]@!$&'()*+,;=]+)@"
@@ -120,6 +129,7 @@ PLUGINS = (
     SlackAppTokenDetector,
     OpenAIProjectKeyDetector,
     StripeWebhookSecretDetector,
+    AwsSecretKeyDetector,
     UrlPasswordDetector,
 )
 _TOKEN = re.compile(r"[A-Za-z0-9_+/=.%-]{1,512}")  # bounded: one match per occurrence
@@ -193,6 +203,7 @@ _GATE_PATTERNS: dict[type[RegexBasedDetector], tuple[str, ...]] = {
     SlackAppTokenDetector: ("xapp-", "xoxe"),
     OpenAIProjectKeyDetector: ("T3BlbkFJ",),
     StripeWebhookSecretDetector: ("whsec_",),
+    AwsSecretKeyDetector: ("(?i)aws_secret_access_key",),
     UrlPasswordDetector: ("://:",),
     # the plugins' runs of 6, 32 and 35 characters, cut short: a superset, a smaller automaton
     DiscordBotTokenDetector: (r"\.[a-zA-Z\p{Nd}_-]{6}\.",),

@@ -23,6 +23,8 @@ CREDENTIALS = {
     "openai project": "sk-proj-Rk2m9QxT4vLp8nWz1bY6cHs3dJf7gKa5eUo0iPlMnBvCxZ9"
     "T3BlbkFJ2wQe4rTy6uIo8pAs0dFgHjKlZx",
     "aws key id": "AKIA4J2QW7NX5RZB8TLY",
+    # the credentials file's line, unquoted (detect-secrets' own pattern needs quotes)
+    "aws secret key": "aws_secret_access_key = 9tQ2vLx8Kp3mZr7Yw1Bn5Hc0Df6Gj4Sa2Ue8Ri0T",
     "github classic": "ghp_7fK2mQ9xLp4vT1nB8cZ6wR3sY0dH5jGaUeXi",
     "github fine-grained": "github_pat_11ABCD2EF0"
     + "kQ3mX7pL2vT9nB4cZ8wR1sY6dH0jGaUe5XiOoPlMnBvCxZq3W8eR6tY1uI4oP7aS2dF5gH9jK",
@@ -51,6 +53,8 @@ LOOK_ALIKES = {
     "no password": "Connect with `postgres://app@db.internal:5432/app` and IAM auth.",
     # public examples, defaults and ids
     "aws docs": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+    "aws docs secret": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "aws secret from the environment": "AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY}",
     "jwt.io": "Try `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6Ikpv"
     "aG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c` on jwt.io.",
     "default": "In CI: `DATABASE_URL: postgres://postgres:postgres@localhost:5432/postgres`.",

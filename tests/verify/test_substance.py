@@ -312,6 +312,11 @@ RESTATED = [
     ("二週間かかります。", "It takes 14 days."),
     ("十四日間かかります。", "It takes two weeks."),
     ("二十四小时内回复。", "We answer within 1 day."),
+    ("Sono 30 centesimi al chilometro.", "Il rimborso è di 0,30 € per km."),
+    ("Es sind 50 Cent pro Fahrt.", "A ride costs €0.50."),
+    ("Je hebt 25 vakantiedagen.", "You get 25 days of leave."),
+    ("In totaal 28 vrije dagen.", "25 vakantiedagen per jaar, en 3 collectieve vrije dagen."),
+    ("Du hast 30 Urlaubstage.", "Urlaub: 30 Tage im Jahr."),
 ]
 
 
@@ -331,6 +336,8 @@ NO_FIGURE = [
     "Backups are kept 30 days; ein paar Minuten lang fehlt der Zugriff.",  # a few
     "Backups are kept 30 days, eine Handvoll Tage mehr.",
     "Backups are kept 30 days, un paio di minuti per il restore.",
+    "Backups are kept 30 days, on 5 Montage a month.",  # Mondays, no compound
+    "Backups are kept 30 days, see 2 CT scans.",
 ]
 
 
@@ -362,6 +369,9 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Es dauert eine halbe Stunde.", "It takes 60 minutes."),
         ("It takes 15 days.", "It takes 2 weeks."),  # only the spelled idiom is two weeks
         ("Es dauert zwei weitere Tage.", "It takes 3 more days."),  # a word between
+        ("Es sind 40 Cent pro Fahrt.", "A ride costs €0.50."),
+        ("Du hast 28 Urlaubstage.", "Urlaub: 30 Tage im Jahr."),
+        ("Je hebt 3 werkweken.", "It takes 14 days."),
         ("Cela prend quinze minutes.", "It takes 14 minutes."),
         ("一个迭代是三周。", "每个迭代周期为两周。"),
         ("二十五小时内回复。", "We answer within 1 day."),
