@@ -386,7 +386,7 @@ _NOT_BETWEEN = f"(?!(?:{_RATE}|{_VAGUE})\\b)"  # before a word between a number 
 # German and Dutch write a unit of time at the end of a compound ("25 Urlaubstage", "3
 # werkdagen"): its first part has four letters or more, which leaves "Montage" out.
 _COMPOUND_UNITS = "tage tagen dagen stunden uren wochen weken monate monaten maanden".split()
-_COMPOUND = f"(?:[^\\W\\d_]{{4,}}?(?=(?:{'|'.join(_COMPOUND_UNITS)})(?![^\\W\\d_])))?"
+_UNIT_IN_COMPOUND = f"(?:[^\\W\\d_]{{4,}}?(?=(?:{'|'.join(_COMPOUND_UNITS)})(?![^\\W\\d_])))?"
 _QUANTITY = re.compile(
     rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"
     rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)}|{_alternatives(_HALVES)})\b"
@@ -396,7 +396,7 @@ _QUANTITY = re.compile(
     rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
     rf"|(?:(?P<adjective>{_NOT_BETWEEN}[^\W\d_]{{3,}})\s(?:{_NOT_BETWEEN}[^\W\d_]{{3,}}\s)?)?"
-    rf"{_COMPOUND}(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
+    rf"{_UNIT_IN_COMPOUND}(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
     rf"(?![^\W{CJK}])",
     _FLAGS,
