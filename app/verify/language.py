@@ -24,7 +24,7 @@ import importlib.util
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import fasttext  # fasttext-predict
 
@@ -73,11 +73,25 @@ _NON_ASCII = re.compile("[^\x00-\x7f]+")
 # blocks (Arabic-Indic digits, a byte order mark) count for none
 _OTHER_LETTER = re.compile("[^\\W\\dA-Za-z_\u00c0-\u024f\u1e00-\u1eff]")
 CHINESE_SHARE = 0.9  # of the model's Chinese and Japanese, for a Han-only message to be Chinese
+# Close neighbours the model often cannot tell apart, and the letters only one side writes:
+# Swedish ä ö against Norwegian and Danish æ ø; Czech ř ů ě against Slovak ä ľ ĺ ŕ ô;
+# Ukrainian і ї є ґ against Russian ы э ё.
+NEIGHBOURS: tuple[tuple[tuple[str, ...], str, tuple[str, ...], str], ...] = (
+    (("sv",), "äö", ("no", "nn", "da"), "æø"),  # the model may say Nynorsk of bokmål
+    (("cs",), "řůě", ("sk",), "äľĺŕô"),
+    (("uk",), "іїєґ", ("ru",), "ыэё"),
+)
+NEIGHBOUR_LETTERS = 2  # of the answer's side's own letters, with none of the other's
+_NEIGHBOURING = frozenset(code for one, _, other, _ in NEIGHBOURS for code in (*one, *other))
+_NEIGHBOUR_LETTER = re.compile(
+    "[{}]".format("".join(mine + theirs for _, mine, _, theirs in NEIGHBOURS)), re.IGNORECASE
+)
 # A character of these scripts carries a syllable or a word: it counts three letters.
 _HEAVY = {"hangul", "kana", "han"}
 _LANGUAGE_OF = {"greek": "el", "arabic": "ar", "hebrew": "he", "devanagari": "hi"}
 _LANGUAGE_OF |= {"thai": "th", "hangul": "ko", "kana": "ja", "han": "zh"}
 _MODELLED = {"latin": LATIN, "cyrillic": CYRILLIC}
+_SCRIPT_OF = {language: script for script, languages in _MODELLED.items() for language in languages}
 # A message that asks for a translation may want any language back; one that names
 # languages, those: word stems ("englisch" also finds "Englischen"), in many languages.
 _TRANSLATE = (
@@ -237,6 +251,7 @@ def use(model: Detector) -> None:
     """Judge with another model (benchmarks compare candidates); clears what was cached."""
     _CHOSEN.model = model
     _confidences.cache_clear()
+    _likeliest.cache_clear()
 
 
 def warm() -> None:
@@ -258,16 +273,23 @@ def wrong_language(
     answer_counts = _counts(answer)
     if sum(answer_counts.values()) < ANSWER_LETTERS:
         return False
-    answered = _clearly(answer, answer_counts)
-    if answered is None or allows(message, answered[1]):
-        return False
     words = _prose_of(message)
     if _letters(words) < MESSAGE_LETTERS and thread:  # "und für prod?": with what it follows
         words = _prose_of(f"{message}\n{thread[-1]}")
-    if _letters(words) < MESSAGE_LETTERS or not _rules_out(words, answered):
+    if _letters(words) < MESSAGE_LETTERS:
+        return False
+    answered = _clearly(answer, answer_counts)
+    kin: Side | None = None
+    if answered is None or not _rules_out(words, answered):
+        kin = _neighbour(masked_answer, answer, words)
+        if kin is None:
+            return False
+        answered = _SCRIPT_OF[kin.languages[0]], kin.languages[0]
+    if any(allows(message, language) for language in _languages(answered, kin)):
         return False
     own = set(thread if theirs is None else theirs)
-    return not any(_follows(turn, answered, turn in own) for turn in thread[-THREAD_TURNS:])
+    recent = thread[-THREAD_TURNS:]
+    return not any(_follows(turn, answered, turn in own, kin) for turn in recent)
 
 
 @functools.lru_cache(maxsize=256)
@@ -291,7 +313,7 @@ def _clearly(answer: str, counts: Mapping[str, int]) -> tuple[str, str] | None:
         return None
     if script not in _MODELLED:
         return script, _LANGUAGE_OF[script]
-    likeliest, chance = detector().likeliest(answer)
+    likeliest, chance = _likeliest(answer)
     if likeliest in _MODELLED[script] and chance >= ANSWER_CONFIDENCE:
         return script, likeliest  # as clear among the script's languages (a quarter faster)
     values = _confidences(answer, script)
@@ -318,6 +340,66 @@ def _rules_out(message: str, answered: tuple[str, str]) -> bool:
     return chance < RULED_OUT or (chance < PLAUSIBLE and best >= MESSAGE_CONFIDENCE)
 
 
+class Side(NamedTuple):
+    """One side of a pair of close neighbours: its languages, the letters only it writes,
+    and those only the other side writes."""
+
+    languages: tuple[str, ...]
+    letters: str
+    others: str
+
+    def holds(self, text: str) -> bool:
+        """Whether a message or turn is on this side: it writes this side's letters and not
+        the other's, or neither and the model gives it to this side."""
+        lowered = text.lower()
+        mine, theirs = _written(lowered, self.letters), _written(lowered, self.others)
+        if mine or theirs:
+            return bool(mine) and not theirs
+        values = _confidences(text, _SCRIPT_OF[self.languages[0]])
+        return sum(values.get(language, 0.0) for language in self.languages) >= MESSAGE_CONFIDENCE
+
+
+_PAIRS = tuple(
+    (Side(one, mine, theirs), Side(other, theirs, mine)) for one, mine, other, theirs in NEIGHBOURS
+)
+
+
+def _neighbour(masked_answer: str, answer: str, message: str) -> Side | None:
+    """The answer's side when it is in the close neighbour of the message's language
+    (Norwegian or Danish for Swedish, Slovak for Czech, Russian for Ukrainian), which the
+    model alone does not make clear: the answer writes only its side's own letters, and
+    the model's likeliest language for it is on that side; the message is on the other."""
+    likeliest, _ = _likeliest(answer)
+    if likeliest not in _NEIGHBOURING:
+        return None
+    lowered = "".join(_NEIGHBOUR_LETTER.findall(masked_answer)).lower()
+    for one, other in _PAIRS:
+        for mine, theirs in ((one, other), (other, one)):
+            if (
+                likeliest in mine.languages
+                and _written(lowered, mine.letters) >= NEIGHBOUR_LETTERS
+                and not _written(lowered, mine.others)
+                and theirs.holds(message)
+            ):
+                return mine
+    return None
+
+
+def _languages(answered: tuple[str, str], kin: Side | None) -> tuple[str, ...]:
+    """The languages the answer may be in: its side's, when the model cannot tell them apart."""
+    return kin.languages if kin is not None else (answered[1],)
+
+
+@functools.lru_cache(maxsize=8)
+def _likeliest(answer: str) -> tuple[str, float]:
+    """The model's likeliest language for an answer (kept: two steps ask it of the same)."""
+    return detector().likeliest(answer)
+
+
+def _written(lowered: str, letters: str) -> int:
+    return sum(map(lowered.count, letters))
+
+
 def _chinese(message: str) -> bool:
     """Whether a message in Han characters alone is Chinese, not Japanese written in kanji
     ("障害対応手順?"): the model tells them apart where a list of characters cannot."""
@@ -326,17 +408,19 @@ def _chinese(message: str) -> bool:
     return chinese + japanese > 0 and chinese / (chinese + japanese) >= CHINESE_SHARE
 
 
-def _follows(turn: str, answered: tuple[str, str], asker: bool) -> bool:
-    """Whether an earlier turn is in the answer's language (or, the asker's, asked for
-    languages): the answer may then follow the conversation rather than the latest
-    message."""
+def _follows(turn: str, answered: tuple[str, str], asker: bool, kin: Side | None) -> bool:
+    """Whether an earlier turn is in the answer's language, or on its side of a pair of
+    neighbours (or, the asker's, asked for one of them): the answer may then follow the
+    conversation rather than the latest message."""
     script, language = answered
-    if asker and allows(turn, language):
+    if asker and any(allows(turn, name) for name in _languages(answered, kin)):
         return True
     words = _prose_of(turn)
     counts = _counts(words)
     if sum(counts.values()) < MESSAGE_LETTERS or _writing(counts, WRITING_SHARE) != script:
         return False
+    if kin is not None:
+        return kin.holds(words)
     return script not in _MODELLED or (
         _confidences(words, script).get(language, 0.0) >= MESSAGE_CONFIDENCE
     )

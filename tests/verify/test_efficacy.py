@@ -78,7 +78,7 @@ def test_look_alikes_of_each_defect_pass_and_the_defects_beside_them_are_caught(
     assert rows["good"].total >= 150
     assert rows["good"].wrong == []
     assert sum(rows[label].total for label in rows if label != "good") >= 50
-    assert rows["wrong_language"].caught >= 19  # of 29: close pairs below 0.7 go to the judge
+    assert rows["wrong_language"].caught >= 20  # of 29: the close pairs left go to the judge
     assert rows["wrong_figure"].caught >= 17  # of 20
     held = evaluate(i for i in load(HELDOUT) if i.corpus == "heldout")
     assert held["wrong_language"].caught == held["wrong_language"].total  # 15 of 15
@@ -153,11 +153,12 @@ def test_the_third_fresh_set_written_after_the_second_ones_fixes_as_recorded() -
     compound) and missed an AWS secret key in the credentials file's unquoted form; all
     three are fixed since (docs/verification.md). What it still misses is the judge's: a
     version the question itself gives, "once a day" for every 48 hours, close language
-    pairs (Czech answered in Slovak, Swedish in Norwegian)."""
+    pairs (Czech answered in Slovak with one letter of its own; Swedish in Norwegian was
+    missed until the neighbours' letters were read)."""
     rows = evaluate(load(FRESH3))
     assert rows["good"].total >= 190
     assert rows["good"].wrong == []
     assert rows["no_content"].caught >= 8  # of 73
     assert rows["wrong_figure"].caught >= 6  # of 8
-    assert rows["wrong_language"].caught >= 6  # of 8
+    assert rows["wrong_language"].caught >= 7  # of 8 (Swedish in Norwegian by its letters)
     assert rows["secret"].caught >= 6  # of 7

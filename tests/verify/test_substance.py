@@ -181,6 +181,70 @@ def test_answers_that_may_be_in_their_language_are_not_flagged(
     assert "WRONG_LANGUAGE" not in verify(answer, question=question, thread=thread).codes
 
 
+# Close neighbours the model does not make clear, told by the letters only one side writes
+SWEDISH_Q = "Varför tar det så lång tid innan ändringar i DNS syns för alla?"
+NORWEGIAN = (
+    "Det skyldes TTL-verdien på DNS-postene. Resolvere rundt om i verden mellomlagrer svaret "
+    "så lenge TTL-en sier, så en endring blir ikke synlig for alle før den gamle verdien har "
+    "gått ut. Står TTL-en på et døgn, tar det opptil et døgn."
+)
+SWEDISH = (
+    "Det beror på TTL-värdet på DNS-posterna. Resolvrar runt om i världen cachar svaret så "
+    "länge TTL:en säger, så en ändring syns inte för alla förrän det gamla värdet har gått ut."
+)
+UKRAINIAN_Q = "Як додати колегу до групи в Google Workspace, якщо я її власник?"
+RUSSIAN = (
+    "Открой groups.google.com, выбери группу, слева нажми «Участники», затем «Добавить "
+    "участников». Введи адрес коллеги и выбери, добавить его сразу или отправить приглашение."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        (SWEDISH_Q, NORWEGIAN),
+        (SWEDISH_Q, "Snakk med Bjørn Sæther om det, han kan ordne TTL-en før endringen i morgon."),
+        (
+            "Musím mít zapnutou VPN, když pracuji z domu?",
+            "Môžeš to urobiť v nastaveniach: klikni na Účet, potom na Heslo. Ak to nejde, napíš "
+            "na helpdesk, veľmi rýchlo ti pomôžu.",
+        ),
+        (UKRAINIAN_Q, RUSSIAN),  # the model makes this one clear
+    ],
+)
+def test_an_answer_in_the_close_neighbour_of_the_message_is_flagged(
+    question: str, answer: str
+) -> None:
+    assert "WRONG_LANGUAGE" in verify(answer, question=question).codes
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "thread"),
+    [
+        (SWEDISH_Q, SWEDISH, ()),
+        # the neighbour's names in an answer of the message's language
+        (
+            SWEDISH_Q,
+            "Fråga Bjørn Sæther i nätverksteamet, han sänker TTL:en åt dig före ändringen.",
+            (),
+        ),
+        (
+            "Vem kan sänka TTL:en åt oss?",
+            "Bjørn Sæther og Jørgen Løkke sköter DNS, be dem om hjälp.",
+            (),
+        ),
+        # asked for, or where the conversation went
+        ("Kan du svara på norska? " + SWEDISH_Q, NORWEGIAN, ()),
+        ("Kan du svara på danska? " + SWEDISH_Q, NORWEGIAN, ()),  # the model cannot tell
+        (SWEDISH_Q, NORWEGIAN, ("Hvorfor oppdateres ikke DNS-en med én gang hos meg?",)),
+    ],
+)
+def test_a_neighbours_names_requests_and_turns_leave_the_answer_alone(
+    question: str, answer: str, thread: tuple[str, ...]
+) -> None:
+    assert "WRONG_LANGUAGE" not in verify(answer, question=question, thread=thread).codes
+
+
 RETENTION = Source(
     "s1",
     "Logging › Retention",
