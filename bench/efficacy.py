@@ -17,7 +17,11 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
   run led to, to measure them;
 - `fresh3` (fresh3/): a third, written blind on 2026-11-27 after fresh2's fixes: terse
   answers, figures restated in every form in 17 languages, quoted English, translations,
-  close language pairs, and preambles with their look-alikes in 21 languages.
+  close language pairs, and preambles with their look-alikes in 21 languages;
+- `fresh4` (fresh4/): answers in close languages (Swedish, Norwegian, Danish, Czech,
+  Slovak, Russian, Ukrainian, Bulgarian, Serbian …) and their neighbours' names, requests
+  and translations, with answers that slip into the neighbour, written blind after the
+  rule that reads the neighbours' letters.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
 went the wrong way, with their codes.
 """
@@ -42,6 +46,7 @@ LOOKALIKES = CORPUS / "lookalikes"
 FRESH = CORPUS / "fresh"
 FRESH2 = CORPUS / "fresh2"
 FRESH3 = CORPUS / "fresh3"
+FRESH4 = CORPUS / "fresh4"
 SETS = {
     "corpus": CORPUS,
     "heldout": HELDOUT,
@@ -49,6 +54,7 @@ SETS = {
     "fresh": FRESH,
     "fresh2": FRESH2,
     "fresh3": FRESH3,
+    "fresh4": FRESH4,
 }
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

@@ -54,6 +54,13 @@ SAMPLE = 200  # characters of prose enough to tell a language (detection time gr
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # not text: the detector cannot take them
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
+# Words in quotation marks, on one line: what someone else wrote (an error, a label, a
+# colleague's message), in whatever language it was written. A single quote opens only
+# where no letter stands before it ("l'équipe", "don't" hold apostrophes).
+_QUOTED = re.compile(
+    "\"[^\"\n]+\"|“[^”\n]+”|„[^“”\n]+[“”]|«[^»\n]+»|‚[^‘’\n]+[‘’]|‹[^›\n]+›"
+    "|「[^」\n]+」|『[^』\n]+』|(?<!\\w)'[^'\n]+'(?!\\w)|(?<!\\w)‘[^’\n]+’(?!\\w)"
+)
 _SCRIPTS = {
     "latin": re.compile("[A-Za-z\u00c0-\u024f\u1e00-\u1eff]"),
     "cyrillic": re.compile("[\u0400-\u052f]"),
@@ -95,70 +102,93 @@ _SCRIPT_OF = {language: script for script, languages in _MODELLED.items() for la
 # A message that asks for a translation may want any language back; one that names
 # languages, those: word stems ("englisch" also finds "Englischen"), in many languages.
 _TRANSLATE = (
-    "translat übersetz tradu vertaal tłumacz översätt oversæt overset překlad preklad "
-    "çevir перевод перевед переклад 翻訳 翻译 번역 अनुवाद ترجم תרגם μετάφρ แปล".split()
+    "translat übersetz tradu vertaal tłumacz przetłumacz översätt oversæt overset překlad "
+    "preklad přelož prelož çevir перевод перевед переклад превод 翻訳 翻译 번역 अनुवाद ترجم "
+    "תרגם μετάφρ แปล".split()
 )
 _NAMED_BY: dict[str, str] = {
     "en": (
-        "english englisch anglais ingles inglés inglês inglese engels angielsk "
-        "engelska ingilizce английск 英語 英文 英语 영어"
+        "english englisch anglais ingles inglés inglês inglese engels angielsk engelska "
+        "ingilizce английск 英語 英文 英语 영어 англійськ английски anglick angličtin"
     ),
     "de": (
-        "german deutsch allemand aleman alemán alemão tedesco duits niemieck "
-        "tysk almanca немецк ドイツ語 德语 독일어"
+        "german deutsch allemand aleman alemán alemão tedesco duits niemieck tysk almanca "
+        "немецк ドイツ語 德语 독일어 німецьк немски německ nemeck němčin nemčin"
     ),
     "fr": (
-        "french französisch francais français frances francés francês francese "
-        "frans francusk franska fransızca французск フランス語 法语 프랑스어"
+        "french französisch francais français frances francés francês francese frans francusk "
+        "franska fransızca французск フランス語 法语 프랑스어 французьк френски francouzsk "
+        "francúzsk francouzštin francúzštin"
     ),
     "es": (
-        "spanish spanisch espagnol espanol español espanhol spagnolo spaans "
-        "hiszpańsk spanska ispanyolca испанск スペイン語 西班牙语 스페인어"
+        "spanish spanisch espagnol espanol español espanhol spagnolo spaans hiszpańsk spanska "
+        "ispanyolca испанск スペイン語 西班牙语 스페인어 іспанськ испански španělsk španielsk "
+        "španělštin španielčin"
     ),
     "pt": (
-        "portugu portoghese portugees portugalsk portekizce португальск ポルトガル語 "
-        "葡萄牙语 포르투갈어"
+        "portugu portoghese portugees portugalsk portekizce португальск ポルトガル語 葡萄牙语 "
+        "포르투갈어"
     ),
     "it": (
-        "italian italien italiano italiaans włosk italyanca итальянск イタリア語 "
-        "意大利语 이탈리아어"
+        "italian italien italiano italiaans włosk italyanca итальянск イタリア語 意大利语 "
+        "이탈리아어"
     ),
     "nl": (
-        "dutch niederländisch holländisch néerlandais neerland holand olandese "
-        "nederlands niderlandzk holendersk felemenkçe нидерландск голландск "
-        "オランダ語 荷兰语 네덜란드어"
+        "dutch niederländisch holländisch néerlandais neerland holand olandese nederlands "
+        "niderlandzk holendersk felemenkçe нидерландск голландск オランダ語 荷兰语 네덜란드어"
     ),
     "pl": (
-        "polish polnisch polonais polaco polonês polacco polsk lehçe польск "
-        "ポーランド語 波兰语 폴란드어"
+        "polish polnisch polonais polaco polonês polacco polsk lehçe польск ポーランド語 "
+        "波兰语 폴란드어 польськ полски poľsk polštin poľštin"
     ),
     "sv": (
-        "swedish schwedisch suédois sueco svedese zweeds szwedzk svensk isveççe "
-        "шведск スウェーデン語 瑞典语 스웨덴어"
+        "swedish schwedisch suédois sueco svedese zweeds szwedzk svensk isveççe шведск "
+        "スウェーデン語 瑞典语 스웨덴어 шведськ шведски švédsk švédštin švédčin"
     ),
-    "tr": ("turkish türkisch turc turks turecki turkiska türkçe турецк トルコ語 土耳其语 터키어"),
-    "ru": ("russian russisch russe ruso russo rosyjsk ryska rusça русск ロシア語 俄语 러시아어"),
+    "tr": "turkish türkisch turc turks turecki turkiska türkçe турецк トルコ語 土耳其语 터키어",
+    "ru": (
+        "russian russisch russe ruso russo rosyjsk ryska rusça русск ロシア語 俄语 러시아어 "
+        "російськ руски rusk russisk ruštin"
+    ),
     "uk": (
-        "ukrain ucrain oekraïens ukraiń ukrayn украин україн ウクライナ語 乌克兰语 우크라이나어"
+        "ukrain ucrain oekraïens ukraiń ukrayn украин україн ウクライナ語 乌克兰语 "
+        "우크라이나어 украински ukrajinsk ukrajinštin ukrajinčin"
     ),
     "ja": "japan japon giappon japoń японск 日本語 日语 일본어",
     "zh": (
-        "chinese chinesisch chinois chino chinês cinese chinees chińsk "
-        "kinesiska çince китайск 中国語 中文 汉语 중국어"
+        "chinese chinesisch chinois chino chinês cinese chinees chińsk kinesiska çince "
+        "китайск 中国語 中文 汉语 중국어"
     ),
     "ko": (
-        "korean koreanisch coréen coreano koreaans koreańsk koreanska korece "
-        "корейск 韓国語 韩语 한국어"
+        "korean koreanisch coréen coreano koreaans koreańsk koreanska korece корейск 韓国語 "
+        "韩语 한국어"
     ),
-    "no": "norwegian norwegisch norvégien noruego norsk norveç норвежск ノルウェー語 挪威语",
-    "da": "danish dänisch danois danés dansk danca датск デンマーク語 丹麦语",
-    "cs": "czech tschechisch tchèque checo česk čeština чешск チェコ語 捷克语",
-    "sk": "slovak slowakisch slovaque eslovaco slovensk slovenčin словацк",
+    "no": (
+        "norwegian norwegisch norvégien noruego norsk norveç норвежск ノルウェー語 挪威语 "
+        "норвезьк норвежки norwesk nórsk norštin nórčin"
+    ),
+    "da": (
+        "danish dänisch danois danés dansk danca датск デンマーク語 丹麦语 данськ датски "
+        "duńsk dánsk dánštin dánčin"
+    ),
+    "cs": (
+        "czech tschechisch tchèque checo česk čeština чешск チェコ語 捷克语 чеськ чешки czesk "
+        "tjeckisk tsjekkisk tjekkisk češtin"
+    ),
+    "sk": (
+        "slovak slowakisch slovaque eslovaco slovensk slovenčin словацк словацьк словашки "
+        "słowack slovakisk slovenštin"
+    ),
     "hi": "hindi हिंदी हिन्दी ヒンディー語 印地语 힌디어",
     "ar": "arabic arabisch arabe árabe arapça арабск عربي العربية アラビア語 阿拉伯语",
     "he": "hebrew hebräisch hébreu hebreo ibranice иврит עברית ヘブライ語 希伯来语",
     "el": "greek griechisch grec griego yunanca греческ ελληνικά ギリシャ語 希腊语",
     "th": "thai thaï tailandés tayca тайск ภาษาไทย タイ語 泰语 태국어",
+    "bg": (
+        "bulgarian bulgarisch bulgare búlgaro bułgarsk bulharsk bulgaarsk болгарск българск "
+        "български бугарск bugarsk"
+    ),
+    "sr": "serbian serbisch serbe serbio serbsk srbsk servisch сербск српск srpsk",
 }
 
 
@@ -287,9 +317,26 @@ def wrong_language(
         answered = _SCRIPT_OF[kin.languages[0]], kin.languages[0]
     if any(allows(message, language) for language in _languages(answered, kin)):
         return False
+    if thread and _asks_for_its_own(message, words):
+        return True  # "In English please": where the thread was gives no room
     own = set(thread if theirs is None else theirs)
     recent = thread[-THREAD_TURNS:]
     return not any(_follows(turn, answered, turn in own, kin) for turn in recent)
+
+
+def _asks_for_its_own(message: str, words: str) -> bool:
+    """Whether the message names the language it is written in ("In English please",
+    "Kannst du das auf Deutsch erklären?"): the asker has chosen it, whatever language the
+    thread was in. (A message that names another language, "is the German doc signed?",
+    chooses nothing.)"""
+    named = [language for language, stems in _NAMED.items() if stems.search(message)]
+    if not named:
+        return False
+    script = _writing(_counts(words), WRITING_SHARE)
+    if script not in _MODELLED:
+        return script is not None and _LANGUAGE_OF.get(script) in named
+    values = _confidences(words, script)
+    return any(values.get(language, 0.0) >= MESSAGE_CONFIDENCE for language in named)
 
 
 @functools.lru_cache(maxsize=256)
@@ -372,7 +419,7 @@ def _neighbour(masked_answer: str, answer: str, message: str) -> Side | None:
     likeliest, _ = _likeliest(answer)
     if likeliest not in _NEIGHBOURING:
         return None
-    lowered = "".join(_NEIGHBOUR_LETTER.findall(masked_answer)).lower()
+    lowered = "".join(_NEIGHBOUR_LETTER.findall(_QUOTED.sub(" ", masked_answer))).lower()
     for one, other in _PAIRS:
         for mine, theirs in ((one, other), (other, one)):
             if (
@@ -428,9 +475,10 @@ def _follows(turn: str, answered: tuple[str, str], asker: bool, kin: Side | None
 
 @functools.lru_cache(maxsize=256)
 def _prose_of(text: str) -> str:
-    """The prose a message or turn asks with: no code, quotes or pasted lines (cached:
-    each attempt at a message, and each later message of its thread, reads the same)."""
-    return prose(ask_of(text))
+    """The prose a message or turn asks with: no code, quotes, quoted words or pasted lines
+    (cached: each attempt at a message, and each later message of its thread, reads the
+    same). "What does „Perioden är låst“ mean?" asks in the language around the quote."""
+    return prose(_QUOTED.sub(" ", ask_of(text)))
 
 
 def prose(masked: str) -> str:

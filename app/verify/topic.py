@@ -3,7 +3,7 @@
 Unicode-aware: text is NFKD-folded and lower-cased with accents dropped; scripts
 written without spaces (CJK, kana, Thai, Lao, Khmer, Myanmar) become character bigrams.
 Light normalisation strips a few English suffixes and keys words by their first 5
-letters, so "deploy", "deploying" and "deployment" meet.
+letters (4 in Cyrillic), so "deploy", "deploying" and "deployment" meet.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ _CONTENT_RUN = re.compile(
     "|[^\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}"
 )
 _SUFFIXES = ("ing", "ed", "es", "s")
+# The languages written in Cyrillic here (Russian, Ukrainian, Bulgarian, Serbian) inflect
+# more than five letters can hold ("файли", "файлові"): their words are keyed by four.
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
 # Where a name in CamelCase joins its words ("BlobEndpoint", "UseDevelopmentStorage")
 _CAMEL_CASE = re.compile("(?<=[a-z])(?=[A-Z])")
 # Hangul right after a Latin letter or digit: Korean glues its particles to loanwords
@@ -187,7 +190,7 @@ def _key(word: str) -> str:
             if len(word) > 3 and word[-1] == word[-2]:  # running -> runn -> run
                 word = word[:-1]
             break
-    return word[:5]
+    return word[:4] if _CYRILLIC.match(word) else word[:5]
 
 
 def _terms(word: str) -> tuple[str, ...]:

@@ -3,7 +3,7 @@ records may not regress. See bench/efficacy.py for the table."""
 
 from __future__ import annotations
 
-from bench.efficacy import FRESH, FRESH2, FRESH3, HELDOUT, LOOKALIKES, evaluate, load, residue
+from bench.efficacy import FRESH, FRESH2, FRESH3, FRESH4, HELDOUT, LOOKALIKES, evaluate, load, residue
 
 ITEMS = load()
 ROWS = evaluate(ITEMS)
@@ -38,7 +38,7 @@ def test_the_deterministic_classes_are_caught_at_least_as_often_as_recorded() ->
         label: ROWS[label].caught for label in ("no_content", "wrong_language", "wrong_figure")
     }
     assert caught["no_content"] == ROWS["no_content"].total  # 25 of 25
-    assert caught["wrong_language"] >= 23  # of 25: the rest is left to the judge
+    assert caught["wrong_language"] >= 24  # of 25: the rest is left to the judge
     assert caught["wrong_figure"] >= 26  # of 30
     assert ROWS["off_topic"].caught >= 7  # of 22: long answers; short ones are the judge's
 
@@ -78,7 +78,7 @@ def test_look_alikes_of_each_defect_pass_and_the_defects_beside_them_are_caught(
     assert rows["good"].total >= 150
     assert rows["good"].wrong == []
     assert sum(rows[label].total for label in rows if label != "good") >= 50
-    assert rows["wrong_language"].caught >= 20  # of 29: the close pairs left go to the judge
+    assert rows["wrong_language"].caught >= 21  # of 29: the close pairs left go to the judge
     assert rows["wrong_figure"].caught >= 17  # of 20
     held = evaluate(i for i in load(HELDOUT) if i.corpus == "heldout")
     assert held["wrong_language"].caught == held["wrong_language"].total  # 15 of 15
@@ -129,7 +129,7 @@ def test_the_fresh_set_written_after_every_rule_as_recorded() -> None:
     assert [item for item, _ in rows["good"].wrong] == ["answers-27"]
     assert rows["no_content"].caught >= 7  # of 70: the rest is the judge's NON_ANSWER
     assert rows["wrong_figure"].caught == rows["wrong_figure"].total  # 10 of 10
-    assert rows["wrong_language"].caught >= 9  # of 10
+    assert rows["wrong_language"].caught == rows["wrong_language"].total  # 10 of 10
     assert rows["secret"].caught >= 8  # of 10
 
 
@@ -143,7 +143,7 @@ def test_the_second_fresh_set_written_after_the_first_ones_fixes_as_recorded() -
     assert rows["good"].wrong == []
     assert rows["no_content"].caught >= 16  # of 68 (NO_CONTENT 11, UNCITED 6)
     assert rows["wrong_figure"].caught >= 8  # of 9
-    assert rows["wrong_language"].caught >= 6  # of 8
+    assert rows["wrong_language"].caught >= 7  # of 8
     assert rows["secret"].caught >= 7  # of 9
 
 
@@ -162,3 +162,17 @@ def test_the_third_fresh_set_written_after_the_second_ones_fixes_as_recorded() -
     assert rows["wrong_figure"].caught >= 6  # of 8
     assert rows["wrong_language"].caught >= 7  # of 8 (Swedish in Norwegian by its letters)
     assert rows["secret"].caught >= 6  # of 7
+
+
+def test_the_close_languages_set_written_after_the_neighbours_letters_as_recorded() -> None:
+    """Close languages (fresh4/), written blind after the rule that reads the neighbours'
+    letters: its first run failed 9 of 140 good answers (a language asked for in
+    Ukrainian, Bulgarian or Polish words, a Czech translation verb, messages quoting the
+    neighbour's words, a Ukrainian answer sharing only stems with its question) and caught
+    35 of 60 wrong-language answers. Since (docs/verification.md): more languages' names,
+    quoted words left out of the message's language, the latest message asking for its
+    own language outweighing the thread, Cyrillic stems of four letters."""
+    rows = evaluate(load(FRESH4))
+    assert rows["good"].total >= 140
+    assert rows["good"].wrong == []
+    assert rows["wrong_language"].caught >= 40  # of 60

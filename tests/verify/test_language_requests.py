@@ -80,3 +80,67 @@ def test_stems_are_found_as_re_alone_finds_them(text: str, upper: bool) -> None:
 def test_a_turkish_capital_i_names_a_language() -> None:
     assert language.asks_for_language("Bunu İngilizce yaz lütfen")
     assert language.asks_for_language("INGILIZCE LÜTFEN")
+
+
+GERMAN_THREAD = ("Wie lange dauert die Probezeit bei uns?", "Die Probezeit dauert sechs Monate.")
+PROBATION = "Die Probezeit dauert sechs Monate, danach gilt die normale Kündigungsfrist."
+
+
+def test_the_latest_message_asking_for_its_own_language_outweighs_the_thread() -> None:
+    """The asker switches: "In English please" in English chooses English, and the thread's
+    German gives the answer no room; a message that only names a language chooses none."""
+    switched = "In English please, for our colleague from Dublin: how long is it again?"
+    assert "WRONG_LANGUAGE" in verify(PROBATION, question=switched, thread=GERMAN_THREAD).codes
+    named = "Is the German version of the contract the one that counts for the probation?"
+    assert "WRONG_LANGUAGE" not in verify(PROBATION, question=named, thread=GERMAN_THREAD).codes
+    asked = "Kannst du das bitte auf Deutsch erklären? Ich will es weiterleiten."
+    english = "The probation period is six months; after that the normal notice period applies."
+    thread = ("How long is the probation period?", english)
+    assert "WRONG_LANGUAGE" in verify(english, question=asked, thread=thread).codes
+
+
+def test_languages_are_named_in_the_neighbours_words() -> None:
+    """Ukrainian, Bulgarian and Polish ask for Russian or Czech in their own words, and
+    Czech asks for a translation with its verb."""
+    russian = (
+        "Чтобы добавить общий календарь в Outlook, открой раздел «Календарь», нажми "
+        "«Добавить календарь» и выбери нужный из списка."
+    )
+    for asked in (
+        "Напиши, будь ласка, відповідь російською, бо колега не читає українською. Як додати "
+        "спільний календар в Outlook?",
+        "Отговори на руски, моля, ще го препратя на колегата. Как се добавя общ календар?",
+    ):
+        assert "WRONG_LANGUAGE" not in verify(russian, question=asked).codes, asked
+    czech = "V příkazovém řádku spusť ipconfig /flushdns a pak zkus stránku načíst znovu."
+    polish = "Odpowiedz po czesku, proszę, prześlę to koledze z Brna: jak wyczyścić cache DNS?"
+    assert "WRONG_LANGUAGE" not in verify(czech, question=polish).codes
+    slovak = "Prelož do češtiny: „Žiadosti o dovolenku posielajte najneskôr dva týždne vopred.“"
+    translated = "Žádosti o dovolenou posílejte nejpozději dva týdny předem, ideálně dřív."
+    assert "WRONG_LANGUAGE" not in verify(translated, question=slovak).codes
+    english = "Please send your leave requests well in advance, at least two weeks before."
+    for verb_only in (
+        "Prelož mi prosím túto vetu pre nových kolegov v našom tíme: „Žiadosti o dovolenku "
+        "posielajte vopred.“",
+        "Přelož mi prosím tuhle větu pro nové kolegy v našem týmu: „Žádosti o dovolenou "
+        "posílejte předem.“",
+    ):
+        assert "WRONG_LANGUAGE" not in verify(english, question=verb_only).codes, verb_only
+
+
+def test_quoted_words_do_not_make_the_messages_language() -> None:
+    """A message asks in the language around what it quotes (an error, a label)."""
+    danish = (
+        "Der kommer en fejlmeddelelse i Visma: „Perioden är låst för bokföring“. Hvad betyder den?"
+    )
+    answer = (
+        "Den betyder, at regnskabsperioden er lukket, så du kan ikke bogføre bilag med en dato i "
+        "den periode. Bed økonomi om at åbne den igen."
+    )
+    assert "WRONG_LANGUAGE" not in verify(answer, question=danish).codes
+    french = (
+        "Tu peux résumer ce message pour l'équipe ? « Starting next Monday, all deploys go "
+        "through the release pipeline. »"
+    )
+    english = "From next Monday every production deploy has to go through the new release pipeline."
+    assert "WRONG_LANGUAGE" in verify(english, question=french).codes

@@ -559,3 +559,16 @@ FIGURE_BEGINNINGS = [
 @pytest.mark.parametrize("text", FIGURE_BEGINNINGS)
 def test_each_way_a_figure_begins_is_tried(text: str) -> None:
     assert found_as_finditer(text)
+
+
+def test_cyrillic_words_meet_by_a_shorter_stem() -> None:
+    """Russian, Ukrainian, Bulgarian and Serbian inflect more than five letters hold: "файли"
+    (files) and "файлові" (of files) are one word for OFF_TOPIC."""
+    question = "Як знайти всі файли більше 1 ГБ на сервері?"
+    answer = (
+        "Скористайся `find / -xdev -type f -size +1G`: `-xdev` не дає заходити в інші файлові "
+        "системи (наприклад, змонтовані мережеві диски), а `2>/dev/null` ховає помилки "
+        "доступу. Щоб побачити, які каталоги займають найбільше місця, зручно ще "
+        "`du -xh / --max-depth=2 | sort -h | tail -20`, це покаже двадцять найбільших."
+    )
+    assert "OFF_TOPIC" not in verify(answer, question=question).codes
