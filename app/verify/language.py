@@ -58,7 +58,7 @@ _SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
 # colleague's message), in whatever language it was written. A single quote opens only
 # where no letter stands before it ("l'équipe", "don't" hold apostrophes).
 _QUOTED = re.compile(
-    "\"[^\"\n]+\"|“[^”\n]+”|„[^“”\n]+[“”]|«[^»\n]+»|‚[^‘’\n]+[‘’]|‹[^›\n]+›"
+    '"[^"\n]+"|“[^”\n]+”|„[^“”\n]+[“”]|«[^»\n]+»|‚[^‘’\n]+[‘’]|‹[^›\n]+›'
     "|「[^」\n]+」|『[^』\n]+』|(?<!\\w)'[^'\n]+'(?!\\w)|(?<!\\w)‘[^’\n]+’(?!\\w)"
 )
 _SCRIPTS = {
@@ -103,7 +103,7 @@ _SCRIPT_OF = {language: script for script, languages in _MODELLED.items() for la
 # languages, those: word stems ("englisch" also finds "Englischen"), in many languages.
 _TRANSLATE = (
     "translat übersetz tradu vertaal tłumacz przetłumacz översätt oversæt overset překlad "
-    "preklad přelož prelož çevir перевод перевед переклад превод 翻訳 翻译 번역 अनुवाद ترجم "
+    "preklad přelož prelož çevir перевод перевед переклад превод превед 翻訳 翻译 번역 अनुवाद ترجم "
     "תרגם μετάφρ แปล".split()
 )
 _NAMED_BY: dict[str, str] = {

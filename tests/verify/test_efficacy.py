@@ -3,7 +3,17 @@ records may not regress. See bench/efficacy.py for the table."""
 
 from __future__ import annotations
 
-from bench.efficacy import FRESH, FRESH2, FRESH3, FRESH4, HELDOUT, LOOKALIKES, evaluate, load, residue
+from bench.efficacy import (
+    FRESH,
+    FRESH2,
+    FRESH3,
+    FRESH4,
+    HELDOUT,
+    LOOKALIKES,
+    evaluate,
+    load,
+    residue,
+)
 
 ITEMS = load()
 ROWS = evaluate(ITEMS)

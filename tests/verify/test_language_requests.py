@@ -124,6 +124,8 @@ def test_languages_are_named_in_the_neighbours_words() -> None:
         "posielajte vopred.“",
         "Přelož mi prosím tuhle větu pro nové kolegy v našem týmu: „Žádosti o dovolenou "
         "posílejte předem.“",
+        "Преведи ми, моля, това изречение за новите колеги в екипа: „Заявленията за отпуск "
+        "се подават предварително.“",
     ):
         assert "WRONG_LANGUAGE" not in verify(english, question=verb_only).codes, verb_only
 
