@@ -384,8 +384,9 @@ _RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|time
 _VAGUE = "(?:paar|handvoll|bisschen|couple|few|paio)"
 _NOT_BETWEEN = f"(?!(?:{_RATE}|{_VAGUE})\\b)"  # before a word between a number and its unit
 # German and Dutch write a unit of time at the end of a compound ("25 Urlaubstage", "3
-# werkdagen"): its first part has four letters or more, which leaves "Montage" out.
-_COMPOUND_UNITS = "tage tagen dagen stunden uren wochen weken monate monaten maanden".split()
+# werkdagen"): its first part has four letters or more, which leaves "Montage" out. Not
+# Dutch "uren" (hours): "facturen", "structuren" end in it too.
+_COMPOUND_UNITS = "tage tagen dagen stunden wochen weken monate monaten maanden".split()
 _UNIT_IN_COMPOUND = f"(?:[^\\W\\d_]{{4,}}?(?=(?:{'|'.join(_COMPOUND_UNITS)})(?![^\\W\\d_])))?"
 _QUANTITY = re.compile(
     rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"

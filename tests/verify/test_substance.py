@@ -402,6 +402,7 @@ NO_FIGURE = [
     "Backups are kept 30 days, un paio di minuti per il restore.",
     "Backups are kept 30 days, on 5 Montage a month.",  # Mondays, no compound
     "Backups are kept 30 days, see 2 CT scans.",
+    "Backups are kept 30 days, in 3 facturen and 4 structuren.",  # not hours
 ]
 
 
