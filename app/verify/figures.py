@@ -380,14 +380,22 @@ _CJK_MULTIPLIERS = [m for m in _MULTIPLIERS if re.search(f"[{CJK}]", m)]
 _LATIN_MULTIPLIERS = [m for m in _MULTIPLIERS if m not in _CJK_MULTIPLIERS]
 # Words that make the unit after them a rate ("100 per day" is no duration).
 _RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|times)"
-# Words that make "one" a vague amount ("ein paar Minuten": a few minutes, not one).
-_VAGUE = "(?:paar|handvoll|bisschen|couple|few|paio)"
+# Words that make "one" a vague amount ("ein paar Minuten": a few minutes, not one), or
+# half of it ("una media hora" is no hour).
+_VAGUE = "(?:paar|handvoll|bisschen|media|mezza|meia)"
 _NOT_BETWEEN = f"(?!(?:{_RATE}|{_VAGUE})\\b)"  # before a word between a number and its unit
 # German and Dutch write a unit of time at the end of a compound ("25 Urlaubstage", "3
-# werkdagen"): its first part has four letters or more, which leaves "Montage" out. Not
-# Dutch "uren" (hours): "facturen", "structuren" end in it too.
+# werkdagen"). Only compounds of days, hours, weeks or months off or at work count: the
+# same endings close "percentage", "Montage", "Mittwochen" or "Viertelstunden".
+_COMPOUND_FIRST = (
+    "urlaubs arbeits werk feier kalender krankheits kranken brücken sonder bildungs "
+    "resturlaubs über mehr minus plus bereitschafts probe vakantie verlof feest ziekte "
+    "snipper proef"
+).split()
 _COMPOUND_UNITS = "tage tagen dagen stunden wochen weken monate monaten maanden".split()
-_UNIT_IN_COMPOUND = f"(?:[^\\W\\d_]{{4,}}?(?=(?:{'|'.join(_COMPOUND_UNITS)})(?![^\\W\\d_])))?"
+_UNIT_IN_COMPOUND = (
+    f"(?:(?:{'|'.join(_COMPOUND_FIRST)})(?=(?:{'|'.join(_COMPOUND_UNITS)})(?![^\\W\\d_])))?"
+)
 _QUANTITY = re.compile(
     rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"
     rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)}|{_alternatives(_HALVES)})\b"

@@ -51,15 +51,25 @@ ANSWER_WRITING_SHARE = 0.8
 THREAD_TURNS = 6  # the latest turns whose languages the answer may follow
 TOP = 20  # the model's likeliest languages read; the rest of its 176 count as 0
 SAMPLE = 200  # characters of prose enough to tell a language (detection time grows with it)
+SCAN = SAMPLE * 8  # characters of a message read for its prose and its quotes
+REWRITTEN = 0.5  # of an answer's words found in what the message quotes: a rewrite of it
+_WORDS = re.compile(r"[^\W\d_]{3,}")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # not text: the detector cannot take them
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
 # Words in quotation marks, on one line: what someone else wrote (an error, a label, a
 # colleague's message), in whatever language it was written. A single quote opens only
-# where no letter stands before it ("l'équipe", "don't" hold apostrophes).
+# where no letter stands before it ("l'équipe", "don't" hold apostrophes). Each quote is
+# at most QUOTE characters and holds no mark that opens it: an unclosed "„" reads on to
+# the next one, not to the line's end, so a text full of them is read once.
+QUOTE = 300
+_MARKS = (
+    ('"', '"'), ("“", "”"), ("„", "“”"), ("«", "»"), ("»", "«»"), ("”", "”"),
+    ("‚", "‘’"), ("‹", "›"), ("「", "」"), ("『", "』"),
+)  # fmt: skip
 _QUOTED = re.compile(
-    '"[^"\n]+"|“[^”\n]+”|„[^“”\n]+[“”]|«[^»\n]+»|‚[^‘’\n]+[‘’]|‹[^›\n]+›'
-    "|「[^」\n]+」|『[^』\n]+』|(?<!\\w)'[^'\n]+'(?!\\w)|(?<!\\w)‘[^’\n]+’(?!\\w)"
+    "|".join(f"{opens}[^{opens}{closes}\n]{{1,{QUOTE}}}[{closes}]" for opens, closes in _MARKS)
+    + f"|(?<!\\w)(?:'[^'\n]{{1,{QUOTE}}}'|‘[^‘’\n]{{1,{QUOTE}}}’|’[^’\n]{{1,{QUOTE}}}’)(?!\\w)"
 )
 _SCRIPTS = {
     "latin": re.compile("[A-Za-z\u00c0-\u024f\u1e00-\u1eff]"),
@@ -83,15 +93,15 @@ CHINESE_SHARE = 0.9  # of the model's Chinese and Japanese, for a Han-only messa
 # Close neighbours the model often cannot tell apart, and the letters only one side writes:
 # Swedish ä ö against Norwegian and Danish æ ø; Czech ř ů ě against Slovak ä ľ ĺ ŕ ô;
 # Ukrainian і ї є ґ against Russian ы э ё.
-NEIGHBOURS: tuple[tuple[tuple[str, ...], str, tuple[str, ...], str], ...] = (
-    (("sv",), "äö", ("no", "nn", "da"), "æø"),  # the model may say Nynorsk of bokmål
-    (("cs",), "řůě", ("sk",), "äľĺŕô"),
-    (("uk",), "іїєґ", ("ru",), "ыэё"),
+NEIGHBOURS: tuple[tuple[str, tuple[str, ...], str, tuple[str, ...], str], ...] = (
+    ("latin", ("sv",), "äö", ("no", "nn", "da"), "æø"),  # the model may say Nynorsk of bokmål
+    ("latin", ("cs",), "řůě", ("sk",), "äľĺŕô"),
+    ("cyrillic", ("uk",), "іїєґ", ("ru",), "ыэё"),
 )
 NEIGHBOUR_LETTERS = 2  # of the answer's side's own letters, with none of the other's
-_NEIGHBOURING = frozenset(code for one, _, other, _ in NEIGHBOURS for code in (*one, *other))
+_NEIGHBOURING = frozenset(code for _, one, _, other, _ in NEIGHBOURS for code in (*one, *other))
 _NEIGHBOUR_LETTER = re.compile(
-    "[{}]".format("".join(mine + theirs for _, mine, _, theirs in NEIGHBOURS)), re.IGNORECASE
+    "[{}]".format("".join(mine + theirs for _, _, mine, _, theirs in NEIGHBOURS)), re.IGNORECASE
 )
 # A character of these scripts carries a syllable or a word: it counts three letters.
 _HEAVY = {"hangul", "kana", "han"}
@@ -109,63 +119,68 @@ _TRANSLATE = (
 _NAMED_BY: dict[str, str] = {
     "en": (
         "english englisch anglais ingles inglés inglês inglese engels angielsk engelska "
-        "ingilizce английск 英語 英文 英语 영어 англійськ английски anglick angličtin"
+        "ingilizce английск 英語 英文 英语 영어 англійськ английски anglick angličtin енглеск "
+        "engelsk"
     ),
     "de": (
         "german deutsch allemand aleman alemán alemão tedesco duits niemieck tysk almanca "
-        "немецк ドイツ語 德语 독일어 німецьк немски německ nemeck němčin nemčin"
+        "немецк ドイツ語 德语 독일어 німецьк немски německ nemeck němčin nemčin немачк nemačk"
     ),
     "fr": (
         "french französisch francais français frances francés francês francese frans francusk "
         "franska fransızca французск フランス語 法语 프랑스어 французьк френски francouzsk "
-        "francúzsk francouzštin francúzštin"
+        "francúzsk francouzštin francúzštin француск"
     ),
     "es": (
         "spanish spanisch espagnol espanol español espanhol spagnolo spaans hiszpańsk spanska "
         "ispanyolca испанск スペイン語 西班牙语 스페인어 іспанськ испански španělsk španielsk "
-        "španělštin španielčin"
+        "španělštin španielčin шпанск španjolsk spansk"
     ),
     "pt": (
         "portugu portoghese portugees portugalsk portekizce португальск ポルトガル語 葡萄牙语 "
-        "포르투갈어"
+        "포르투갈어 portugisisk португалск португальськ"
     ),
     "it": (
         "italian italien italiano italiaans włosk italyanca итальянск イタリア語 意大利语 "
-        "이탈리아어"
+        "이탈리아어 italiensk италијанск італійськ"
     ),
     "nl": (
         "dutch niederländisch holländisch néerlandais neerland holand olandese nederlands "
-        "niderlandzk holendersk felemenkçe нидерландск голландск オランダ語 荷兰语 네덜란드어"
+        "niderlandzk holendersk felemenkçe нидерландск голландск オランダ語 荷兰语 네덜란드어 "
+        "nederlandsk holandsk нідерландськ"
     ),
     "pl": (
         "polish polnisch polonais polaco polonês polacco polsk lehçe польск ポーランド語 "
-        "波兰语 폴란드어 польськ полски poľsk polštin poľštin"
+        "波兰语 폴란드어 польськ полски poľsk polštin poľštin пољск"
     ),
     "sv": (
         "swedish schwedisch suédois sueco svedese zweeds szwedzk svensk isveççe шведск "
         "スウェーデン語 瑞典语 스웨덴어 шведськ шведски švédsk švédštin švédčin"
     ),
-    "tr": "turkish türkisch turc turks turecki turkiska türkçe турецк トルコ語 土耳其语 터키어",
+    "tr": (
+        "turkish türkisch turc turks turecki turkiska türkçe турецк トルコ語 土耳其语 터키어 "
+        "tyrkisk turkisk турецьк"
+    ),
     "ru": (
         "russian russisch russe ruso russo rosyjsk ryska rusça русск ロシア語 俄语 러시아어 "
-        "російськ руски rusk russisk ruštin"
+        "російськ руски rusk russisk ruštin руск"
     ),
     "uk": (
         "ukrain ucrain oekraïens ukraiń ukrayn украин україн ウクライナ語 乌克兰语 "
-        "우크라이나어 украински ukrajinsk ukrajinštin ukrajinčin"
+        "우크라이나어 украински ukrajinsk ukrajinštin ukrajinčin украјинск"
     ),
-    "ja": "japan japon giappon japoń японск 日本語 日语 일본어",
+    "ja": "japan japon giappon japoń японск 日本語 日语 일본어 japansk японськ јапанск",
     "zh": (
         "chinese chinesisch chinois chino chinês cinese chinees chińsk kinesiska çince "
-        "китайск 中国語 中文 汉语 중국어"
+        "китайск 中国語 中文 汉语 중국어 kinesisk китайськ"
     ),
     "ko": (
         "korean koreanisch coréen coreano koreaans koreańsk koreanska korece корейск 韓国語 "
-        "韩语 한국어"
+        "韩语 한국어 koreansk корейськ"
     ),
     "no": (
         "norwegian norwegisch norvégien noruego norsk norveç норвежск ノルウェー語 挪威语 "
-        "норвезьк норвежки norwesk nórsk norštin nórčin"
+        "норвезьк норвежки norwesk nórsk norštin nórčin bokmål nynorsk"
     ),
     "da": (
         "danish dänisch danois danés dansk danca датск デンマーク語 丹麦语 данськ датски "
@@ -173,7 +188,7 @@ _NAMED_BY: dict[str, str] = {
     ),
     "cs": (
         "czech tschechisch tchèque checo česk čeština чешск チェコ語 捷克语 чеськ чешки czesk "
-        "tjeckisk tsjekkisk tjekkisk češtin"
+        "tjeckisk tsjekkisk tjekkisk češtin чешк"
     ),
     "sk": (
         "slovak slowakisch slovaque eslovaco slovensk slovenčin словацк словацьк словашки "
@@ -186,9 +201,9 @@ _NAMED_BY: dict[str, str] = {
     "th": "thai thaï tailandés tayca тайск ภาษาไทย タイ語 泰语 태국어",
     "bg": (
         "bulgarian bulgarisch bulgare búlgaro bułgarsk bulharsk bulgaarsk болгарск българск "
-        "български бугарск bugarsk"
+        "български бугарск bugarsk bulgarisk болгарськ"
     ),
-    "sr": "serbian serbisch serbe serbio serbsk srbsk servisch сербск српск srpsk",
+    "sr": "serbian serbisch serbe serbio serbsk srbsk servisch сербск српск srpsk serbisk сербськ",
 }
 
 
@@ -216,6 +231,12 @@ class Stems:
         return self._exact.search(text) is not None
 
 
+# Countries and companies named like a language ("Deutschland", "Česko", "Danske Bank"):
+# naming one chooses no language to answer in.
+_COUNTRIES = re.compile(
+    r"(?i)\b(?:deutschland\w*|česk[oua]|česká republika|polsk[aęi]e?|polsce|україн[аиіу]"
+    r"|slovensk[ou]|danske bank|norsk hydro|sverige\w*|norge\w*|danmark\w*)\b"
+)
 _TRANSLATION = Stems(_TRANSLATE)
 _NAMED = {language: Stems(words.split()) for language, words in _NAMED_BY.items()}
 _ANY_NAMED = Stems([w for words in _NAMED_BY.values() for w in words.split()])
@@ -314,22 +335,70 @@ def wrong_language(
         kin = _neighbour(masked_answer, answer, words)
         if kin is None:
             return False
-        answered = _SCRIPT_OF[kin.languages[0]], kin.languages[0]
-    if any(allows(message, language) for language in _languages(answered, kin)):
-        return False
-    if thread and _asks_for_its_own(message, words):
-        return True  # "In English please": where the thread was gives no room
+        answered = kin.script, kin.languages[0]
+    return not _room(answer, message, words, answered, kin, thread=thread, theirs=theirs)
+
+
+def _room(
+    answer: str,
+    message: str,
+    words: str,
+    answered: tuple[str, str],
+    kin: Side | None,
+    *,
+    thread: Sequence[str],
+    theirs: Sequence[str] | None,
+) -> bool:
+    """Whether the conversation gives room for the answer's language: the message names it,
+    asks for a translation, or quotes what the answer rewrites; the asker asked for it in a
+    recent turn; or a recent turn is in it, unless the message names the language it is
+    itself written in ("In English please": the asker has switched)."""
+    languages = _languages(answered, kin)
+    if any(allows(message, language) for language in languages) or _rewrites(
+        answer, message, answered[0], languages
+    ):
+        return True
     own = set(thread if theirs is None else theirs)
     recent = thread[-THREAD_TURNS:]
-    return not any(_follows(turn, answered, turn in own, kin) for turn in recent)
+    if any(allows(turn, language) for turn in recent if turn in own for language in languages):
+        return True
+    if thread and _asks_for_its_own(message, words):
+        return False
+    return any(_follows(turn, answered, kin) for turn in recent)
+
+
+def _rewrites(answer: str, message: str, script: str, languages: tuple[str, ...]) -> bool:
+    """Whether the answer rewrites what the message quotes, in the quote's language: "make
+    this friendlier: „Sie haben die Frist versäumt …“" is answered in German, mostly in
+    the quote's words. An answer that explains a quote ("what does „Perioden är låst“
+    mean?") says more than the quote does, and must be in the asker's language."""
+    quoted = _quotes_of(message)
+    counts = _counts(quoted)
+    if sum(counts.values()) < MESSAGE_LETTERS or _writing(counts, WRITING_SHARE) != script:
+        return False
+    said = set(_WORDS.findall(answer.lower()))
+    if len(said & set(_WORDS.findall(quoted.lower()))) < REWRITTEN * len(said):
+        return False
+    if script not in _MODELLED:
+        return True
+    values = _confidences(quoted, script)
+    return sum(values.get(language, 0.0) for language in languages) >= MESSAGE_CONFIDENCE
+
+
+@functools.lru_cache(maxsize=256)
+def _quotes_of(text: str) -> str:
+    """The prose of what a message quotes, its marks left out."""
+    return prose(" ".join(m.group()[1:-1] for m in _QUOTED.finditer(ask_of(text)[:SCAN])))
 
 
 def _asks_for_its_own(message: str, words: str) -> bool:
     """Whether the message names the language it is written in ("In English please",
     "Kannst du das auf Deutsch erklären?"): the asker has chosen it, whatever language the
     thread was in. (A message that names another language, "is the German doc signed?",
-    chooses nothing.)"""
-    named = [language for language, stems in _NAMED.items() if stems.search(message)]
+    chooses nothing, and neither does a country's name: "die Kollegen in Deutschland".)"""
+    named = [
+        language for language, stems in _NAMED.items() if stems.search(_COUNTRIES.sub(" ", message))
+    ]
     if not named:
         return False
     script = _writing(_counts(words), WRITING_SHARE)
@@ -383,7 +452,9 @@ def _rules_out(message: str, answered: tuple[str, str]) -> bool:
     if script not in _MODELLED:
         return False  # the same script, so the same language
     values = _confidences(message, script)
-    chance, best = values.get(language, 0.0), max(values.values(), default=0.0)
+    side = _ONE_SIDE.get(language)
+    chance = side.chance(message) if side else values.get(language, 0.0)
+    best = max(values.values(), default=0.0)
     return chance < RULED_OUT or (chance < PLAUSIBLE and best >= MESSAGE_CONFIDENCE)
 
 
@@ -391,31 +462,49 @@ class Side(NamedTuple):
     """One side of a pair of close neighbours: its languages, the letters only it writes,
     and those only the other side writes."""
 
+    script: str
     languages: tuple[str, ...]
     letters: str
     others: str
 
     def holds(self, text: str) -> bool:
-        """Whether a message or turn is on this side: it writes this side's letters and not
-        the other's, or neither and the model gives it to this side."""
+        """Whether a message or turn is on this side: it writes none of the other side's
+        letters, and the model gives it to this side, or at least does not rule this side
+        out where it writes two of this side's own (one may be a name: "Дніпро", "Björn")."""
         lowered = text.lower()
-        mine, theirs = _written(lowered, self.letters), _written(lowered, self.others)
-        if mine or theirs:
-            return bool(mine) and not theirs
-        values = _confidences(text, _SCRIPT_OF[self.languages[0]])
-        return sum(values.get(language, 0.0) for language in self.languages) >= MESSAGE_CONFIDENCE
+        if _written(lowered, self.others):
+            return False
+        chance = self.chance(text)
+        mine = _written(lowered, self.letters)
+        return chance >= MESSAGE_CONFIDENCE or (mine >= NEIGHBOUR_LETTERS and chance >= PLAUSIBLE)
+
+    def chance(self, text: str) -> float:
+        """The model's confidence that `text` is in one of this side's languages."""
+        values = _confidences(text, self.script)
+        return sum(values.get(language, 0.0) for language in self.languages)
 
 
 _PAIRS = tuple(
-    (Side(one, mine, theirs), Side(other, theirs, mine)) for one, mine, other, theirs in NEIGHBOURS
+    (Side(script, one, mine, theirs), Side(script, other, theirs, mine))
+    for script, one, mine, other, theirs in NEIGHBOURS
 )
+# Where no letter tells the languages of a side apart (Norwegian and Danish), the model's
+# confidence in one is its confidence in the side.
+_ONE_SIDE = {
+    language: side
+    for pair in _PAIRS
+    for side in pair
+    if side.script == "latin" and side.languages == ("no", "nn", "da")
+    for language in side.languages
+}
 
 
 def _neighbour(masked_answer: str, answer: str, message: str) -> Side | None:
     """The answer's side when it is in the close neighbour of the message's language
     (Norwegian or Danish for Swedish, Slovak for Czech, Russian for Ukrainian), which the
     model alone does not make clear: the answer writes only its side's own letters, and
-    the model's likeliest language for it is on that side; the message is on the other."""
+    the model's likeliest language for it is on that side; the message is on the other,
+    and the model gives the answer's side next to no chance for it."""
     likeliest, _ = _likeliest(answer)
     if likeliest not in _NEIGHBOURING:
         return None
@@ -427,6 +516,7 @@ def _neighbour(masked_answer: str, answer: str, message: str) -> Side | None:
                 and _written(lowered, mine.letters) >= NEIGHBOUR_LETTERS
                 and not _written(lowered, mine.others)
                 and theirs.holds(message)
+                and mine.chance(message) < PLAUSIBLE
             ):
                 return mine
     return None
@@ -455,13 +545,11 @@ def _chinese(message: str) -> bool:
     return chinese + japanese > 0 and chinese / (chinese + japanese) >= CHINESE_SHARE
 
 
-def _follows(turn: str, answered: tuple[str, str], asker: bool, kin: Side | None) -> bool:
+def _follows(turn: str, answered: tuple[str, str], kin: Side | None) -> bool:
     """Whether an earlier turn is in the answer's language, or on its side of a pair of
-    neighbours (or, the asker's, asked for one of them): the answer may then follow the
-    conversation rather than the latest message."""
+    neighbours: the answer may then follow the conversation rather than the latest
+    message."""
     script, language = answered
-    if asker and any(allows(turn, name) for name in _languages(answered, kin)):
-        return True
     words = _prose_of(turn)
     counts = _counts(words)
     if sum(counts.values()) < MESSAGE_LETTERS or _writing(counts, WRITING_SHARE) != script:
@@ -478,7 +566,7 @@ def _prose_of(text: str) -> str:
     """The prose a message or turn asks with: no code, quotes, quoted words or pasted lines
     (cached: each attempt at a message, and each later message of its thread, reads the
     same). "What does „Perioden är låst“ mean?" asks in the language around the quote."""
-    return prose(_QUOTED.sub(" ", ask_of(text)))
+    return prose(_QUOTED.sub(" ", ask_of(text)[:SCAN]))
 
 
 def prose(masked: str) -> str:

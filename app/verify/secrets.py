@@ -90,12 +90,16 @@ StripeWebhookSecretDetector = _plugin(
     "StripeWebhookSecretDetector", "Stripe Access Key", r"whsec_[A-Za-z0-9+/]{24,}"
 )
 # a secret access key as the AWS CLI's credentials file and environment write it, unquoted
-# (`aws_secret_access_key = …`, `AWS_SECRET_ACCESS_KEY=…`): detect-secrets' pattern for it
-# needs quotes around the value
+# (`aws_secret_access_key = …`, `AWS_SECRET_ACCESS_KEY=…`), and as its JSON gives it
+# (`"SecretAccessKey": "…"`): detect-secrets' pattern needs quotes and "aws" before the
+# name. On one line; a value of one case only (`REPLACEWITHYOURKEY…`) is no key's (40
+# random base64 characters hold both cases all but always).
 AwsSecretKeyDetector = _plugin(
     "AwsSecretKeyDetector",
     "AWS Access Key",
-    r"(?i:aws_secret_access_key)[\"']?\s*[=:]\s*[\"']?([0-9a-zA-Z/+]{40})(?![0-9a-zA-Z/+])",
+    r"(?i:aws[_-]secret[_-]access[_-]key|secretaccesskey)[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)[\"']?"
+    r"([0-9a-zA-Z/+]{40})"
+    r"(?![0-9a-zA-Z/+])",
 )
 # a password in a URL with no user name (redis://:password@host)
 UrlPasswordDetector = _plugin(
@@ -203,7 +207,7 @@ _GATE_PATTERNS: dict[type[RegexBasedDetector], tuple[str, ...]] = {
     SlackAppTokenDetector: ("xapp-", "xoxe"),
     OpenAIProjectKeyDetector: ("T3BlbkFJ",),
     StripeWebhookSecretDetector: ("whsec_",),
-    AwsSecretKeyDetector: ("(?i)aws_secret_access_key",),
+    AwsSecretKeyDetector: ("(?i)aws[_-]secret[_-]access[_-]key", "(?i)secretaccesskey"),
     UrlPasswordDetector: ("://:",),
     # the plugins' runs of 6, 32 and 35 characters, cut short: a superset, a smaller automaton
     DiscordBotTokenDetector: (r"\.[a-zA-Z\p{Nd}_-]{6}\.",),
@@ -261,10 +265,13 @@ def _example(
     RabbitMQ's `guest:guest@localhost`, `root:example@mongo`; on any other host it is a
     weak password, and counts), a
     private key's header with no key after it (a header named in prose), a Twilio Account
-    SID with no auth token near it (`AC…`, an id that every API URL carries)."""
+    SID with no auth token near it (`AC…`, an id that every API URL carries), an AWS
+    secret key of one case only (`REPLACEWITHYOURKEY…`)."""
     whole = token.group() if token is not None else found.group()
     if _EXAMPLE.search(whole) or any(value in whole for value in _PUBLISHED):
         return True
+    if isinstance(plugin, AwsSecretKeyDetector) and (whole.isupper() or whole.islower()):
+        return True  # one case only: a placeholder (a key's 40 characters hold both)
     if isinstance(plugin, BasicAuthDetector):  # a default pair, on a local host only
         user = _USER.search(text, max(0, found.start() - MAX_USER), found.start())
         local = _LOCAL_HOST.match(text, found.end()) is not None

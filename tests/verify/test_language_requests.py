@@ -140,9 +140,93 @@ def test_quoted_words_do_not_make_the_messages_language() -> None:
         "den periode. Bed økonomi om at åbne den igen."
     )
     assert "WRONG_LANGUAGE" not in verify(answer, question=danish).codes
-    french = (
-        "Tu peux résumer ce message pour l'équipe ? « Starting next Monday, all deploys go "
-        "through the release pipeline. »"
+    for marks in ("»{}«", "”{}”", "«{}»"):  # Danish, Swedish, French marks
+        quoting = danish.replace(
+            "„Perioden är låst för bokföring“", marks.format("Perioden är låst för bokföring")
+        )
+        assert "WRONG_LANGUAGE" not in verify(answer, question=quoting).codes, marks
+    # explaining a quote in the quote's language is no answer to the asker
+    swedish = (
+        "Det betyder att redovisningsperioden är stängd, så du kan inte bokföra verifikat med "
+        "ett datum i den perioden. Be ekonomi att öppna den igen."
     )
-    english = "From next Monday every production deploy has to go through the new release pipeline."
-    assert "WRONG_LANGUAGE" in verify(english, question=french).codes
+    assert "WRONG_LANGUAGE" in verify(swedish, question=danish).codes
+
+
+def test_a_rewrite_of_what_the_message_quotes_may_be_in_the_quotes_language() -> None:
+    """ "Make this friendlier: „…“" is answered in the quote's language, mostly in its words."""
+    asked = (
+        'Can you make this sound friendlier? "Sie haben die Frist leider versäumt, daher '
+        'können wir Ihren Antrag nicht mehr bearbeiten."'
+    )
+    rewrite = (
+        "Leider ist die Frist bereits abgelaufen, daher können wir Ihren Antrag nicht mehr "
+        "bearbeiten. Melden Sie sich gern, wir helfen Ihnen weiter."
+    )
+    assert "WRONG_LANGUAGE" not in verify(rewrite, question=asked).codes
+
+
+def test_quotes_are_read_once_however_many_open() -> None:
+    """A quote holds no mark that opens it: an unclosed „ reads on to the next one."""
+    assert language._QUOTED.search("„a „b“").group() == "„b“"
+    assert language._QUOTED.search("«a «b»").group() == "«b»"
+
+
+def test_a_neighbours_letter_in_a_name_does_not_make_the_message_the_neighbours() -> None:
+    """One letter may be a name ("Дніпро", "Malmö", "Björn", "Ľubomír"): the model decides."""
+    for question, answer in (
+        (
+            "Как оформить доставку в Дніпро через наш склад?",
+            "Оформи заявку в системе склада, выбери службу доставки и укажи адрес получателя. "
+            "Отправка обычно уходит на следующий день.",
+        ),
+        (
+            "Hvordan booker jeg en rejse til kontoret i Malmö?",
+            "Du booker rejsen i rejseportalen under Forretningsrejser og vælger kontoret som "
+            "destination. Toget over Øresund er det nemmeste.",
+        ),
+        (
+            "Kan du gi Björn tilgang til økonomimappen i Teams?",
+            "Åpne mappen i Teams, velg Del og legg til Björn med lesetilgang. Han får et varsel "
+            "når det er gjort, og kan åpne mappen med én gang.",
+        ),
+    ):
+        assert "WRONG_LANGUAGE" not in verify(answer, question=question).codes, question
+
+
+def test_a_country_named_like_a_language_chooses_none() -> None:
+    """ "Die Kollegen in Deutschland" names a country, not the language to answer in; and an
+    earlier request of the asker's still holds."""
+    thread = ("Can you answer in English? My manager in Dublin reads along.",)
+    answer = "Yes, the rule applies to every office, including the ones in Germany and Austria."
+    for question in (
+        "Gilt die Regel auch für die Kollegen in Deutschland?",
+        "Gilt die Regel auch für die Kollegen in München?",
+    ):
+        verdict = verify(answer, question=question, thread=thread, theirs=thread)
+        assert "WRONG_LANGUAGE" not in verdict.codes, question
+    english = ("Does the new travel policy apply to contractors too?",)
+    question = "Gilt die Regel auch für die Kollegen in Deutschland?"
+    assert "WRONG_LANGUAGE" not in verify(answer, question=question, thread=english).codes
+
+
+def test_norwegian_and_danish_are_one_side_for_the_model_too() -> None:
+    """A short Norwegian message the model calls Danish does not rule out a Norwegian answer."""
+    question = "Jeg får en feilmelding i Visma. Hva betyr den?"
+    answer = (
+        "Det betyr at perioden er låst for bokføring, så du kan ikke føre bilag med dato i den "
+        "perioden. Be økonomiavdelingen om å åpne den igjen."
+    )
+    assert "WRONG_LANGUAGE" not in verify(answer, question=question).codes
+
+
+def test_more_ways_of_naming_a_language() -> None:
+    for text, code in (
+        ("Kan du svara på bokmål?", "no"),
+        ("Можеш ли да одговориш на енглеском?", "en"),
+        ("Kan du svare på spansk?", "es"),
+        ("Kan du skrive det på kinesisk?", "zh"),
+        ("Kan du svara på bulgariska?", "bg"),
+        ("Напиши, будь ласка, болгарською.", "bg"),
+    ):
+        assert language.allows(text, code), text

@@ -25,6 +25,8 @@ CREDENTIALS = {
     "aws key id": "AKIA4J2QW7NX5RZB8TLY",
     # the credentials file's line, unquoted (detect-secrets' own pattern needs quotes)
     "aws secret key": "aws_secret_access_key = 9tQ2vLx8Kp3mZr7Yw1Bn5Hc0Df6Gj4Sa2Ue8Ri0T",
+    "aws secret key, json": '"SecretAccessKey": "9tQ2vLx8Kp3mZr7Yw1Bn5Hc0Df6Gj4Sa2Ue8Ri0T"',
+    "aws secret key, flag": "--aws-secret-access-key 9tQ2vLx8Kp3mZr7Yw1Bn5Hc0Df6Gj4Sa2Ue8Ri0T",
     "github classic": "ghp_7fK2mQ9xLp4vT1nB8cZ6wR3sY0dH5jGaUeXi",
     "github fine-grained": "github_pat_11ABCD2EF0"
     + "kQ3mX7pL2vT9nB4cZ8wR1sY6dH0jGaUe5XiOoPlMnBvCxZq3W8eR6tY1uI4oP7aS2dF5gH9jK",
@@ -55,6 +57,8 @@ LOOK_ALIKES = {
     "aws docs": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
     "aws docs secret": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "aws secret from the environment": "AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY}",
+    "aws secret placeholder": "aws_secret_access_key = REPLACEWITHYOURAWSSECRETACCESSKEYVALUE12",
+    "aws secret name on its own line": "aws_secret_access_key =\nthen paste the key below",
     "jwt.io": "Try `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6Ikpv"
     "aG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c` on jwt.io.",
     "default": "In CI: `DATABASE_URL: postgres://postgres:postgres@localhost:5432/postgres`.",

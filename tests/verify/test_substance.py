@@ -205,7 +205,7 @@ RUSSIAN = (
         (SWEDISH_Q, NORWEGIAN),
         (SWEDISH_Q, "Snakk med Bjørn Sæther om det, han kan ordne TTL-en før endringen i morgon."),
         (
-            "Musím mít zapnutou VPN, když pracuji z domu?",
+            "Kde si změním heslo? Nemůžu ho najít v nastavení účtu.",
             "Môžeš to urobiť v nastaveniach: klikni na Účet, potom na Heslo. Ak to nejde, napíš "
             "na helpdesk, veľmi rýchlo ti pomôžu.",
         ),
@@ -381,6 +381,7 @@ RESTATED = [
     ("Je hebt 25 vakantiedagen.", "You get 25 days of leave."),
     ("In totaal 28 vrije dagen.", "25 vakantiedagen per jaar, en 3 collectieve vrije dagen."),
     ("Du hast 30 Urlaubstage.", "Urlaub: 30 Tage im Jahr."),
+    ("Conversion rose by 12 percentage points.", "Conversion went from 35% to 47%."),
 ]
 
 
@@ -403,6 +404,10 @@ NO_FIGURE = [
     "Backups are kept 30 days, on 5 Montage a month.",  # Mondays, no compound
     "Backups are kept 30 days, see 2 CT scans.",
     "Backups are kept 30 days, in 3 facturen and 4 structuren.",  # not hours
+    # compounds of other words that end like a unit
+    "Backups are kept 30 days, an 3 Mittwochen und 2 Samstagen im Monat.",
+    "Backups are kept 30 days, in 2 Halbtage and 3 Viertelstunden.",
+    "Backups are kept 30 days; una media hora basta.",
 ]
 
 
