@@ -21,7 +21,10 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
 - `fresh4` (fresh4/): answers in close languages (Swedish, Norwegian, Danish, Czech,
   Slovak, Russian, Ukrainian, Bulgarian, Serbian …) and their neighbours' names, requests
   and translations, with answers that slip into the neighbour, written blind after the
-  rule that reads the neighbours' letters.
+  rule that reads the neighbours' letters;
+- `fresh5` (fresh5/): answers in 25 languages written blind after fresh4's fixes, to
+  measure them: quoted foreign text, threads that change language, requests for a
+  language, close languages, inflected stems, restated figures, pasted credentials.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
 went the wrong way, with their codes.
 """
@@ -47,6 +50,7 @@ FRESH = CORPUS / "fresh"
 FRESH2 = CORPUS / "fresh2"
 FRESH3 = CORPUS / "fresh3"
 FRESH4 = CORPUS / "fresh4"
+FRESH5 = CORPUS / "fresh5"
 SETS = {
     "corpus": CORPUS,
     "heldout": HELDOUT,
@@ -55,6 +59,7 @@ SETS = {
     "fresh2": FRESH2,
     "fresh3": FRESH3,
     "fresh4": FRESH4,
+    "fresh5": FRESH5,
 }
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

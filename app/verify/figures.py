@@ -172,6 +172,10 @@ for _spelled in (
     "quinze dezesseis dezessete dezoito dezenove vinte",
     "nul een twee drie vier vijf zes zeven acht negen tien elf twaalf dertien veertien "
     "vijftien zestien zeventien achttien negentien twintig",
+    # Polish, without "jeden" (German's "jeden Tag" is every day)
+    "zero _ dwa trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście "
+    "trzynaście czternaście piętnaście szesnaście siedemnaście osiemnaście dziewiętnaście "
+    "dwadzieścia",
 ):
     for _value, _word in enumerate(_spelled.split()):
         _WORDS.setdefault(_word, _value)
@@ -221,6 +225,12 @@ _WORDS |= {
 _WORDS |= {"seventy": 70, "eighty": 80, "siebzig": 70, "achtzig": 80, "setenta": 70}
 _WORDS |= {"ochenta": 80, "settanta": 70, "ottanta": 80, "oitenta": 80}
 _WORDS |= {"zeventig": 70, "tachtig": 80}
+_WORDS |= {  # Polish forms by case and gender ("dwie godziny", "przez trzech tygodni")
+    "jedna": 1, "jedno": 1, "dwie": 2, "dwóch": 2, "trzech": 3, "czterech": 4, "pięciu": 5,
+    "sześciu": 6, "siedmiu": 7, "ośmiu": 8, "dziewięciu": 9, "dziesięciu": 10,
+    "trzydzieści": 30, "czterdzieści": 40, "pięćdziesiąt": 50,
+}  # fmt: skip
+_WORDS.pop("_")
 
 
 def _compounds() -> dict[str, int]:
@@ -416,6 +426,16 @@ _DOT_THOUSANDS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+")
 _SPACE_THOUSANDS = re.compile(r"[0-9]{1,3}(?:['\x20][0-9]{3})+")
 _GROUPED_DECIMAL = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+\.[0-9]+|[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+")
 _EVERY = re.compile(r"\bevery\s+(hour|day|week)\b", _FLAGS)
+_PAID_BY = [u for u in _LATIN_UNITS if _UNITS[u][0] == "duration" and _UNITS[u][1] >= 3600]
+# After an amount of money, the unit of time it is paid or charged by: "$250 per week",
+# "R$ 45 por dia útil", "€40 a day", "150 Kč za každý den".
+_PER_UNIT = re.compile(
+    r"\s*(?:/|per|pro|par|por|za|a|an|je|à|al|each|every|jede[nrs]?|chaque|cada|ogni|elke)\s*"
+    r"(?:[^\W\d_]+\s+){0,2}?"
+    rf"(?P<unit>{_alternatives(_PAID_BY)})"
+    r"(?![^\W\d_])",
+    _FLAGS,
+)
 _WORD = re.compile(r"\w+")
 
 
@@ -425,7 +445,9 @@ def figures(text: str) -> frozenset[Key]:
     number in it as a plain number, whatever its unit: a claim's "30-day" or "2026" is
     confirmed by a source's "30 days" or "2026-03-03". Cached: every attempt at a message,
     and every later message of its thread, gives the same sources and turns again."""
-    keys = {key for found in claims(text) for key in found}
+    rates: list[Key] = []
+    keys = {key for found in read(text, starts(text), rates) for key in found}
+    keys.update(rates)
     keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
     keys |= _periods(text)
     for number in _ANY_NUMBER.findall(text):
@@ -438,8 +460,11 @@ def claims(text: str) -> Iterator[frozenset[Key]]:
     return read(text, starts(text))
 
 
-def read(text: str, begins: Begins | None) -> Iterator[frozenset[Key]]:
-    """The figures of `text`, each pattern tried at its `begins` (None: everywhere)."""
+def read(
+    text: str, begins: Begins | None, rates: list[Key] | None = None
+) -> Iterator[frozenset[Key]]:
+    """The figures of `text`, each pattern tried at its `begins` (None: everywhere); and,
+    into `rates`, each amount of money given per unit of time ("$250 per week")."""
     blanked: list[int] = []
     text, dates = _take_dates(text, begins, blanked)
     yield from dates
@@ -451,6 +476,11 @@ def read(text: str, begins: Begins | None) -> Iterator[frozenset[Key]]:
         keys = _quantity(m)
         if keys:
             yield keys
+        if rates is not None and keys and next(iter(keys))[0] == "money":
+            per = _PER_UNIT.match(text, m.end())
+            if per is not None:
+                seconds = _UNITS[per.group("unit").lower()][1]
+                rates.extend(("rate", f"{value}/{_plain(seconds)}") for _, value in keys)
 
 
 def _take_dates(
@@ -748,6 +778,7 @@ class Known:
     pools: dict[str, frozenset[Fraction]]
     shares: dict[str, frozenset[Fraction]]  # a given percentage of a given figure, by kind
     ratios: tuple[Fraction, ...]  # the numbers as written, which a percentage may compare
+    rates: tuple[tuple[Fraction, Fraction], ...] = ()  # (money, per seconds): "$250 a week"
 
     @classmethod
     def of(cls, texts: Iterable[str]) -> Known:
@@ -762,7 +793,13 @@ class Known:
         shares = {
             g: frozenset(p * a / 100 for p in percents for a in v) for g, v in bounded.items()
         }
-        return cls(keys, bounded, shares, tuple(sorted(bounded.get("number", ()))))
+        rates = tuple(
+            (Fraction(money), Fraction(seconds))
+            for kind, raw in keys
+            if kind == "rate"
+            for money, seconds in [raw.split("/")]
+        )
+        return cls(keys, bounded, shares, tuple(sorted(bounded.get("number", ()))), rates)
 
     def confirms(self, claim: frozenset[Key]) -> bool:
         """Whether a claimed figure is given, in any of its forms, or derived from given
@@ -772,8 +809,9 @@ class Known:
         number is of another (60,000 of 80,000 is 75%), or a given date plus or minus a
         given number of days (2026-01-15 less 60 days' notice is 2025-11-16). Each operand
         must be at least a fiftieth of the result, so an off-by-one (2027 from 2026 and a
-        stray 1) is no sum. Products and longer chains are not tried: they would explain away real
-        slips."""
+        stray 1) is no sum. Of products, only a given rate times a given whole number of its
+        units of time ("$250 per week" for "four weeks" is $1,000); other products and
+        longer chains are not tried: they would explain away real slips."""
         return bool(claim & self.keys) or any(self._derives(kind, raw) for kind, raw in claim)
 
     def _derives(self, kind: str, raw: str) -> bool:
@@ -794,8 +832,22 @@ class Known:
             if a - target >= least and a - target in pool:
                 return True
         shares = self.shares.get(_GROUPS.get(kind, kind), frozenset())
-        return target in shares or any(
-            target - share in pool or share - target in pool for share in shares
+        return (
+            target in shares
+            or any(target - share in pool or share - target in pool for share in shares)
+            or (kind == "money" and self._paid(target))
+        )
+
+    def _paid(self, target: Fraction) -> bool:
+        """Whether an amount is a given rate times a given whole number of its units of
+        time: "$250 per week" and "four weeks" give $1,000."""
+        durations = [Fraction(raw) for kind, raw in self.keys if kind == "duration"]
+        return any(
+            (times := duration / seconds).denominator == 1
+            and times >= 2
+            and money * times == target
+            for money, seconds in self.rates
+            for duration in durations
         )
 
     def _dated(self, raw: str) -> bool:

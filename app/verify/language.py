@@ -30,7 +30,7 @@ import fasttext  # fasttext-predict
 
 from app.verify.length import ask_of
 from app.verify.patterns import PatternSet
-from app.verify.scan import BARE_URL, MASK
+from app.verify.scan import BARE_URL, MASK, QUOTED
 
 # The languages the model tells apart, by script; every other writing system is one
 # language for the rule (Devanagari: Hindi; Hangul: Korean; kana: Japanese; Han alone:
@@ -57,20 +57,6 @@ _WORDS = re.compile(r"[^\W\d_]{3,}")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # not text: the detector cannot take them
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
-# Words in quotation marks, on one line: what someone else wrote (an error, a label, a
-# colleague's message), in whatever language it was written. A single quote opens only
-# where no letter stands before it ("l'équipe", "don't" hold apostrophes). Each quote is
-# at most QUOTE characters and holds no mark that opens it: an unclosed "„" reads on to
-# the next one, not to the line's end, so a text full of them is read once.
-QUOTE = 300
-_MARKS = (
-    ('"', '"'), ("“", "”"), ("„", "“”"), ("«", "»"), ("»", "«»"), ("”", "”"),
-    ("‚", "‘’"), ("‹", "›"), ("「", "」"), ("『", "』"),
-)  # fmt: skip
-_QUOTED = re.compile(
-    "|".join(f"{opens}[^{opens}{closes}\n]{{1,{QUOTE}}}[{closes}]" for opens, closes in _MARKS)
-    + f"|(?<!\\w)(?:'[^'\n]{{1,{QUOTE}}}'|‘[^‘’\n]{{1,{QUOTE}}}’|’[^’\n]{{1,{QUOTE}}}’)(?!\\w)"
-)
 _SCRIPTS = {
     "latin": re.compile("[A-Za-z\u00c0-\u024f\u1e00-\u1eff]"),
     "cyrillic": re.compile("[\u0400-\u052f]"),
@@ -388,7 +374,7 @@ def _rewrites(answer: str, message: str, script: str, languages: tuple[str, ...]
 @functools.lru_cache(maxsize=256)
 def _quotes_of(text: str) -> str:
     """The prose of what a message quotes, its marks left out."""
-    return prose(" ".join(m.group()[1:-1] for m in _QUOTED.finditer(ask_of(text)[:SCAN])))
+    return prose(" ".join(m.group()[1:-1] for m in QUOTED.finditer(ask_of(text)[:SCAN])))
 
 
 def _asks_for_its_own(message: str, words: str) -> bool:
@@ -508,7 +494,7 @@ def _neighbour(masked_answer: str, answer: str, message: str) -> Side | None:
     likeliest, _ = _likeliest(answer)
     if likeliest not in _NEIGHBOURING:
         return None
-    lowered = "".join(_NEIGHBOUR_LETTER.findall(_QUOTED.sub(" ", masked_answer))).lower()
+    lowered = "".join(_NEIGHBOUR_LETTER.findall(QUOTED.sub(" ", masked_answer))).lower()
     for one, other in _PAIRS:
         for mine, theirs in ((one, other), (other, one)):
             if (
@@ -566,7 +552,7 @@ def _prose_of(text: str) -> str:
     """The prose a message or turn asks with: no code, quotes, quoted words or pasted lines
     (cached: each attempt at a message, and each later message of its thread, reads the
     same). "What does „Perioden är låst“ mean?" asks in the language around the quote."""
-    return prose(_QUOTED.sub(" ", ask_of(text)[:SCAN]))
+    return prose(QUOTED.sub(" ", ask_of(text)[:SCAN]))
 
 
 def prose(masked: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from app.verify.figures import claims
-from app.verify.scan import MASK, Layout
+from app.verify.scan import MASK, QUOTED, Layout
 
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
 LONG = 1500  # characters: more than any preamble; such a draft has content
@@ -87,6 +87,8 @@ LATE_PROMISE_WORDS = 20
 _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,2}[ \t]*)$", re.M)
 _EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
+_OWN_WORDS = re.compile(r"[^\W\d_]")  # a letter outside quotation marks
+
 
 def no_content(layout: Layout) -> bool:
     """Whether the draft is only courtesy and promises of an answer that never comes."""
@@ -95,6 +97,8 @@ def no_content(layout: Layout) -> bool:
     untitled = _TITLE_LINE.sub("", layout.masked)
     written = untitled if untitled.strip() else layout.masked
     prose = _EMOJI.sub(" ", written)
+    if not _OWN_WORDS.search(QUOTED.sub(" ", prose)):
+        return False  # all in quotation marks: a translation, a text to send, not a promise
     sentences = [s.strip() for s in _SENTENCES.findall(prose) if s.strip(" \t\n:：…")]
     if len(prose) <= SHORT and len(sentences) <= 2 and _ends_open(prose, written):
         return True

@@ -50,6 +50,22 @@ class Entity(NamedTuple):
 BARE_URL = re.compile(r"http(?<!\whttp)s?://(?:[^\s<>()\[\]|`\ue000]|\([^\s<>()]*\))+")
 
 
+# Words in quotation marks, on one line: what someone else wrote (an error, a label, a
+# colleague's message), in whatever language it was written. A single quote opens only
+# where no letter stands before it ("l'équipe", "don't" hold apostrophes). Each quote is
+# at most QUOTE characters and holds no mark that opens it: an unclosed "„" reads on to
+# the next one, not to the line's end, so a text full of them is read once.
+QUOTE = 300
+_MARKS = (
+    ('"', '"'), ("“", "”"), ("„", "“”"), ("«", "»"), ("»", "«»"), ("”", "”"),
+    ("‚", "‘’"), ("‹", "›"), ("「", "」"), ("『", "』"),
+)  # fmt: skip
+QUOTED = re.compile(
+    "|".join(f"{opens}[^{opens}{closes}\n]{{1,{QUOTE}}}[{closes}]" for opens, closes in _MARKS)
+    + f"|(?<!\\w)(?:'[^'\n]{{1,{QUOTE}}}'|‘[^‘’\n]{{1,{QUOTE}}}’|’[^’\n]{{1,{QUOTE}}}’)(?!\\w)"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Layout:
     text: str

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.verify import language, verify
+from app.verify.scan import QUOTED
 from tests.examples import examples
 
 QUESTION = "Did the nightly backups recover after the bucket policy change last week?"
@@ -168,8 +169,8 @@ def test_a_rewrite_of_what_the_message_quotes_may_be_in_the_quotes_language() ->
 
 def test_quotes_are_read_once_however_many_open() -> None:
     """A quote holds no mark that opens it: an unclosed „ reads on to the next one."""
-    assert language._QUOTED.search("„a „b“").group() == "„b“"
-    assert language._QUOTED.search("«a «b»").group() == "«b»"
+    assert QUOTED.search("„a „b“").group() == "„b“"
+    assert QUOTED.search("«a «b»").group() == "«b»"
 
 
 def test_a_neighbours_letter_in_a_name_does_not_make_the_message_the_neighbours() -> None:

@@ -66,6 +66,9 @@ ANSWERS = [
     # a shortcode's closing colon is no colon to end on; an ellipsis after a long answer
     "Yes, on Fridays — leave them out of the kitchen. :dog:",
     "Gern geschehen — der Zugang ist ab Montag wieder frei :+1:",
+    # a translation or a text to send, all in quotation marks: no promise of Vouch's own
+    "「자료는 내일까지 보내드리겠습니다.」",
+    '"I will look into it and get back to you by Friday."',
     "Restart the worker first, then clear the queue and wait for the health check to turn "
     "green; after that, deploy again and watch the error rate for ten minutes, and if it "
     "climbs, roll back and page the on-call engineer. It usually settles within minutes, "
@@ -382,6 +385,11 @@ RESTATED = [
     ("In totaal 28 vrije dagen.", "25 vakantiedagen per jaar, en 3 collectieve vrije dagen."),
     ("Du hast 30 Urlaubstage.", "Urlaub: 30 Tage im Jahr."),
     ("Conversion rose by 12 percentage points.", "Conversion went from 35% to 47%."),
+    ("Kopie trzymamy przez dwa tygodnie.", "Backups are kept for 14 days."),
+    ("Odpowiadamy w ciągu dwóch dni.", "We answer within 48 hours."),
+    # a given rate times a given number of its units
+    ("Four weeks on call pay $1,000.", "The stipend is $250 per week, for four weeks."),
+    ("São R$ 900 num mês com 20 dias úteis.", "O vale é de R$ 45 por dia útil; 20 dias úteis."),
 ]
 
 
@@ -442,6 +450,9 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Es sind 40 Cent pro Fahrt.", "A ride costs €0.50."),
         ("Du hast 28 Urlaubstage.", "Urlaub: 30 Tage im Jahr."),
         ("Je hebt 3 werkweken.", "It takes 14 days."),
+        ("Kopie trzymamy przez trzy tygodnie.", "Backups are kept for 14 days."),
+        ("Four weeks on call pay $1,250.", "The stipend is $250 per week, for four weeks."),
+        ("You earn €680.", "You earn €40 per hour; the shift ends at 17:00."),  # no duration
         ("Cela prend quinze minutes.", "It takes 14 minutes."),
         ("一个迭代是三周。", "每个迭代周期为两周。"),
         ("二十五小时内回复。", "We answer within 1 day."),
