@@ -24,7 +24,10 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
   rule that reads the neighbours' letters;
 - `fresh5` (fresh5/): answers in 25 languages written blind after fresh4's fixes, to
   measure them: quoted foreign text, threads that change language, requests for a
-  language, close languages, inflected stems, restated figures, pasted credentials.
+  language, close languages, inflected stems, restated figures, pasted credentials;
+- `fresh6` (fresh6/): a last blind set written after every change of 2026-11-27 (rates
+  times counts, cents, compounds and words that only end like a unit, quotes of every
+  kind, names that look like languages, requests, AWS credentials), to measure them.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
 went the wrong way, with their codes.
 """
@@ -51,6 +54,7 @@ FRESH2 = CORPUS / "fresh2"
 FRESH3 = CORPUS / "fresh3"
 FRESH4 = CORPUS / "fresh4"
 FRESH5 = CORPUS / "fresh5"
+FRESH6 = CORPUS / "fresh6"
 SETS = {
     "corpus": CORPUS,
     "heldout": HELDOUT,
@@ -60,6 +64,7 @@ SETS = {
     "fresh3": FRESH3,
     "fresh4": FRESH4,
     "fresh5": FRESH5,
+    "fresh6": FRESH6,
 }
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import bisect
 import datetime
 import functools
+import itertools
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -415,7 +417,8 @@ _QUANTITY = re.compile(
     rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
     rf"|(?:(?P<adjective>{_NOT_BETWEEN}[^\W\d_]{{3,}})\s(?:{_NOT_BETWEEN}[^\W\d_]{{3,}}\s)?)?"
-    rf"{_UNIT_IN_COMPOUND}(?P<unit>{_alternatives(_LATIN_UNITS)})(?![^\W\d_])))?"
+    rf"(?:(?-i:US|CA|AU|NZ|HK|SG)\s)?{_UNIT_IN_COMPOUND}(?P<unit>{_alternatives(_LATIN_UNITS)})"
+    rf"(?![^\W\d_])))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
     rf"(?![^\W{CJK}])",
     _FLAGS,
@@ -885,6 +888,52 @@ class Known:
             if any(values[i] != base for i in range(start, end)):
                 return True
         return False
+
+
+# A product written out with its operands: "9 × $1,850 = $16,650", "240 km × 30 Cent = 72 €"
+_TIMES = re.compile(r"\s?(?:[×✕·]|(?<=\s)[x*](?=\s)|(?<=[0-9])x(?=[0-9$€£]))\s?")
+_FRACTION = re.compile(r"(?<![0-9/])([0-9]{1,3})/([0-9]{1,3})(?![0-9/])")
+_EXPRESSION_START = re.compile(r".*[(:;\n]", re.DOTALL)
+MAX_OPERANDS = 4
+MAX_SHOWN = 10  # products read per claim
+EXPRESSION = 120  # characters before "=" a product is read in
+MAX_READINGS = 8  # of one operand: a bound on the products tried
+
+
+def shown(claim: str, known: Known) -> frozenset[Key]:
+    """The results of the products a claim writes out ("9 × $1,850 = $16,650", "30
+    Urlaubstage × 4/5 = 24") where one operand is given and the arithmetic holds: the
+    reader can check them, and what the rule checks is that no figure contradicts what was
+    given. The other operands are the answer's reasoning (a count of months), which a lone
+    number does not claim."""
+    results: set[Key] = set()
+    for equals in itertools.islice(re.finditer("=", claim), MAX_SHOWN):
+        left = claim[max(0, equals.start() - EXPRESSION) : equals.start()]
+        opened = _EXPRESSION_START.match(left)
+        parts = _TIMES.split(left[opened.end() if opened else 0 :])
+        result = next(claims(claim[equals.end() : equals.end() + 40]), None)
+        if result is None or not 2 <= len(parts) <= MAX_OPERANDS:
+            continue
+        readings = [_readings(part) for part in parts]
+        if not all(readings) or not any(known.confirms(keys) for keys, _ in readings):
+            continue
+        products = {math.prod(values) for values in itertools.product(*(v for _, v in readings))}
+        if any(_number(kind, raw) in products for kind, raw in result):
+            results |= result
+    return frozenset(results)
+
+
+def _readings(operand: str) -> tuple[frozenset[Key], tuple[Fraction, ...]]:
+    """An operand's figures, and the values it may stand for: its figures', its numbers',
+    or a fraction's ("4/5")."""
+    keys = frozenset(key for found in claims(operand) for key in found)
+    values = {value for kind, raw in keys if (value := _number(kind, raw)) is not None}
+    values |= {v for number in _ANY_NUMBER.findall(operand) for v in _values(number)}
+    values |= {Fraction(int(a), int(b)) for a, b in _FRACTION.findall(operand) if int(b)}
+    keys |= {
+        ("number", _plain(v)) for number in _ANY_NUMBER.findall(operand) for v in _values(number)
+    }
+    return keys, tuple(sorted(values)[:MAX_READINGS])
 
 
 def _ordinal(iso: str) -> int | None:

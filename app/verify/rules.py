@@ -12,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
-from app.verify.figures import Key, Known, claims
+from app.verify.figures import Key, Known, claims, shown
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
 from app.verify.length import too_short
@@ -148,14 +148,24 @@ def figure_findings(
     if not sources or not claimed:
         return
     known = _known((*(source.text for source in sources), *messages))
-    unsourced = {
-        claim
-        for claim in claimed
-        if not all(map(known.confirms, itertools.islice(_figures(claim), MAX_CLAIM_FIGURES)))
-    }
+    unsourced = {claim for claim in claimed if _unsourced(claim, known)}
     for number, citation in enumerate(citations, 1):
         if citation.claim in unsourced:
             yield Finding("UNSOURCED_FIGURE", 0, 0, detail=f"(citation {number})")
+
+
+def _unsourced(claim: str, known: Known) -> bool:
+    """Whether a figure of the claim is neither given nor the result of a product it
+    writes out with a given operand."""
+    missing = [
+        figure
+        for figure in itertools.islice(_figures(claim), MAX_CLAIM_FIGURES)
+        if not known.confirms(figure)
+    ]
+    if not missing:
+        return False
+    worked = shown(claim, known)
+    return any(not figure & worked for figure in missing)
 
 
 @functools.lru_cache(maxsize=32)

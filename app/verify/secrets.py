@@ -148,6 +148,15 @@ _PUBLISHED = (
 # mysql's and mongo's compose files): a placeholder on a local host, as a user's own name
 # is. Not "password" or "changeme": weak, but real on a host named like "prod-db-01".
 _PLACEHOLDER_PASSWORDS = frozenset({"example"})
+# The word "password" itself, in the languages Vouch reads: the template's placeholder
+# (`postgres://usuario:contraseña@localhost`), on this machine only (a container's
+# service, "prod-db-01", may be a real host, where "password" is a weak password).
+_PASSWORD_WORDS = frozenset(
+    "password passwort contraseña contrasena senha motdepasse mot_de_passe wachtwoord "
+    "hasło haslo heslo пароль lösenord losenord passord adgangskode parola şifre sifre "
+    "パスワード 密码 비밀번호".split()
+)
+_THIS_MACHINE = re.compile(r"@(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?![\w.-])")
 MAX_USER = 256  # characters of a URL's user name looked back over
 _USER = re.compile(r"//([^\s:/@]+):\Z")
 # An auth token near an Account SID: 32 hex characters given as a token (`AUTH_TOKEN=…`,
@@ -174,7 +183,7 @@ _KEY_MATERIAL = re.compile(
     r"^[ \t>]*[A-Za-z0-9+/]{16,}={0,2}[ \t]*$|(?=[A-Za-z0-9+/]{0,40}[g-zG-Z+/])[A-Za-z0-9+/]{40,}",
     re.M,
 )  # the long run must not be hex alone: a commit SHA is no key
-_NAME_LIKE = re.compile(r"[A-Z][A-Z_]*")
+
 _PREFIX = re.compile(r"^(?:[A-Za-z]{2,6}[_-]|AKIA|ASIA|AIza|sk-ant-\w+-)")
 
 
@@ -275,7 +284,10 @@ def _example(
     if isinstance(plugin, BasicAuthDetector):  # a default pair, on a local host only
         user = _USER.search(text, max(0, found.start() - MAX_USER), found.start())
         local = _LOCAL_HOST.match(text, found.end()) is not None
-        default = found.group() in _PLACEHOLDER_PASSWORDS
+        default = found.group() in _PLACEHOLDER_PASSWORDS or (
+            found.group().casefold() in _PASSWORD_WORDS
+            and _THIS_MACHINE.match(text, found.end()) is not None
+        )
         return local and user is not None and (default or user.group(1) == found.group())
     if isinstance(plugin, TwilioKeyDetector):  # an Account SID is an id, in every API URL,
         # unless its auth token is near; API keys (SK…) always count
@@ -287,13 +299,19 @@ def _example(
     return False
 
 
+def _name_like(value: str) -> bool:
+    """Written like a name: capitals and underscores, in any script ("PASSWORD", "HASŁO")."""
+    letters = value.replace("_", "")
+    return value[:1].isalpha() and letters.isalpha() and letters.isupper()
+
+
 def _filtered(secret: str, token: re.Match[str] | None, *, url_password: bool) -> bool:
     """detect-secrets' default filters of a value, and placeholders (a plugin may yield
     only part of what it matched, "ghp" of "ghp_…": the token there is what is judged)."""
     whole = token.group() if token is not None and len(token.group()) > len(secret) else secret
     return (
         len(set(_PREFIX.sub("", whole))) <= 3
-        or (url_password and _NAME_LIKE.fullmatch(secret) is not None)
+        or (url_password and _name_like(secret))
         or heuristic.is_sequential_string(secret)
         or heuristic.is_potential_uuid(secret)
         or heuristic.is_templated_secret(secret)

@@ -9,6 +9,7 @@ from bench.efficacy import (
     FRESH3,
     FRESH4,
     FRESH5,
+    FRESH6,
     HELDOUT,
     LOOKALIKES,
     evaluate,
@@ -207,3 +208,24 @@ def test_the_fifth_fresh_set_written_after_the_fourths_fixes_as_recorded() -> No
     assert rows["wrong_language"].caught >= 18  # of 35
     assert rows["secret"].caught >= 8  # of 9
     assert rows["wrong_figure"].caught >= 7  # of 11
+
+
+def test_the_sixth_fresh_set_written_after_every_change_of_the_day_as_recorded() -> None:
+    """A last blind set (fresh6/), written after every change of 2026-11-27 to measure them:
+    its first run failed 12 of 160 good answers (UNSOURCED_FIGURE 9: products written out
+    with their operands, "0.75 US cents"; SECRET 2: a template's password in Spanish, a
+    name in Polish capitals; OFF_TOPIC 1) and caught 13 of 23 wrong-language answers, 11
+    of 12 secrets and 14 of 16 wrong figures. Fixed since (docs/verification.md); left: a
+    half year (半年) as six months, a date counted from the message's month, ten working
+    days as two weeks, a sales answer sharing no word with its question."""
+    rows = evaluate(load(FRESH6))
+    assert rows["good"].total >= 160
+    assert [item for item, _ in rows["good"].wrong] == [
+        "answers6-8",
+        "answers6-29",
+        "answers6-97",
+        "answers6-183",
+    ]
+    assert rows["wrong_language"].caught >= 13  # of 23
+    assert rows["secret"].caught >= 11  # of 12
+    assert rows["wrong_figure"].caught >= 14  # of 16

@@ -27,6 +27,8 @@ CREDENTIALS = {
     "aws secret key": "aws_secret_access_key = 9tQ2vLx8Kp3mZr7Yw1Bn5Hc0Df6Gj4Sa2Ue8Ri0T",
     "aws secret key, json": '"SecretAccessKey": "9tQ2vLx8Kp3mZr7Yw1Bn5Hc0Df6Gj4Sa2Ue8Ri0T"',
     "aws secret key, flag": "--aws-secret-access-key 9tQ2vLx8Kp3mZr7Yw1Bn5Hc0Df6Gj4Sa2Ue8Ri0T",
+    # "password" on a container's service is a weak password on what may be a real host
+    "weak on a service": "postgres://app:password@prod-db-01:5432/app",
     "github classic": "ghp_7fK2mQ9xLp4vT1nB8cZ6wR3sY0dH5jGaUeXi",
     "github fine-grained": "github_pat_11ABCD2EF0"
     + "kQ3mX7pL2vT9nB4cZ8wR1sY6dH0jGaUe5XiOoPlMnBvCxZq3W8eR6tY1uI4oP7aS2dF5gH9jK",
@@ -59,6 +61,11 @@ LOOK_ALIKES = {
     "aws secret from the environment": "AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY}",
     "aws secret placeholder": "aws_secret_access_key = REPLACEWITHYOURAWSSECRETACCESSKEYVALUE12",
     "aws secret name on its own line": "aws_secret_access_key =\nthen paste the key below",
+    # the word "password" in the template's own language, on this machine; a name in
+    # capitals of any script
+    "template in spanish": "DATABASE_URL=postgres://usuario:contraseña@localhost:5432/app",
+    "template in russian": "postgres://app:пароль@127.0.0.1:5432/app",
+    "name in polish capitals": "postgres://UŻYTKOWNIK:HASŁO@HOST:5432/NAZWA_BAZY",
     "jwt.io": "Try `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6Ikpv"
     "aG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c` on jwt.io.",
     "default": "In CI: `DATABASE_URL: postgres://postgres:postgres@localhost:5432/postgres`.",

@@ -390,6 +390,12 @@ RESTATED = [
     # a given rate times a given number of its units
     ("Four weeks on call pay $1,000.", "The stipend is $250 per week, for four weeks."),
     ("São R$ 900 num mês com 20 dias úteis.", "O vale é de R$ 45 por dia útil; 20 dias úteis."),
+    # a product written out with its operands, one of them given
+    ("Datadog: 9 × $1,850 = $16,650.", "Datadog: $1,850 per month, billed monthly."),
+    ("240 km × 30 Cent pro Kilometer = 72,00 €.", "30 Cent pro Kilometer; gefahren: 240 km."),
+    ("Anteilig: 30 Urlaubstage × 4/5 = 24.", "Vollzeit: 30 Urlaubstage pro Jahr."),
+    ("It accrues monthly (8 × 1.75 = 14).", "Leave accrues at 1.75 days per full month."),
+    ("200,000 segments at 0.75 cents ($0.0075) each.", "0.75 US cents per segment; 200k sent."),
 ]
 
 
@@ -452,6 +458,8 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Je hebt 3 werkweken.", "It takes 14 days."),
         ("Kopie trzymamy przez trzy tygodnie.", "Backups are kept for 14 days."),
         ("Four weeks on call pay $1,250.", "The stipend is $250 per week, for four weeks."),
+        ("Datadog: 9 × $1,850 = $16,850.", "Datadog: $1,850 per month, billed monthly."),
+        ("Datadog: 9 × $1,950 = $17,550.", "Datadog: $1,850 per month, billed monthly."),
         ("You earn €680.", "You earn €40 per hour; the shift ends at 17:00."),  # no duration
         ("Cela prend quinze minutes.", "It takes 14 minutes."),
         ("一个迭代是三周。", "每个迭代周期为两周。"),
