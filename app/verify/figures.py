@@ -429,14 +429,15 @@ _DOT_THOUSANDS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+")
 _SPACE_THOUSANDS = re.compile(r"[0-9]{1,3}(?:['\x20][0-9]{3})+")
 _GROUPED_DECIMAL = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+\.[0-9]+|[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+")
 _EVERY = re.compile(r"\bevery\s+(hour|day|week)\b", _FLAGS)
-_PAID_BY = [u for u in _LATIN_UNITS if _UNITS[u][0] == "duration" and _UNITS[u][1] >= 3600]
-# After an amount of money, the unit of time it is paid or charged by: "$250 per week",
-# "R$ 45 por dia útil", "€40 a day", "150 Kč za každý den".
+_PAID_BY = [
+    u for u in _LATIN_UNITS if _UNITS[u][0] == "duration" and _UNITS[u][1] >= 3600 and len(u) > 1
+]
+# After an amount of money, the unit of time it is paid or charged by, right after a word
+# of rate: "$250 per week", "R$ 45 por dia útil", "€40 a day", "$40/hour" (not "$50 and",
+# nor "$500 per user per month": the unit must come next).
 _PER_UNIT = re.compile(
-    r"\s*(?:/|per|pro|par|por|za|a|an|je|à|al|each|every|jede[nrs]?|chaque|cada|ogni|elke)\s*"
-    r"(?:[^\W\d_]+\s+){0,2}?"
-    rf"(?P<unit>{_alternatives(_PAID_BY)})"
-    r"(?![^\W\d_])",
+    r"\s?(?:/\s?|(?:per|pro|par|por|a|an|je|à|al|each|every|jede[nrs]?|chaque|cada|ogni|elke)\s)"
+    rf"(?P<unit>{_alternatives(_PAID_BY)})(?![^\W\d_])",
     _FLAGS,
 )
 _WORD = re.compile(r"\w+")
@@ -749,7 +750,8 @@ def _decimal(scale: Fraction) -> Fraction:
 
 
 def _plain(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+    """A value as a key: whole, or to 12 significant digits ("14814.72", not "14814.7")."""
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):.12g}"
 
 
 def _periods(text: str) -> set[Key]:
@@ -781,11 +783,15 @@ class Known:
     pools: dict[str, frozenset[Fraction]]
     shares: dict[str, frozenset[Fraction]]  # a given percentage of a given figure, by kind
     ratios: tuple[Fraction, ...]  # the numbers as written, which a percentage may compare
-    rates: tuple[tuple[Fraction, Fraction], ...] = ()  # (money, per seconds): "$250 a week"
+    rates: frozenset[tuple[Fraction, Fraction]] = frozenset()  # (money, per seconds)
+    paid: frozenset[Fraction] = frozenset()  # a rate times a count of its units the asker gave
 
     @classmethod
-    def of(cls, texts: Iterable[str]) -> Known:
-        keys = frozenset(key for text in texts for key in figures(text))
+    def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
+        """What `texts` give; durations in `counted` (the messages) may also count a rate's
+        units ("we have 4 weeks" with "$250 per week")."""
+        counted = tuple(counted)
+        keys = frozenset(key for text in (*texts, *counted) for key in figures(text))
         pools: dict[str, set[Fraction]] = {}
         for kind, raw in keys:
             value = _number(kind, raw)
@@ -796,13 +802,23 @@ class Known:
         shares = {
             g: frozenset(p * a / 100 for p in percents for a in v) for g, v in bounded.items()
         }
-        rates = tuple(
+        rates = frozenset(
             (Fraction(money), Fraction(seconds))
             for kind, raw in keys
             if kind == "rate"
             for money, seconds in [raw.split("/")]
         )
-        return cls(keys, bounded, shares, tuple(sorted(bounded.get("number", ()))), rates)
+        counts = {
+            Fraction(raw) for text in counted for kind, raw in figures(text) if kind == "duration"
+        }
+        paid = frozenset(
+            money * (span / seconds)
+            for money, seconds in sorted(rates)[:ARITHMETIC_POOL]
+            for span in sorted(counts)[:ARITHMETIC_POOL]
+            if (span / seconds).denominator == 1 and span / seconds >= 2
+        )
+        numbers = tuple(sorted(bounded.get("number", ())))
+        return cls(keys, bounded, shares, numbers, rates, paid)
 
     def confirms(self, claim: frozenset[Key]) -> bool:
         """Whether a claimed figure is given, in any of its forms, or derived from given
@@ -812,9 +828,9 @@ class Known:
         number is of another (60,000 of 80,000 is 75%), or a given date plus or minus a
         given number of days (2026-01-15 less 60 days' notice is 2025-11-16). Each operand
         must be at least a fiftieth of the result, so an off-by-one (2027 from 2026 and a
-        stray 1) is no sum. Of products, only a given rate times a given whole number of its
-        units of time ("$250 per week" for "four weeks" is $1,000); other products and
-        longer chains are not tried: they would explain away real slips."""
+        stray 1) is no sum. Of products, only a given rate times a whole number of its units
+        of time the asker gives ("$250 per week", "a four-week rotation": $1,000); other
+        products and longer chains are not tried: they would explain away real slips."""
         return bool(claim & self.keys) or any(self._derives(kind, raw) for kind, raw in claim)
 
     def _derives(self, kind: str, raw: str) -> bool:
@@ -838,19 +854,7 @@ class Known:
         return (
             target in shares
             or any(target - share in pool or share - target in pool for share in shares)
-            or (kind == "money" and self._paid(target))
-        )
-
-    def _paid(self, target: Fraction) -> bool:
-        """Whether an amount is a given rate times a given whole number of its units of
-        time: "$250 per week" and "four weeks" give $1,000."""
-        durations = [Fraction(raw) for kind, raw in self.keys if kind == "duration"]
-        return any(
-            (times := duration / seconds).denominator == 1
-            and times >= 2
-            and money * times == target
-            for money, seconds in self.rates
-            for duration in durations
+            or (kind == "money" and target in self.paid)
         )
 
     def _dated(self, raw: str) -> bool:
@@ -890,50 +894,81 @@ class Known:
         return False
 
 
-# A product written out with its operands: "9 × $1,850 = $16,650", "240 km × 30 Cent = 72 €"
-_TIMES = re.compile(r"\s?(?:[×✕·]|(?<=\s)[x*](?=\s)|(?<=[0-9])x(?=[0-9$€£]))\s?")
-_FRACTION = re.compile(r"(?<![0-9/])([0-9]{1,3})/([0-9]{1,3})(?![0-9/])")
-_EXPRESSION_START = re.compile(r".*[(:;\n]", re.DOTALL)
-MAX_OPERANDS = 4
+# A product written out with its operands, each a single figure or number between the
+# signs: "9 × $1,850 = $16,650", "240 km × 30 Cent = 72 €", "30 Urlaubstage × 4/5 = 24".
+_OPERAND = (
+    r"(?:[$€£¥₹]|R\$)?\s?[0-9][0-9.,\u202f\u00a0']*(?:/[0-9]{1,3})?"
+    r"(?:\s?(?:[$€£¥₹%％]|[^\W\d_]{1,15}))?"
+    r"(?:\s(?:per|pro|por|par|a|je|à|al)\s[^\W\d_]{1,15}(?:\s[^\W\d_]{1,15})?)?"  # "pro km"
+)
+_TIMES = r"\s?(?:[×✕⨉·]|(?<=\s)[xX*](?=\s))\s?"
+_PRODUCT = re.compile(
+    rf"(?<![\w.,/])(?P<operands>{_OPERAND}(?:{_TIMES}{_OPERAND}){{1,3}})"
+    rf"\s?[=＝]\s?(?P<result>{_OPERAND})(?![0-9])"
+)
+_SPLIT_TIMES = re.compile(_TIMES)
+_FRACTION = re.compile(r"^([0-9]{1,3})/([0-9]{1,3})$")
 MAX_SHOWN = 10  # products read per claim
-EXPRESSION = 120  # characters before "=" a product is read in
-MAX_READINGS = 8  # of one operand: a bound on the products tried
 
 
 def shown(claim: str, known: Known) -> frozenset[Key]:
     """The results of the products a claim writes out ("9 × $1,850 = $16,650", "30
-    Urlaubstage × 4/5 = 24") where one operand is given and the arithmetic holds: the
-    reader can check them, and what the rule checks is that no figure contradicts what was
-    given. The other operands are the answer's reasoning (a count of months), which a lone
-    number does not claim."""
+    Urlaubstage × 4/5 = 24"), where the arithmetic holds, every operand that is a figure
+    (an amount, a duration, a percentage) is given, no factor is one, and time is
+    multiplied by money only through a rate given per that unit ("$40 per hour" for
+    hours): the reader can check them. A bare count (of months, of licences) is the
+    answer's reasoning, which a lone number does not claim; the judge weighs it."""
     results: set[Key] = set()
-    for equals in itertools.islice(re.finditer("=", claim), MAX_SHOWN):
-        left = claim[max(0, equals.start() - EXPRESSION) : equals.start()]
-        opened = _EXPRESSION_START.match(left)
-        parts = _TIMES.split(left[opened.end() if opened else 0 :])
-        result = next(claims(claim[equals.end() : equals.end() + 40]), None)
-        if result is None or not 2 <= len(parts) <= MAX_OPERANDS:
+    for m in itertools.islice(_PRODUCT.finditer(claim), MAX_SHOWN):
+        factors = [_factor(part, known) for part in _SPLIT_TIMES.split(m.group("operands"))]
+        if any(factor is None for factor in factors):
             continue
-        readings = [_readings(part) for part in parts]
-        if not all(readings) or not any(known.confirms(keys) for keys, _ in readings):
+        values = [value for value, _ in factors if value is not None]  # type: ignore[misc]
+        if any(value in (0, 1) for value in values) or not _units_agree(factors, known):
             continue
-        products = {math.prod(values) for values in itertools.product(*(v for _, v in readings))}
-        if any(_number(kind, raw) in products for kind, raw in result):
+        result = frozenset(key for found in claims(m.group("result")) for key in found)
+        product = math.prod(values)
+        if any(_number(kind, raw) == product for kind, raw in result):
             results |= result
     return frozenset(results)
 
 
-def _readings(operand: str) -> tuple[frozenset[Key], tuple[Fraction, ...]]:
-    """An operand's figures, and the values it may stand for: its figures', its numbers',
-    or a fraction's ("4/5")."""
-    keys = frozenset(key for found in claims(operand) for key in found)
-    values = {value for kind, raw in keys if (value := _number(kind, raw)) is not None}
-    values |= {v for number in _ANY_NUMBER.findall(operand) for v in _values(number)}
-    values |= {Fraction(int(a), int(b)) for a, b in _FRACTION.findall(operand) if int(b)}
-    keys |= {
-        ("number", _plain(v)) for number in _ANY_NUMBER.findall(operand) for v in _values(number)
-    }
-    return keys, tuple(sorted(values)[:MAX_READINGS])
+def _factor(operand: str, known: Known) -> tuple[Fraction, Key | None] | None:
+    """An operand's value, and its figure's key (None for a bare number or a fraction); None
+    if it is a figure no source or message gives."""
+    operand = operand.strip()
+    fraction = _FRACTION.match(operand)
+    if fraction:
+        low, high = int(fraction.group(1)), int(fraction.group(2))
+        return (Fraction(low, high), None) if high else None
+    figure = next(claims(operand), None)
+    if figure is None:  # a bare count: its written value
+        numbers = _ANY_NUMBER.findall(operand)
+        written = _values(numbers[0]) if numbers else frozenset()
+        return (min(written), None) if len(written) == 1 else None
+    if not known.confirms(figure):
+        return None
+    kind, raw = min(figure)
+    if kind == "duration":  # in the unit it is written in: "30 Urlaubstage" is 30
+        numbers = _ANY_NUMBER.findall(operand)
+        written = _values(numbers[0]) if numbers else frozenset()
+        value = min(written) if len(written) == 1 else None
+        unit = Fraction(raw) / value if value else None
+        return (value, ("duration", _plain(unit))) if value and unit else None
+    value = _number(kind, raw)
+    if value is None:
+        return None
+    return (value / 100 if kind == "percent" else value), (kind, raw)
+
+
+def _units_agree(factors: list[tuple[Fraction, Key | None] | None], known: Known) -> bool:
+    """Time times money only where a rate per that unit of time is given."""
+    keys = [key for factor in factors if factor is not None and (key := factor[1])]
+    spans = [Fraction(raw) for kind, raw in keys if kind == "duration"]
+    money = [Fraction(raw) for kind, raw in keys if kind == "money"]
+    if not spans or not money:
+        return True
+    return all((amount, unit) in known.rates for amount in money for unit in spans)
 
 
 def _ordinal(iso: str) -> int | None:

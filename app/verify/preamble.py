@@ -88,6 +88,7 @@ _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,
 _EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
 _OWN_WORDS = re.compile(r"[^\W\d_]")  # a letter outside quotation marks
+_CLOSING_MARKS = " \t\n\"”“»«」』'’‘›"
 
 
 def no_content(layout: Layout) -> bool:
@@ -97,7 +98,9 @@ def no_content(layout: Layout) -> bool:
     untitled = _TITLE_LINE.sub("", layout.masked)
     written = untitled if untitled.strip() else layout.masked
     prose = _EMOJI.sub(" ", written)
-    if not _OWN_WORDS.search(QUOTED.sub(" ", prose)):
+    unquoted = QUOTED.sub(" ", prose)
+    closed = prose.rstrip(_CLOSING_MARKS)  # "Sure! Here are the steps:" still ends open
+    if unquoted != prose and not _OWN_WORDS.search(unquoted) and not _COLON_END.search(closed):
         return False  # all in quotation marks: a translation, a text to send, not a promise
     sentences = [s.strip() for s in _SENTENCES.findall(prose) if s.strip(" \t\n:：…")]
     if len(prose) <= SHORT and len(sentences) <= 2 and _ends_open(prose, written):

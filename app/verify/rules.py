@@ -147,7 +147,7 @@ def figure_findings(
     claimed = {citation.claim for citation in citations if citation.claim}
     if not sources or not claimed:
         return
-    known = _known((*(source.text for source in sources), *messages))
+    known = _known(tuple(source.text for source in sources), tuple(messages))
     unsourced = {claim for claim in claimed if _unsourced(claim, known)}
     for number, citation in enumerate(citations, 1):
         if citation.claim in unsourced:
@@ -157,22 +157,22 @@ def figure_findings(
 def _unsourced(claim: str, known: Known) -> bool:
     """Whether a figure of the claim is neither given nor the result of a product it
     writes out with a given operand."""
-    missing = [
-        figure
-        for figure in itertools.islice(_figures(claim), MAX_CLAIM_FIGURES)
-        if not known.confirms(figure)
-    ]
-    if not missing:
-        return False
-    worked = shown(claim, known)
-    return any(not figure & worked for figure in missing)
+    worked: frozenset[Key] | None = None
+    for figure in itertools.islice(_figures(claim), MAX_CLAIM_FIGURES):
+        if known.confirms(figure):
+            continue
+        if worked is None:
+            worked = shown(claim, known)  # once, and only for a claim that needs it
+        if not figure & worked:
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=32)
-def _known(texts: tuple[str, ...]) -> Known:
+def _known(texts: tuple[str, ...], messages: tuple[str, ...] = ()) -> Known:
     """The figures the sources and the conversation give (cached: every attempt at a
     message checks its claims against the same texts, and a long file costs a lot)."""
-    return Known.of(texts)
+    return Known.of(texts, messages)
 
 
 def _figures(claim: str) -> Iterator[frozenset[Key]]:

@@ -97,7 +97,8 @@ StripeWebhookSecretDetector = _plugin(
 AwsSecretKeyDetector = _plugin(
     "AwsSecretKeyDetector",
     "AWS Access Key",
-    r"(?i:aws[_-]secret[_-]access[_-]key|secretaccesskey)[\"']?(?:[ \t]*[=:][ \t]*|[ \t]+)[\"']?"
+    r"(?i:aws[_-]secret[_-]access[_-]key|secretaccesskey|aws secret access key(?: \[[^\]\n]*\])?)"
+    r"[\\\"']*(?:[ \t]*(?:[=:>]|&gt;)[ \t]*|[ \t]+)[\\\"']*"
     r"([0-9a-zA-Z/+]{40})"
     r"(?![0-9a-zA-Z/+])",
 )
@@ -156,7 +157,9 @@ _PASSWORD_WORDS = frozenset(
     "hasło haslo heslo пароль lösenord losenord passord adgangskode parola şifre sifre "
     "パスワード 密码 비밀번호".split()
 )
-_THIS_MACHINE = re.compile(r"@(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?![\w.-])")
+_THIS_MACHINE = re.compile(  # and no later "@" or escape that would make it another host
+    r"@(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?![\w.%+@-])(?![^\s/]*@)"
+)
 MAX_USER = 256  # characters of a URL's user name looked back over
 _USER = re.compile(r"//([^\s:/@]+):\Z")
 # An auth token near an Account SID: 32 hex characters given as a token (`AUTH_TOKEN=…`,
@@ -216,7 +219,11 @@ _GATE_PATTERNS: dict[type[RegexBasedDetector], tuple[str, ...]] = {
     SlackAppTokenDetector: ("xapp-", "xoxe"),
     OpenAIProjectKeyDetector: ("T3BlbkFJ",),
     StripeWebhookSecretDetector: ("whsec_",),
-    AwsSecretKeyDetector: ("(?i)aws[_-]secret[_-]access[_-]key", "(?i)secretaccesskey"),
+    AwsSecretKeyDetector: (
+        "(?i)aws[_-]secret[_-]access[_-]key",
+        "(?i)secretaccesskey",
+        "(?i)aws secret access key",
+    ),
     UrlPasswordDetector: ("://:",),
     # the plugins' runs of 6, 32 and 35 characters, cut short: a superset, a smaller automaton
     DiscordBotTokenDetector: (r"\.[a-zA-Z\p{Nd}_-]{6}\.",),
@@ -302,7 +309,7 @@ def _example(
 def _name_like(value: str) -> bool:
     """Written like a name: capitals and underscores, in any script ("PASSWORD", "HASŁO")."""
     letters = value.replace("_", "")
-    return value[:1].isalpha() and letters.isalpha() and letters.isupper()
+    return value[:1].isalpha() and all(letter.isupper() for letter in letters)
 
 
 def _filtered(secret: str, token: re.Match[str] | None, *, url_password: bool) -> bool:

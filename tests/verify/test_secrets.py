@@ -15,6 +15,7 @@ from app.verify.secrets import PLUGINS, credentials, gated
 from tests.examples import examples
 
 # Made up for these tests, in each vendor's format (none was ever issued).
+AWS_SECRET = "9tQ2vLx8Kp3mZr7Yw1Bn5Hc0Df6Gj4Sa2Ue8Ri0T"
 CREDENTIALS = {
     "slack bot": "xoxb-2741098345-5829104736021-q8Tn3LwZx0PeRv7KcYbM2sHd",
     "slack app": "xapp-1-A05R2K9L3MN-6011234567890-9f8e7d6c5b4a39281706f5e4d3c2b1a0",
@@ -29,6 +30,14 @@ CREDENTIALS = {
     "aws secret key, flag": "--aws-secret-access-key 9tQ2vLx8Kp3mZr7Yw1Bn5Hc0Df6Gj4Sa2Ue8Ri0T",
     # "password" on a container's service is a weak password on what may be a real host
     "weak on a service": "postgres://app:password@prod-db-01:5432/app",
+    # "localhost" that is not the host: a later "@", an escaped dot
+    "not this machine": "https://admin:password@localhost@db.prod.example.com/app",
+    "escaped dot": "postgres://app:password@localhost%2eevil.com/app",
+    # a name in capitals is all capitals: one among uncased letters is none
+    "one capital": "postgres://app:Xשלוםעולם@db.internal:5432/app",
+    "aws secret key, escaped json": '{\\"SecretAccessKey\\": \\"' + AWS_SECRET + '\\"}',
+    "aws secret key, xml": f"<SecretAccessKey>{AWS_SECRET}</SecretAccessKey>",
+    "aws secret key, prompt": f"AWS Secret Access Key [None]: {AWS_SECRET}",
     "github classic": "ghp_7fK2mQ9xLp4vT1nB8cZ6wR3sY0dH5jGaUeXi",
     "github fine-grained": "github_pat_11ABCD2EF0"
     + "kQ3mX7pL2vT9nB4cZ8wR1sY6dH0jGaUe5XiOoPlMnBvCxZq3W8eR6tY1uI4oP7aS2dF5gH9jK",

@@ -32,6 +32,11 @@ PREAMBLES = [
     "Here's what to check :point_down:",
     "Un momento, lo reviso :hourglass_flowing_sand:",
     "Here you go: 🎉",  # the colon ends it, whatever emoji follows
+    # no letters, or a quoted preamble that ends open, is no quotation to send
+    ":point_down:",
+    "👇👇👇",
+    '"Sure! Here are the steps:"',
+    "“Klar, hier ist die Anleitung:”",
 ]
 ANSWERS = [
     "Yes.",
@@ -315,10 +320,10 @@ def test_a_figure_from_the_thread_or_arithmetic_on_given_figures_passes() -> Non
     assert figures_flagged("In a month you would need 1,200 GB in all.", thread)
 
 
-def restated_flagged(claim: str, source: str) -> bool:
+def restated_flagged(claim: str, source: str, question: str = "?") -> bool:
     verdict = verify(
         f"{claim} See the page.",
-        question="?",
+        question=question,
         sources=(Source("s1", "Page", "https://wiki.example.com/p", source),),
         citations=(Citation("s1", "", source, claim),),
     )
@@ -387,9 +392,6 @@ RESTATED = [
     ("Conversion rose by 12 percentage points.", "Conversion went from 35% to 47%."),
     ("Kopie trzymamy przez dwa tygodnie.", "Backups are kept for 14 days."),
     ("Odpowiadamy w ciągu dwóch dni.", "We answer within 48 hours."),
-    # a given rate times a given number of its units
-    ("Four weeks on call pay $1,000.", "The stipend is $250 per week, for four weeks."),
-    ("São R$ 900 num mês com 20 dias úteis.", "O vale é de R$ 45 por dia útil; 20 dias úteis."),
     # a product written out with its operands, one of them given
     ("Datadog: 9 × $1,850 = $16,650.", "Datadog: $1,850 per month, billed monthly."),
     ("240 km × 30 Cent pro Kilometer = 72,00 €.", "30 Cent pro Kilometer; gefahren: 240 km."),
@@ -430,6 +432,40 @@ def test_words_holding_a_numeral_or_a_half_are_no_figures(claim: str) -> None:
     assert not restated_flagged(claim, "Backups are kept for 30 days.")
 
 
+# (claim, source, question): a rate given per unit of time, times a count of its units the
+# asker gives; and products written out with their operands
+PAID = [
+    ("Four weeks on call pay $1,000.", "The stipend is $250 per week.", "A four-week rotation?"),
+    ("São R$ 900 no mês.", "O vale é de R$ 45 por dia útil.", "Quanto recebo em 20 dias úteis?"),
+    ("10 hours × $40 = $400.", "Consulting is billed at $40 per hour.", "We need 10 hours."),
+    ("12 × $1,234.56 = $14,814.72.", "The lease is $1,234.56 per month.", "For 12 months?"),
+]
+# ... and what they may not explain away
+NOT_PAID = [
+    ("Four weeks on call pay $1,250.", "The stipend is $250 per week.", "A four-week rotation?"),
+    ("It comes to $960.", "Support costs $40 per hour. We answer within 24 hours.", "?"),
+    ("You pay $6,000.", "Seats cost $500 per user per month.", "We have 10 users, 12 months."),
+    ("The late fee comes to $1,500.", "Late fee: $50 and interest. Due within 30 days.", "?"),
+    ("1 licence × $1,200 = $1,200.", "A licence costs $1,000 a year. Tier-1 included.", "?"),
+    ("5 admins × $100 = $3,000.", "Each admin seat costs $100 per month. 30 members.", "?"),
+    ("2 × $500 = $1,000 × 12 = $24,000.", "A seat costs $500 per month for 12 months.", "?"),
+    ("90 minutes × $40 = $3,600.", "Billed at $40 per hour. A session lasts 90 minutes.", "?"),
+    ("2 × $600 = $1,200.", "A licence costs $500 a year.", "?"),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), PAID)
+def test_a_rate_times_a_count_and_a_product_written_out_pass(
+    claim: str, source: str, question: str
+) -> None:
+    assert not restated_flagged(claim, source, question)
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), NOT_PAID)
+def test_products_explain_away_no_wrong_figure(claim: str, source: str, question: str) -> None:
+    assert restated_flagged(claim, source, question)
+
+
 @pytest.mark.parametrize(("claim", "source"), RESTATED)
 def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> None:
     assert not restated_flagged(claim, source)
@@ -457,7 +493,6 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Du hast 28 Urlaubstage.", "Urlaub: 30 Tage im Jahr."),
         ("Je hebt 3 werkweken.", "It takes 14 days."),
         ("Kopie trzymamy przez trzy tygodnie.", "Backups are kept for 14 days."),
-        ("Four weeks on call pay $1,250.", "The stipend is $250 per week, for four weeks."),
         ("Datadog: 9 × $1,850 = $16,850.", "Datadog: $1,850 per month, billed monthly."),
         ("Datadog: 9 × $1,950 = $17,550.", "Datadog: $1,850 per month, billed monthly."),
         ("You earn €680.", "You earn €40 per hour; the shift ends at 17:00."),  # no duration
