@@ -3,6 +3,8 @@ records may not regress. See bench/efficacy.py for the table."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bench.efficacy import (
     FRESH,
     FRESH2,
@@ -197,17 +199,12 @@ def test_the_fifth_fresh_set_written_after_the_fourths_fixes_as_recorded() -> No
     rate times a given number of its units, Danish and Swedish quotation marks, a draft
     that is all a quotation. Left: a Czech product, an approximate "just over 13 months",
     a rate converted to another unit, a Slovak message the model reads as Czech."""
-    rows = evaluate(load(FRESH5))
-    assert rows["good"].total >= 170
-    assert [item for item, _ in rows["good"].wrong] == [
-        "answers5-5",
-        "answers5-11",
-        "answers5-85",
-        "answers5-163",
-    ]
-    assert rows["wrong_language"].caught >= 18  # of 35
-    assert rows["secret"].caught >= 8  # of 9
-    assert rows["wrong_figure"].caught >= 7  # of 11
+    as_recorded(
+        FRESH5,
+        good=170,
+        failed=["answers5-5", "answers5-11", "answers5-85", "answers5-163"],
+        caught={"wrong_language": 18, "secret": 8, "wrong_figure": 7},  # of 35, 9, 11
+    )
 
 
 def test_the_sixth_fresh_set_written_after_every_change_of_the_day_as_recorded() -> None:
@@ -218,14 +215,19 @@ def test_the_sixth_fresh_set_written_after_every_change_of_the_day_as_recorded()
     of 12 secrets and 14 of 16 wrong figures. Fixed since (docs/verification.md); left: a
     half year (半年) as six months, a date counted from the message's month, ten working
     days as two weeks, a sales answer sharing no word with its question."""
-    rows = evaluate(load(FRESH6))
-    assert rows["good"].total >= 160
-    assert [item for item, _ in rows["good"].wrong] == [
-        "answers6-8",
-        "answers6-29",
-        "answers6-97",
-        "answers6-183",
-    ]
-    assert rows["wrong_language"].caught >= 13  # of 23
-    assert rows["secret"].caught >= 11  # of 12
-    assert rows["wrong_figure"].caught >= 14  # of 16
+    as_recorded(
+        FRESH6,
+        good=160,
+        failed=["answers6-8", "answers6-29", "answers6-97", "answers6-183"],
+        caught={"wrong_language": 13, "secret": 11, "wrong_figure": 14},  # of 23, 12, 16
+    )
+
+
+def as_recorded(folder: Path, *, good: int, failed: list[str], caught: dict[str, int]) -> None:
+    """A set's good answers (at least `good`), exactly `failed` of them failed, and at least
+    `caught` of each defect label caught."""
+    rows = evaluate(load(folder))
+    assert rows["good"].total >= good
+    assert [item for item, _ in rows["good"].wrong] == failed
+    for label, floor in caught.items():
+        assert rows[label].caught >= floor, label
