@@ -437,7 +437,8 @@ _PAID_BY = [
 # nor "$500 per user per month": the unit must come next).
 _PER_UNIT = re.compile(
     r"\s?(?:/\s?|(?:per|pro|par|por|a|an|je|à|al|each|every|jede[nrs]?|chaque|cada|ogni|elke)\s)"
-    rf"(?P<unit>{_alternatives(_PAID_BY)})(?![^\W\d_])",
+    rf"(?P<unit>{_alternatives(_PAID_BY)})(?![^\W\d_])"
+    r"|\s?/\s?(?P<short>h|d|w)(?![^\W\d_])",  # "40 €/h"
     _FLAGS,
 )
 _WORD = re.compile(r"\w+")
@@ -483,7 +484,7 @@ def read(
         if rates is not None and keys and next(iter(keys))[0] == "money":
             per = _PER_UNIT.match(text, m.end())
             if per is not None:
-                seconds = _UNITS[per.group("unit").lower()][1]
+                seconds = _UNITS[(per.group("unit") or per.group("short")).lower()][1]
                 rates.extend(("rate", f"{value}/{_plain(seconds)}") for _, value in keys)
 
 
@@ -766,6 +767,7 @@ def _periods(text: str) -> set[Key]:
 
 
 ARITHMETIC_POOL = 1000  # most known figures of one kind combined (a bound on the work)
+PAID_POOL = 50  # rates, and counts of their units, multiplied together (a bound on the work)
 SHARE_PERCENTS = 20  # most percentages applied to them
 _GROUPS = {"time": "duration"}  # a difference of times of day is a duration
 # The durations a date may be shifted by (seconds): a day earlier or later is a slip
@@ -811,10 +813,11 @@ class Known:
         counts = {
             Fraction(raw) for text in counted for kind, raw in figures(text) if kind == "duration"
         }
+        spans = sorted(counts)[:PAID_POOL]
         paid = frozenset(
             money * (span / seconds)
-            for money, seconds in sorted(rates)[:ARITHMETIC_POOL]
-            for span in sorted(counts)[:ARITHMETIC_POOL]
+            for money, seconds in sorted(rates)[:PAID_POOL]
+            for span in spans
             if (span / seconds).denominator == 1 and span / seconds >= 2
         )
         numbers = tuple(sorted(bounded.get("number", ())))
@@ -896,79 +899,96 @@ class Known:
 
 # A product written out with its operands, each a single figure or number between the
 # signs: "9 × $1,850 = $16,650", "240 km × 30 Cent = 72 €", "30 Urlaubstage × 4/5 = 24".
+# A number is read whole (possessively), and never from inside another: linear time.
 _OPERAND = (
-    r"(?:[$€£¥₹]|R\$)?\s?[0-9][0-9.,\u202f\u00a0']*(?:/[0-9]{1,3})?"
+    r"(?:[$€£¥₹]|R\$)?\s?[0-9](?:[0-9.,\u202f\u00a0']++)?(?:/[0-9]{1,3})?"
     r"(?:\s?(?:[$€£¥₹%％]|[^\W\d_]{1,15}))?"
     r"(?:\s(?:per|pro|por|par|a|je|à|al)\s[^\W\d_]{1,15}(?:\s[^\W\d_]{1,15})?)?"  # "pro km"
 )
-_TIMES = r"\s?(?:[×✕⨉·]|(?<=\s)[xX*](?=\s))\s?"
+_TIMES = r"\s?(?:[×✕⨉·]|(?<=\s)[xX](?=\s))\s?"
 _PRODUCT = re.compile(
-    rf"(?<![\w.,/])(?P<operands>{_OPERAND}(?:{_TIMES}{_OPERAND}){{1,3}})"
+    rf"(?<![\w.,/\u00a0\u202f'])(?P<operands>{_OPERAND}(?:{_TIMES}{_OPERAND}){{1,3}})"
     rf"\s?[=＝]\s?(?P<result>{_OPERAND})(?![0-9])"
 )
 _SPLIT_TIMES = re.compile(_TIMES)
+_EMPHASIS = re.compile(r"[*_~]+")  # bold and italics around a figure: "= *$16,650*"
 _FRACTION = re.compile(r"^([0-9]{1,3})/([0-9]{1,3})$")
 MAX_SHOWN = 10  # products read per claim
+MAX_COMBINATIONS = 81  # readings of the operands tried together
+
+Reading = tuple[str, Fraction, Fraction | None]  # kind, value, seconds per unit (durations)
 
 
 def shown(claim: str, known: Known) -> frozenset[Key]:
-    """The results of the products a claim writes out ("9 × $1,850 = $16,650", "30
-    Urlaubstage × 4/5 = 24"), where the arithmetic holds, every operand that is a figure
-    (an amount, a duration, a percentage) is given, no factor is one, and time is
-    multiplied by money only through a rate given per that unit ("$40 per hour" for
-    hours): the reader can check them. A bare count (of months, of licences) is the
-    answer's reasoning, which a lone number does not claim; the judge weighs it."""
+    """The results of the products a claim writes out ("9 × $1,850 = $16,650", "3 shifts ×
+    8 hours = 24 hours"), where the arithmetic holds and every operand that is a figure (an
+    amount, a duration, a size, a percentage) is given. At most one operand is an amount,
+    a duration or a size; no factor is one; and time is multiplied by money only through a
+    rate given per that unit ("$40 per hour" for hours, not "90 minutes × $40"). A bare
+    count (of months, of licences) is the answer's reasoning, which a lone number does
+    not claim: the judge weighs it."""
     results: set[Key] = set()
-    for m in itertools.islice(_PRODUCT.finditer(claim), MAX_SHOWN):
-        factors = [_factor(part, known) for part in _SPLIT_TIMES.split(m.group("operands"))]
-        if any(factor is None for factor in factors):
-            continue
-        values = [value for value, _ in factors if value is not None]  # type: ignore[misc]
-        if any(value in (0, 1) for value in values) or not _units_agree(factors, known):
+    for m in itertools.islice(_PRODUCT.finditer(_EMPHASIS.sub("", claim)), MAX_SHOWN):
+        readings = [_readings(part, known) for part in _SPLIT_TIMES.split(m.group("operands"))]
+        if not all(readings):
             continue
         result = frozenset(key for found in claims(m.group("result")) for key in found)
-        product = math.prod(values)
-        if any(_number(kind, raw) == product for kind, raw in result):
+        combinations = itertools.islice(itertools.product(*readings), MAX_COMBINATIONS)
+        products = {p for c in combinations for p in _product(list(c), known)}
+        if any((kind, _number(kind, raw)) in products for kind, raw in result):
             results |= result
     return frozenset(results)
 
 
-def _factor(operand: str, known: Known) -> tuple[Fraction, Key | None] | None:
-    """An operand's value, and its figure's key (None for a bare number or a fraction); None
-    if it is a figure no source or message gives."""
+def _product(factors: list[Reading], known: Known) -> list[tuple[str, Fraction | None]]:
+    """The kind and value of a product of readings, if it is one the rule checks; and, for
+    an amount or a duration, its value as the number written ("30 Urlaubstage × 4/5 = 24")."""
+    measured = [f for f in factors if f[0] in ("money", "duration", "size")]
+    counts = [f[1] for f in factors if f[0] in ("number", "percent")]
+    if len(measured) + len(counts) != len(factors) or any(v in (0, 1) for v in counts):
+        return []
+    scale = math.prod(counts, start=Fraction(1))
+    kinds = sorted(f[0] for f in measured)
+    if not kinds:
+        return [("number", scale)]
+    if kinds == ["duration", "money"]:  # a rate per that unit, times a count of units
+        (_, amount, _), (_, span, unit) = sorted(measured)[::-1]
+        if unit is None or (amount, unit) not in known.rates:
+            return []
+        return [("money", amount * span / unit * scale)]
+    if len(kinds) == 1:
+        kind, value, unit = measured[0]
+        written = value / unit if unit else value
+        return [(kind, value * scale), ("number", written * scale)]
+    return []
+
+
+def _readings(operand: str, known: Known) -> list[Reading]:
+    """What an operand may stand for: a fraction ("4/5"), a bare count, or a given figure in
+    each of its forms (a duration in seconds, with the unit it is written in). None if it
+    is a figure no source or message gives."""
     operand = operand.strip()
     fraction = _FRACTION.match(operand)
     if fraction:
         low, high = int(fraction.group(1)), int(fraction.group(2))
-        return (Fraction(low, high), None) if high else None
+        return [("number", Fraction(low, high), None)] if high else []
     figure = next(claims(operand), None)
+    numbers = _ANY_NUMBER.findall(operand)
+    written = sorted(_values(numbers[0])) if numbers else []
     if figure is None:  # a bare count: its written value
-        numbers = _ANY_NUMBER.findall(operand)
-        written = _values(numbers[0]) if numbers else frozenset()
-        return (min(written), None) if len(written) == 1 else None
+        return [("number", value, None) for value in written[:2]]
     if not known.confirms(figure):
-        return None
-    kind, raw = min(figure)
-    if kind == "duration":  # in the unit it is written in: "30 Urlaubstage" is 30
-        numbers = _ANY_NUMBER.findall(operand)
-        written = _values(numbers[0]) if numbers else frozenset()
-        value = min(written) if len(written) == 1 else None
-        unit = Fraction(raw) / value if value else None
-        return (value, ("duration", _plain(unit))) if value and unit else None
-    value = _number(kind, raw)
-    if value is None:
-        return None
-    return (value / 100 if kind == "percent" else value), (kind, raw)
-
-
-def _units_agree(factors: list[tuple[Fraction, Key | None] | None], known: Known) -> bool:
-    """Time times money only where a rate per that unit of time is given."""
-    keys = [key for factor in factors if factor is not None and (key := factor[1])]
-    spans = [Fraction(raw) for kind, raw in keys if kind == "duration"]
-    money = [Fraction(raw) for kind, raw in keys if kind == "money"]
-    if not spans or not money:
-        return True
-    return all((amount, unit) in known.rates for amount in money for unit in spans)
+        return []
+    found: list[Reading] = []
+    for kind, raw in sorted(figure)[:3]:
+        value = _number(kind, raw)
+        if value is None or kind not in ("money", "duration", "size", "percent", "number"):
+            continue
+        if kind == "duration":
+            found += [(kind, value, value / w) for w in written[:2] if w]
+        else:
+            found.append((kind, value / 100 if kind == "percent" else value, None))
+    return found
 
 
 def _ordinal(iso: str) -> int | None:

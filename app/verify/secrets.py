@@ -158,7 +158,7 @@ _PASSWORD_WORDS = frozenset(
     "パスワード 密码 비밀번호".split()
 )
 _THIS_MACHINE = re.compile(  # and no later "@" or escape that would make it another host
-    r"@(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?![\w.%+@-])(?![^\s/]*@)"
+    r"@(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?![\w.%+@-])(?![^\s/?#;]*@)"
 )
 MAX_USER = 256  # characters of a URL's user name looked back over
 _USER = re.compile(r"//([^\s:/@]+):\Z")

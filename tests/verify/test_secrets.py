@@ -74,6 +74,7 @@ LOOK_ALIKES = {
     # capitals of any script
     "template in spanish": "DATABASE_URL=postgres://usuario:contraseña@localhost:5432/app",
     "template in russian": "postgres://app:пароль@127.0.0.1:5432/app",
+    "template with a query": "http://admin:password@localhost?notify=ops@example.com",
     "name in polish capitals": "postgres://UŻYTKOWNIK:HASŁO@HOST:5432/NAZWA_BAZY",
     "jwt.io": "Try `eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6Ikpv"
     "aG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c` on jwt.io.",

@@ -439,6 +439,12 @@ PAID = [
     ("São R$ 900 no mês.", "O vale é de R$ 45 por dia útil.", "Quanto recebo em 20 dias úteis?"),
     ("10 hours × $40 = $400.", "Consulting is billed at $40 per hour.", "We need 10 hours."),
     ("12 × $1,234.56 = $14,814.72.", "The lease is $1,234.56 per month.", "For 12 months?"),
+    ("Coverage: 3 shifts × 8 hours = 24 hours.", "A shift lasts 8 hours.", "?"),
+    ("Retention: 4 × 7 days = 28 days.", "Snapshots are kept 7 days.", "?"),
+    ("3 × 512 MB = 1.5 GB.", "Each pod gets 512 MB.", "?"),
+    ("5 × 1.000 € = 5.000 €.", "Der Laptop kostet 1.000 €.", "?"),
+    ("Datadog: 9 × $1,850 = **$16,650**.", "Datadog: $1,850 per month.", "?"),
+    ("10 Stunden × 40 € = 400 €.", "Der Satz ist 40 €/h.", "Wir brauchen 10 Stunden."),
 ]
 # ... and what they may not explain away
 NOT_PAID = [
@@ -451,6 +457,8 @@ NOT_PAID = [
     ("2 × $500 = $1,000 × 12 = $24,000.", "A seat costs $500 per month for 12 months.", "?"),
     ("90 minutes × $40 = $3,600.", "Billed at $40 per hour. A session lasts 90 minutes.", "?"),
     ("2 × $600 = $1,200.", "A licence costs $500 a year.", "?"),
+    ("3 × 20 ms = 60 seconds.", "Retry after 20 ms.", "?"),
+    ("$50 × $20 = $1,000.", "The fee is $50; the tip is $20.", "?"),
 ]
 
 
