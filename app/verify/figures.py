@@ -174,13 +174,14 @@ for _spelled in (
     "quinze dezesseis dezessete dezoito dezenove vinte",
     "nul een twee drie vier vijf zes zeven acht negen tien elf twaalf dertien veertien "
     "vijftien zestien zeventien achttien negentien twintig",
-    # Polish, without "jeden" (German's "jeden Tag" is every day)
-    "zero _ dwa trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście "
+    # Polish, without "jeden" ("-": German's "jeden Tag" is every day)
+    "zero - dwa trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście "
     "trzynaście czternaście piętnaście szesnaście siedemnaście osiemnaście dziewiętnaście "
     "dwadzieścia",
 ):
     for _value, _word in enumerate(_spelled.split()):
-        _WORDS.setdefault(_word, _value)
+        if _word != "-":  # a value whose word is left out
+            _WORDS.setdefault(_word, _value)
 _WORDS |= {
     "ein": 1,
     "eine": 1,
@@ -232,7 +233,6 @@ _WORDS |= {  # Polish forms by case and gender ("dwie godziny", "przez trzech ty
     "sześciu": 6, "siedmiu": 7, "ośmiu": 8, "dziewięciu": 9, "dziesięciu": 10,
     "trzydzieści": 30, "czterdzieści": 40, "pięćdziesiąt": 50,
 }  # fmt: skip
-_WORDS.pop("_")
 
 
 def _compounds() -> dict[str, int]:
@@ -940,7 +940,7 @@ def shown(claim: str, known: Known) -> frozenset[Key]:
     return frozenset(results)
 
 
-def _product(factors: list[Reading], known: Known) -> list[tuple[str, Fraction | None]]:
+def _product(factors: list[Reading], known: Known) -> list[tuple[str, Fraction]]:
     """The kind and value of a product of readings, if it is one the rule checks; and, for
     an amount or a duration, its value as the number written ("30 Urlaubstage × 4/5 = 24")."""
     measured = [f for f in factors if f[0] in ("money", "duration", "size")]
@@ -965,8 +965,8 @@ def _product(factors: list[Reading], known: Known) -> list[tuple[str, Fraction |
 
 def _readings(operand: str, known: Known) -> list[Reading]:
     """What an operand may stand for: a fraction ("4/5"), a bare count, or a given figure in
-    each of its forms (a duration in seconds, with the unit it is written in). None if it
-    is a figure no source or message gives."""
+    each of its forms (a duration in seconds, with the unit it is written in). Nothing if
+    it is a figure no source or message gives."""
     operand = operand.strip()
     fraction = _FRACTION.match(operand)
     if fraction:

@@ -94,7 +94,6 @@ _HEAVY = {"hangul", "kana", "han"}
 _LANGUAGE_OF = {"greek": "el", "arabic": "ar", "hebrew": "he", "devanagari": "hi"}
 _LANGUAGE_OF |= {"thai": "th", "hangul": "ko", "kana": "ja", "han": "zh"}
 _MODELLED = {"latin": LATIN, "cyrillic": CYRILLIC}
-_SCRIPT_OF = {language: script for script, languages in _MODELLED.items() for language in languages}
 # A message that asks for a translation may want any language back; one that names
 # languages, those: word stems ("englisch" also finds "Englischen"), in many languages.
 _TRANSLATE = (
@@ -382,9 +381,8 @@ def _asks_for_its_own(message: str, words: str) -> bool:
     "Kannst du das auf Deutsch erklären?"): the asker has chosen it, whatever language the
     thread was in. (A message that names another language, "is the German doc signed?",
     chooses nothing, and neither does a country's name: "die Kollegen in Deutschland".)"""
-    named = [
-        language for language, stems in _NAMED.items() if stems.search(_COUNTRIES.sub(" ", message))
-    ]
+    unnamed = _COUNTRIES.sub(" ", message)
+    named = [language for language, stems in _NAMED.items() if stems.search(unnamed)]
     if not named:
         return False
     script = _writing(_counts(words), WRITING_SHARE)
@@ -480,7 +478,7 @@ _ONE_SIDE = {
     language: side
     for pair in _PAIRS
     for side in pair
-    if side.script == "latin" and side.languages == ("no", "nn", "da")
+    if len(side.languages) > 1
     for language in side.languages
 }
 

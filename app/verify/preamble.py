@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from app.verify.figures import claims
-from app.verify.scan import MASK, QUOTED, Layout
+from app.verify.scan import CLOSING_MARKS, MASK, QUOTED, Layout
 
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
 LONG = 1500  # characters: more than any preamble; such a draft has content
@@ -88,7 +88,6 @@ _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,
 _EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
 _OWN_WORDS = re.compile(r"[^\W\d_]")  # a letter outside quotation marks
-_CLOSING_MARKS = " \t\n\"”“»«」』'’‘›"
 
 
 def no_content(layout: Layout) -> bool:
@@ -99,7 +98,7 @@ def no_content(layout: Layout) -> bool:
     written = untitled if untitled.strip() else layout.masked
     prose = _EMOJI.sub(" ", written)
     unquoted = QUOTED.sub(" ", prose)
-    closed = prose.rstrip(_CLOSING_MARKS)  # "Sure! Here are the steps:" still ends open
+    closed = prose.rstrip(CLOSING_MARKS + " \t\n")  # "Sure! Here are the steps:" ends open
     if unquoted != prose and not _OWN_WORDS.search(unquoted) and not _COLON_END.search(closed):
         return False  # all in quotation marks: a translation, a text to send, not a promise
     sentences = [s.strip() for s in _SENTENCES.findall(prose) if s.strip(" \t\n:：…")]

@@ -60,6 +60,7 @@ _MARKS = (
     ('"', '"'), ("“", "”"), ("„", "“”"), ("«", "»"), ("»", "«»"), ("”", "”"),
     ("‚", "‘’"), ("‹", "›"), ("「", "」"), ("『", "』"),
 )  # fmt: skip
+CLOSING_MARKS = "".join(dict.fromkeys("".join(closes for _, closes in _MARKS) + "’"))
 QUOTED = re.compile(
     "|".join(f"{opens}[^{opens}{closes}\n]{{1,{QUOTE}}}[{closes}]" for opens, closes in _MARKS)
     + f"|(?<!\\w)(?:'[^'\n]{{1,{QUOTE}}}'|‘[^‘’\n]{{1,{QUOTE}}}’|’[^’\n]{{1,{QUOTE}}}’)(?!\\w)"

@@ -147,7 +147,8 @@ _PUBLISHED = (
 )
 # The password the official container images' docs write in their examples (postgres',
 # mysql's and mongo's compose files): a placeholder on a local host, as a user's own name
-# is. Not "password" or "changeme": weak, but real on a host named like "prod-db-01".
+# is. Not "password" or "changeme" there: weak, but real on a host named like "prod-db-01"
+# (the word "password" passes on this machine alone: _PASSWORD_WORDS).
 _PLACEHOLDER_PASSWORDS = frozenset({"example"})
 # The word "password" itself, in the languages Vouch reads: the template's placeholder
 # (`postgres://usuario:contraseña@localhost`), on this machine only (a container's
