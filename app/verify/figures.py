@@ -109,6 +109,16 @@ _CURRENCY_FIRST = "usd eur gbp chf jpy cad aud sek nok dkk pln inr".split()
 # Units with a second reading: a month is 30 days, or a twelfth of a year; "18h" is 18
 # hours, or 6 pm in French.
 _ALSO = {Fraction(2592000): (Fraction(31536000, 12),)}
+# The days a month or a year of the calendar may hold: "400 days" is "just over 13 months"
+# (13 months are 364 to 403 days), "8 weeks" two months, "13 weeks" three. A figure in one
+# of these units is also a span of days, which a duration given in days or weeks may fall
+# in, and the other way round; a count of days or weeks is exact.
+_CALENDAR = {Fraction(2592000): (28, 31), Fraction(31536000): (365, 366)}
+# Working days: five to a week of the calendar ("10 werkdagen" is "two weeks"), written as
+# a word before the unit ("10 working days"), the start of a compound ("10 Arbeitstage")
+# or a word after it ("10 jours ouvrés", "10 días hábiles").
+_WORKING = frozenset({"working", "business", "work", "arbeits", "werk"})
+_WORKING_AFTER = "ouvrés|ouvrables|hábiles|laborables|úteis|uteis|lavorativi|roboczych|robocze"
 _CLOCK_UNITS = {"h", "uhr", "時"}
 # Multipliers written after a number: "1.2k", "2.5M", "1,3 Mrd.", "40 mil", "3万".
 _MULTIPLIERS = {
@@ -306,13 +316,15 @@ _FORTNIGHT = frozenset({"quinze", "quince", "quindici"})
 # Chinese and Japanese numerals up to 99, a figure only before a unit of duration that
 # no ordinary word starts with ("两周", "三天", "二週間", "十四日間"): not 分 ("十分",
 # enough), 日 ("一日も早く"; "三月五日" is a date), 元 ("一元管理"), 四周 (all around);
-# and not inside a longer numeral or an ordinal ("一百二十天", "二〇二六年", "第二天").
+# and not inside a longer numeral or an ordinal ("一百二十天", "二〇二六年", "第二天"). 半 is a
+# half before a year or an hour ("半年", "半小时"), not in "一年半" or "大半年" (most of a year).
 _CJK_DIGITS = {"一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5}
 _CJK_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_NUMERAL = (
-    "(?<![第百千万萬〇零一二两兩三四五六七八九十])"
+    "(?:(?<![第百千万萬〇零一二两兩三四五六七八九十])"
     "(?:[二三四五六七八九]?十[一二三四五六七八九]?|[一二两兩三四五六七八九])"
     "(?![百千万萬〇零])"
+    "|(?<![一二两兩三四五六七八九十大])半(?=年|小时|小時))"  # half a year, half an hour
     "(?=天|週間|日間|个月|個月|か月|ヶ月|カ月|ケ月|小时|小時|時間|分钟|分鐘|分間|年|星期|(?<!四)周)"
 )
 _PERIODS = {"hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800}
@@ -406,7 +418,8 @@ _COMPOUND_FIRST = (
 ).split()
 _COMPOUND_UNITS = "tage tagen dagen stunden wochen weken monate monaten maanden".split()
 _UNIT_IN_COMPOUND = (
-    f"(?:(?:{'|'.join(_COMPOUND_FIRST)})(?=(?:{'|'.join(_COMPOUND_UNITS)})(?![^\\W\\d_])))?"
+    f"(?:(?P<compound>{'|'.join(_COMPOUND_FIRST)})"
+    f"(?=(?:{'|'.join(_COMPOUND_UNITS)})(?![^\\W\\d_])))?"
 )
 _QUANTITY = re.compile(
     rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"
@@ -418,7 +431,7 @@ _QUANTITY = re.compile(
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
     rf"|(?:(?P<adjective>{_NOT_BETWEEN}[^\W\d_]{{3,}})\s(?:{_NOT_BETWEEN}[^\W\d_]{{3,}}\s)?)?"
     rf"(?:(?-i:US|CA|AU|NZ|HK|SG)\s)?{_UNIT_IN_COMPOUND}(?P<unit>{_alternatives(_LATIN_UNITS)})"
-    rf"(?![^\W\d_])))?"
+    rf"(?![^\W\d_])(?P<working>\s(?:{_WORKING_AFTER})(?![^\W\d_]))?))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
     rf"(?![^\W{CJK}])",
     _FLAGS,
@@ -439,6 +452,16 @@ _PER_UNIT = re.compile(
     r"\s?(?:/\s?|(?:per|pro|par|por|a|an|je|à|al|each|every|jede[nrs]?|chaque|cada|ogni|elke)\s)"
     rf"(?P<unit>{_alternatives(_PAID_BY)})(?![^\W\d_])"
     r"|\s?/\s?(?P<short>h|d|w)(?![^\W\d_])",  # "40 €/h"
+    _FLAGS,
+)
+# Any amount or count per unit of time, a noun between them allowed ("600 requests a
+# minute", "€4,000 a month"): read as its value per second too, so the same rate written
+# per another unit ("10 requests per second", "€48,000 a year") compares equal.
+_PER_TIME = re.compile(
+    r"(?:\s[^\W\d_]{3,20})?\s?(?:/\s?|(?:per|pro|par|por|a|an|je|im|à|al|each|every|jede[nrs]?|"
+    r"chaque|cada|ogni|elke)\s)"
+    rf"(?P<unit>{_alternatives(u for u in _LATIN_UNITS if _UNITS[u][0] == 'duration')})"
+    r"(?![^\W\d_])",
     _FLAGS,
 )
 _WORD = re.compile(r"\w+")
@@ -480,7 +503,7 @@ def read(
     for m in matches(_QUANTITY, text, begins, blanked):
         keys = _quantity(m)
         if keys:
-            yield keys
+            yield keys | _per_second(keys, text, m.end())
         if rates is not None and keys and next(iter(keys))[0] == "money":
             per = _PER_UNIT.match(text, m.end())
             if per is not None:
@@ -542,7 +565,7 @@ def _take(
 # but for the Turkish ı and İ and the long ſ, which `re` alone reads as i and s: a text
 # with one is read by `re`.
 # A currency sign, the R of R$, or a run of CJK numerals (a figure begins at its first)
-_SIGN = re.compile("[$€£¥₹]|[rR](?=\\$)|[一二两兩三四五六七八九十]+")
+_SIGN = re.compile("[$€£¥₹]|[rR](?=\\$)|[一二两兩三四五六七八九十半]+")
 _DIGITS = re.compile("[0-9]+")
 _GLUED = re.compile(rf"[^\W{CJK}]")  # a letter or digit of a script written with spaces
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -667,7 +690,10 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
         cents = _UNITS[unit][1] if money else Fraction(1)
         return frozenset({("money", _plain(v * cents)) for v in values})
     if unit in _UNITS:
-        return _with_unit(values, unit)
+        keys = _with_unit(values, unit)
+        if _UNITS[unit] == _UNITS["day"] and _working(m):  # five to a week: seven days
+            keys |= _with_unit(frozenset(v * Fraction(7, 5) for v in values if v % 5 == 0), unit)
+        return keys
     plain = frozenset(("number", _plain(v)) for v in values)
     if multiplier:
         return plain
@@ -676,6 +702,27 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     spelled = not number[0].isdigit()
     small = max(values) < 10 and not re.search(r"[.,]", number)
     return frozenset() if spelled or small else plain
+
+
+def _per_second(keys: frozenset[Key], text: str, end: int) -> frozenset[Key]:
+    """A rate's value per second, of an amount or a count followed by a unit of time."""
+    kinds = {kind for kind, _ in keys}
+    if not kinds <= {"money", "number"}:
+        return frozenset()
+    per = _PER_TIME.match(text, end)
+    if per is None:
+        return frozenset()
+    _, scale = _UNITS[per.group("unit").lower()]
+    spans = {scale, *_ALSO.get(scale, ())}
+    return frozenset(
+        ("per", f"{kind}:{_plain(Fraction(raw) / span)}") for kind, raw in keys for span in spans
+    )
+
+
+def _working(m: re.Match[str]) -> bool:
+    """Whether a count of days counts working days ("10 working days", "10 Arbeitstage")."""
+    before = (m.group("adjective") or m.group("compound") or "").lower()
+    return before in _WORKING or m.group("working") is not None
 
 
 def _scaled(values: frozenset[Fraction], multiplier: str | None) -> frozenset[Fraction]:
@@ -695,6 +742,11 @@ def _with_unit(values: frozenset[Fraction], unit: str) -> frozenset[Key]:
     if kind == "size":
         scales.add(_decimal(unit_scale))
     keys = {(kind, _plain(v * s)) for v in values for s in scales}
+    least, most = _CALENDAR.get(unit_scale, (0, 0))
+    if most:  # a span of days: "13 months" are 364 to 403 days
+        keys |= {
+            ("span", f"{_plain(v * least * 86400)}/{_plain(v * most * 86400)}") for v in values
+        }
     if unit in _CLOCK_UNITS:  # "18h": 18 hours, or 6 pm
         keys |= {("time", f"{int(v):02d}:00") for v in values if v.denominator == 1 < v <= 24}
     return frozenset(keys)
@@ -707,6 +759,8 @@ def _values(number: str) -> frozenset[Fraction]:
     word = _WORDS.get(number.lower())
     if word is not None:
         return frozenset({Fraction(word)})
+    if number == "半":
+        return frozenset({Fraction(1, 2)})
     if number[0] in _CJK_DIGITS or number[0] == "十":
         return frozenset({Fraction(_cjk_value(number))})
     half = _HALVES.get(number.lower())
@@ -787,6 +841,7 @@ class Known:
     ratios: tuple[Fraction, ...]  # the numbers as written, which a percentage may compare
     rates: frozenset[tuple[Fraction, Fraction]] = frozenset()  # (money, per seconds)
     paid: frozenset[Fraction] = frozenset()  # a rate times a count of its units the asker gave
+    spans: tuple[tuple[Fraction, Fraction], ...] = ()  # seconds a month or year may hold
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
@@ -821,7 +876,8 @@ class Known:
             if (span / seconds).denominator == 1 and span / seconds >= 2
         )
         numbers = tuple(sorted(bounded.get("number", ())))
-        return cls(keys, bounded, shares, numbers, rates, paid)
+        calendar = tuple(sorted(_span(raw) for kind, raw in keys if kind == "span"))
+        return cls(keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL])
 
     def confirms(self, claim: frozenset[Key]) -> bool:
         """Whether a claimed figure is given, in any of its forms, or derived from given
@@ -833,8 +889,12 @@ class Known:
         must be at least a fiftieth of the result, so an off-by-one (2027 from 2026 and a
         stray 1) is no sum. Of products, only a given rate times a whole number of its units
         of time the asker gives ("$250 per week", "a four-week rotation": $1,000); other
-        products and longer chains are not tried: they would explain away real slips."""
-        return bool(claim & self.keys) or any(self._derives(kind, raw) for kind, raw in claim)
+        products and longer chains are not tried: they would explain away real slips.
+        Months and years hold 28 to 31 and 365 or 366 days ("just over 13 months" for 400
+        days), and a rate per one unit of time is the same rate per another."""
+        return bool(claim & self.keys) or any(
+            self._spanned(kind, raw) or self._derives(kind, raw) for kind, raw in claim
+        )
 
     def _derives(self, kind: str, raw: str) -> bool:
         if kind == "date":
@@ -859,6 +919,17 @@ class Known:
             or any(target - share in pool or share - target in pool for share in shares)
             or (kind == "money" and target in self.paid)
         )
+
+    def _spanned(self, kind: str, raw: str) -> bool:
+        """Whether a span of months or years holds a given duration, or a duration lies in a
+        given span: "just over 13 months" for 400 days, "13 weeks" for 3 months."""
+        if kind == "span":
+            least, most = _span(raw)
+            return any(least <= given <= most for given in self.pools.get("duration", ()))
+        if kind != "duration":
+            return False
+        target = Fraction(raw)
+        return any(least <= target <= most for least, most in self.spans)
 
     def _dated(self, raw: str) -> bool:
         """Whether a date is a given date plus or minus a given number of days (two or
@@ -989,6 +1060,12 @@ def _readings(operand: str, known: Known) -> list[Reading]:
         else:
             found.append((kind, value / 100 if kind == "percent" else value, None))
     return found
+
+
+def _span(raw: str) -> tuple[Fraction, Fraction]:
+    """The least and most seconds of a span key ("31449600/34819200")."""
+    least, _, most = raw.partition("/")
+    return Fraction(least), Fraction(most)
 
 
 def _ordinal(iso: str) -> int | None:

@@ -197,12 +197,13 @@ def test_the_fifth_fresh_set_written_after_the_fourths_fixes_as_recorded() -> No
     run failed 8 of 170 good answers (UNSOURCED_FIGURE 5, WRONG_LANGUAGE 2, NO_CONTENT 1)
     and caught 19 of 35 wrong-language answers. Fixed since (docs/verification.md): a
     rate times a given number of its units, Danish and Swedish quotation marks, a draft
-    that is all a quotation. Left: a Czech product, an approximate "just over 13 months",
-    a rate converted to another unit, a Slovak message the model reads as Czech."""
+    that is all a quotation; then (2026-11-28) a month as 28 to 31 days ("just over 13
+    months") and a rate per another unit of time. Left: a Czech product, a Slovak message
+    the model reads as Czech."""
     as_recorded(
         FRESH5,
         good=170,
-        failed=["answers5-5", "answers5-11", "answers5-85", "answers5-163"],
+        failed=["answers5-5", "answers5-163"],
         caught={"wrong_language": 18, "secret": 8, "wrong_figure": 7},  # of 35, 9, 11
     )
 
@@ -212,13 +213,14 @@ def test_the_sixth_fresh_set_written_after_every_change_of_the_day_as_recorded()
     its first run failed 12 of 160 good answers (UNSOURCED_FIGURE 9: products written out
     with their operands, "0.75 US cents"; SECRET 2: a template's password in Spanish, a
     name in Polish capitals; OFF_TOPIC 1) and caught 13 of 23 wrong-language answers, 11
-    of 12 secrets and 14 of 16 wrong figures. Fixed since (docs/verification.md); left: a
-    half year (半年) as six months, a date counted from the message's month, ten working
-    days as two weeks, a sales answer sharing no word with its question."""
+    of 12 secrets and 14 of 16 wrong figures. Fixed since (docs/verification.md), then
+    (2026-11-28) a half year (半年) as six months and ten working days as two weeks. Left:
+    a date counted from the message's month, a sales answer sharing no word with its
+    question."""
     as_recorded(
         FRESH6,
         good=160,
-        failed=["answers6-8", "answers6-29", "answers6-97", "answers6-183"],
+        failed=["answers6-8", "answers6-29"],
         caught={"wrong_language": 13, "secret": 11, "wrong_figure": 14},  # of 23, 12, 16
     )
 

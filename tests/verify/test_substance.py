@@ -398,6 +398,21 @@ RESTATED = [
     ("Anteilig: 30 Urlaubstage × 4/5 = 24.", "Vollzeit: 30 Urlaubstage pro Jahr."),
     ("It accrues monthly (8 × 1.75 = 14).", "Leave accrues at 1.75 days per full month."),
     ("200,000 segments at 0.75 cents ($0.0075) each.", "0.75 US cents per segment; 200k sent."),
+    # a month holds 28 to 31 days, a year 365 or 366: a span of days, either way
+    ("Raw events are kept just over 13 months.", "Raw events are kept for 400 days."),
+    ("Notice is about 13 weeks.", "The notice period is 3 months."),
+    ("Two months, so eight weeks.", "Trials last 8 weeks."),
+    ("Это примерно 90 дней, то есть 3 months.", "Retention: 90 days."),
+    # working days, five to a week
+    ("Uiterlijk over twee weken.", "Uitbetaald binnen 10 werkdagen na goedkeuring."),
+    ("Refunds take two weeks.", "Refunds are paid within 10 business days."),
+    ("Ça prend deux semaines.", "Remboursé sous 10 jours ouvrés."),
+    ("Das dauert drei Wochen.", "Bearbeitung in 15 Arbeitstagen."),
+    # half a year in Chinese and Japanese
+    ("6か月分の手当です。", "在宅勤務手当は月額5,000円です。半年で？"),
+    # a rate per another unit of time
+    ("That is 10 requests per second.", "The limit is 600 requests per minute per token."),
+    ("Es sind 48.000 € im Jahr.", "The allowance is €4,000 a month."),
 ]
 
 
@@ -507,6 +522,16 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Cela prend quinze minutes.", "It takes 14 minutes."),
         ("一个迭代是三周。", "每个迭代周期为两周。"),
         ("二十五小时内回复。", "We answer within 1 day."),
+        ("Raw events are kept for 20 months.", "Raw events are kept for 400 days."),
+        ("Notice is 10 weeks.", "The notice period is 3 months."),
+        ("It lasts 57 weeks.", "It lasts 400 days."),  # days and weeks are exact
+        ("Refunds take three weeks.", "Refunds are paid within 10 business days."),
+        ("Refunds take 12 days.", "Refunds are paid within 10 days."),  # calendar days
+        ("Das dauert zwei Wochen.", "Bearbeitung in 10 Tagen."),
+        ("7か月分の手当です。", "在宅勤務手当は月額5,000円です。半年で？"),
+        ("That is 20 requests per second.", "The limit is 600 requests per minute."),
+        ("Es sind 50.000 € im Jahr.", "The allowance is €4,000 a month."),
+        ("That is €1,000 a week.", "The allowance is €4,000 a month."),
     ],
 )
 def test_a_figure_restated_wrongly_is_flagged(claim: str, source: str) -> None:
