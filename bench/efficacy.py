@@ -27,7 +27,10 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
   language, close languages, inflected stems, restated figures, pasted credentials;
 - `fresh6` (fresh6/): a last blind set written after every change of 2026-11-27 (rates
   times counts, cents, compounds and words that only end like a unit, quotes of every
-  kind, names that look like languages, requests, AWS credentials), to measure them.
+  kind, names that look like languages, requests, AWS credentials), to measure them;
+- `fresh8` (fresh8/): figures restated in every form (durations in other units, rates per
+  another unit, hedged approximations, totals, shares, dates counted from a date, times of
+  day) in 18 languages, with wrong figures in the same forms, written blind on 2026-11-28.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
 went the wrong way, with their codes.
 """
@@ -55,6 +58,7 @@ FRESH3 = CORPUS / "fresh3"
 FRESH4 = CORPUS / "fresh4"
 FRESH5 = CORPUS / "fresh5"
 FRESH6 = CORPUS / "fresh6"
+FRESH8 = CORPUS / "fresh8"
 SETS = {
     "corpus": CORPUS,
     "heldout": HELDOUT,
@@ -65,6 +69,7 @@ SETS = {
     "fresh4": FRESH4,
     "fresh5": FRESH5,
     "fresh6": FRESH6,
+    "fresh8": FRESH8,
 }
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

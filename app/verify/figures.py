@@ -13,6 +13,7 @@ letters ("p99", "S3", "SHA-256", "HTTP/2").
 from __future__ import annotations
 
 import bisect
+import calendar
 import datetime
 import functools
 import itertools
@@ -37,42 +38,48 @@ for _kind, _scale, _names in (
         "duration",
         Fraction(1),
         "s sec secs second seconds sekunde sekunden seconde secondes segundo segundos "
-        "secondo secondi seconden sekund sekundy 秒",
+        "secondo secondi seconden sekund sekundy 秒 sekunder saniye sekunda секунда секунды "
+        "секунд секунди 초",
     ),
     (
         "duration",
         Fraction(60),
-        "m min mins minute minutes minuten minuto minutos minuti minuut minut minuty 分 分間 分钟",
+        "m min mins minute minutes minuten minuto minutos minuti minuut minut minuty 分 分間 分钟 "
+        "minuter minutt minutter dakika minuta минута минуты минут хвилина хвилини хвилин 분",
     ),
     (
         "duration",
         Fraction(3600),
         "h hr hrs hour hours std stunde stunden heure heures hora horas ora ore uur uren "
-        "godzina godziny godzin 時間 小时 小時",
+        "godzina godziny godzin 時間 小时 小時 timme timmar timer saat hodina hodiny hodin "
+        "час часа часов година години годин 시간",
     ),
     (
         "duration",
         Fraction(86400),
         "d day days tage tagen jour jours día días dia dias giorno giorni dag dagen "
-        "dzień dni 日 日間 天",
+        "dzień dni 日 日間 天 dagar dager dage døgn gün dny dní dnů день дня дней суток сутки дні "
+        "днів доба доби діб",
     ),
     (
         "duration",
         Fraction(604800),
         "w wk wks week weeks woche wochen semaine semaines semana semanas settimana "
-        "settimane weken tydzień tygodnie tygodni 週 週間 周 星期",
+        "settimane weken tydzień tygodnie tygodni 週 週間 周 星期 vecka veckor uke uker uge uger "
+        "hafta týden týdny týdnů неделя недели недель тиждень тижні тижнів 주",
     ),
     (
         "duration",
         Fraction(2592000),
         "month months monat monate monaten mois mes meses mese mesi mês maand maanden "
-        "miesiąc miesiące miesięcy か月 ヶ月 カ月 ケ月 个月",
+        "miesiąc miesiące miesięcy か月 ヶ月 カ月 ケ月 个月 månad månader måned måneder ay měsíc "
+        "měsíce měsíců месяц месяца месяцев місяць місяці місяців 개월",
     ),
     (
         "duration",
         Fraction(31536000),
         "yr yrs year years jahr jahre jahren an ans année années año años anno anni "
-        "ano anos jaar jaren rok lata lat 年",
+        "ano anos jaar jaren rok lata lat 年 år yıl roky let год года лет рік роки років 년",
     ),
     ("size", Fraction(1), "b byte bytes"),
     ("size", Fraction(1024), "kb kib kilobyte kilobytes"),
@@ -89,7 +96,8 @@ for _kind, _scale, _names in (
         "money",
         Fraction(1),
         "usd eur gbp chf jpy cad aud sek nok dkk pln inr dollar dollars euro euros "
-        "pound pounds yen zł zloty złotych kr € $ £ ¥ ₹ 円 元 美元 欧元",
+        "pound pounds yen zł zloty złotych kr € $ £ ¥ ₹ 円 元 美元 欧元 kč czk грн uah ₴ ₽ руб "
+        "рублей рубля tl ₺ ₩ 원 krw",
     ),
     (
         "money",
@@ -113,7 +121,10 @@ _ALSO = {Fraction(2592000): (Fraction(31536000, 12),)}
 # (13 months are 364 to 403 days), "8 weeks" two months, "13 weeks" three. A figure in one
 # of these units is also a span of days, which a duration given in days or weeks may fall
 # in, and the other way round; a count of days or weeks is exact.
-_CALENDAR = {Fraction(2592000): (28, 31), Fraction(31536000): (365, 366)}
+_CALENDAR = {Fraction(2592000): 1, Fraction(31536000): 12}  # months in each unit
+# Give or take two days a month: "just over 13 months" for 400 days (13 months hold 393
+# to 397), "four weeks" for a month (not three), "a little under four months" for 16 weeks.
+SLACK_DAYS_PER_MONTH = 2
 # Working days: five to a week of the calendar ("10 werkdagen" is "two weeks"), written as
 # a word before the unit ("10 working days"), the start of a compound ("10 Arbeitstage")
 # or a word after it ("10 jours ouvrés", "10 días hábiles").
@@ -156,6 +167,13 @@ _MULTIPLIERS = {
     "bilhões": 10**9,
     "miljard": 10**9,
     "mld": 10**9,
+    "tis": 1000,
+    "тыс": 1000,
+    "тис": 1000,
+    "млн": 10**6,
+    "milyon": 10**6,
+    "млрд": 10**9,
+    "milyar": 10**9,
     "万": 10**4,
     "億": 10**8,
     "亿": 10**8,
@@ -184,6 +202,23 @@ for _spelled in (
     "quinze dezesseis dezessete dezoito dezenove vinte",
     "nul een twee drie vier vijf zes zeven acht negen tien elf twaalf dertien veertien "
     "vijftien zestien zeventien achttien negentien twintig",
+    # Swedish, Norwegian and Danish without "en", "ett", "et" (articles), "to" and "ni"
+    # (English "to", French "ni"); Turkish without "on" (ten; English "on")
+    "noll - två tre fyra fem sex sju åtta nio tio elva tolv tretton fjorton femton sexton "
+    "sjutton arton nitton tjugo",
+    "null - - tre fire fem seks sju åtte - ti elleve tolv tretten fjorten femten seksten "
+    "sytten atten nitten tjue",
+    "nul - - tre fire fem seks syv otte - ti elleve tolv tretten fjorten femten seksten "
+    "sytten atten nitten tyve",
+    "sıfır bir iki üç dört beş altı yedi sekiz dokuz",
+    "nula jedna dva tři čtyři pět šest sedm osm devět deset jedenáct dvanáct třináct "
+    "čtrnáct patnáct šestnáct sedmnáct osmnáct devatenáct dvacet",
+    "ноль один два три четыре пять шесть семь восемь девять десять одиннадцать двенадцать "
+    "тринадцать четырнадцать пятнадцать шестнадцать семнадцать восемнадцать девятнадцать "
+    "двадцать",
+    "нуль один два три чотири п'ять шість сім вісім дев'ять десять одинадцять дванадцять "
+    "тринадцять чотирнадцять п'ятнадцять шістнадцять сімнадцять вісімнадцять "
+    "дев'ятнадцять двадцять",
     # Polish, without "jeden" ("-": German's "jeden Tag" is every day)
     "zero - dwa trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście "
     "trzynaście czternaście piętnaście szesnaście siedemnaście osiemnaście dziewiętnaście "
@@ -238,6 +273,8 @@ _WORDS |= {
 _WORDS |= {"seventy": 70, "eighty": 80, "siebzig": 70, "achtzig": 80, "setenta": 70}
 _WORDS |= {"ochenta": 80, "settanta": 70, "ottanta": 80, "oitenta": 80}
 _WORDS |= {"zeventig": 70, "tachtig": 80}
+_WORDS |= {"trettio": 30, "tretti": 30, "tredive": 30, "otuz": 30, "třicet": 30}
+_WORDS |= {"dvě": 2, "tří": 3, "одна": 1, "две": 2, "дві": 2, "тридцать": 30, "тридцять": 30}
 _WORDS |= {  # Polish forms by case and gender ("dwie godziny", "przez trzech tygodni")
     "jedna": 1, "jedno": 1, "dwie": 2, "dwóch": 2, "trzech": 3, "czterech": 4, "pięciu": 5,
     "sześciu": 6, "siedmiu": 7, "ośmiu": 8, "dziewięciu": 9, "dziesięciu": 10,
@@ -330,23 +367,58 @@ _CJK_NUMERAL = (
 _PERIODS = {"hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800}
 _PERIODS |= {"täglich": 86400, "wöchentlich": 604800, "stündlich": 3600}
 _PERIODS |= {"quotidien": 86400, "hebdomadaire": 604800, "diario": 86400, "semanal": 604800}
+# A month, a quarter and a year named without a number ("monthly", "quarterly", "年間"):
+# "12 months" of a monthly amount is its year, "3か月" its quarter. They confirm such a
+# duration, but are no operand of a sum ("13 months" is no year and a month).
+_MONTH_SECONDS, _YEAR_SECONDS = 2592000, 31536000
+_CALENDAR_PERIODS = dict.fromkeys(
+    "monthly monatlich mensuel mensual mensal mensile maandelijks miesięcznie månatligen "
+    "månedlig månedligt aylık měsíčně ежемесячно щомісяця 月額 毎月 每月 月额 매월".split(),
+    _MONTH_SECONDS,
+)
+_CALENDAR_PERIODS |= dict.fromkeys(
+    "quarterly quartal quartalsweise trimestre trimestriel trimestral trimestrale kwartaal "
+    "kwartalnie kvartal kvartalsvis çeyrek čtvrtletí čtvrtletně квартал ежеквартально "
+    "щокварталу 四半期 季度 분기".split(),
+    _YEAR_SECONDS // 4,
+)
+_CALENDAR_PERIODS |= dict.fromkeys(
+    "yearly annually annual jährlich jahres annuel annuelle anual anuale annuale jaarlijks "
+    "rocznie årligen årlig årligt yıllık yılda ročně ежегодно щорічно 年間 年间 每年 年額 "
+    "年额 연간 매년".split(),
+    _YEAR_SECONDS,
+)
+_CJK_PERIODS = {
+    word: seconds for word, seconds in _CALENDAR_PERIODS.items() if re.match(f"[{CJK}]", word)
+}
+_CJK_TEXT = re.compile(f"[{CJK}]")
 # Month names in English, German, French, Spanish, Italian, Portuguese, Dutch and Polish.
 _MONTHS = {
     name: number
     for number, names in enumerate(
         (
-            "jan january januar janvier enero gennaio janeiro januari stycznia styczeń",
-            "feb february februar février fevrier febrero febbraio fevereiro februari lutego luty",
-            "mar march märz maerz mars marzo março maart marca marzec",
-            "apr april avril abril aprile kwietnia kwiecień",
-            "may mai mayo maggio maio mei maja maj",
-            "jun june juni juin junio giugno junho czerwca czerwiec",
-            "jul july juli juillet julio luglio julho lipca lipiec",
-            "aug august août aout agosto augustus sierpnia sierpień",
-            "sep sept september septembre septiembre settembre setembro września wrzesień",
-            "oct october oktober octobre octubre ottobre outubro października październik",
-            "nov november novembre noviembre novembro listopada listopad",
-            "dec december dezember décembre decembre diciembre dicembre dezembro grudnia grudzień",
+            "jan january januar janvier enero gennaio janeiro januari stycznia styczeń "
+            "ocak leden ledna января січня",
+            "feb february februar février fevrier febrero febbraio fevereiro februari lutego luty "
+            "şubat únor února февраля лютого",
+            "mar march märz maerz mars marzo março maart marca marzec "
+            "mart březen března марта березня",
+            "apr april avril abril aprile kwietnia kwiecień nisan duben dubna апреля квітня",
+            "may mai mayo maggio maio mei maja maj mayıs květen května мая травня",
+            "jun june juni juin junio giugno junho czerwca czerwiec "
+            "haziran červen června июня червня",
+            "jul july juli juillet julio luglio julho lipca lipiec "
+            "temmuz červenec července июля липня",
+            "aug august août aout agosto augustus sierpnia sierpień "
+            "augusti ağustos srpen srpna августа серпня",
+            "sep sept september septembre septiembre settembre setembro września wrzesień "
+            "eylül září сентября вересня",
+            "oct october oktober octobre octubre ottobre outubro października październik "
+            "ekim říjen října октября жовтня",
+            "nov november novembre noviembre novembro listopada listopad "
+            "kasım listopadu ноября листопада",
+            "dec december dezember décembre decembre diciembre dicembre dezembro grudnia grudzień "
+            "desember aralık prosinec prosince декабря грудня",
         ),
         1,
     )
@@ -368,7 +440,7 @@ _FREE_BEFORE = rf"(?<![.,/-])(?<![^\W{CJK}])"
 _ISO_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
 _DOTTED_DATE = re.compile(r"(?<![0-9.])([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})(?![0-9])")
 _SLASHED_DATE = re.compile(r"(?<![0-9/])([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})(?![0-9/])")
-_CJK_DATE = re.compile(r"(?:([0-9]{4})\s?年\s?)?([0-9]{1,2})\s?月\s?([0-9]{1,2})\s?日")
+_CJK_DATE = re.compile(r"(?:([0-9]{4})\s?[年년]\s?)?([0-9]{1,2})\s?[月월]\s?([0-9]{1,2})\s?[日일]")
 _MONTH_DAY = re.compile(
     rf"\b({_MONTH})\.?\s+([0-9]{{1,2}})(?:st|nd|rd|th)?(?:,?\s+([0-9]{{4}}))?(?![0-9])",
     _FLAGS,
@@ -383,7 +455,8 @@ _CLOCK = re.compile(
     r"(?<![0-9:.])(?P<h>[0-9]{1,2})(?::|(?P<dot>\.)(?=[0-9]{2}\s?uhr)|h(?=[0-9]{2}))"
     r"(?P<m>[0-9]{2})(?![0-9:])(?:\s?(?P<ap>[ap])\.?m\b\.?|\s?uhr\b)?"
     r"|(?<![0-9:.])(?P<h2>[0-9]{1,2})\s?(?:(?P<ap2>[ap])\.?m\b\.?|uhr\b)"
-    r"|(?P<half>午前|午後|上午|下午)?(?P<h3>[0-9]{1,2})\s?時(?!間)(?:\s?(?P<m3>[0-9]{1,2})\s?分)?",
+    r"|(?P<half>午前|午後|上午|下午|早上|晚上|오전|오후)?\s?(?P<h3>[0-9]{1,2})\s?(?:時(?!間)|[点點]|시(?!간))"
+    r"(?:\s?(?P<m3>[0-9]{1,2})\s?[分분])?",
     _FLAGS,
 )
 _VERSION = re.compile(
@@ -431,7 +504,7 @@ _QUANTITY = re.compile(
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
     rf"|(?:(?P<adjective>{_NOT_BETWEEN}[^\W\d_]{{3,}})\s(?:{_NOT_BETWEEN}[^\W\d_]{{3,}}\s)?)?"
     rf"(?:(?-i:US|CA|AU|NZ|HK|SG)\s)?{_UNIT_IN_COMPOUND}(?P<unit>{_alternatives(_LATIN_UNITS)})"
-    rf"(?![^\W\d_])(?P<working>\s(?:{_WORKING_AFTER})(?![^\W\d_]))?))?"
+    rf"(?![^\W\d_{CJK}])(?P<working>\s(?:{_WORKING_AFTER})(?![^\W\d_]))?))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
     rf"(?![^\W{CJK}])",
     _FLAGS,
@@ -576,6 +649,7 @@ _MONTH_WORDS = frozenset(_MONTHS)
 _VERSION_WORDS = frozenset({"v", "version", "release"})
 _NAMES = _QUANTITY_WORDS | _MONTH_WORDS | _VERSION_WORDS
 _FOLDED_APART = ("\u0131", "\u0130", "\u017f")
+_CJK_HOURS = ("時", "点", "點", "시")
 Begins = dict[re.Pattern[str], list[int]]
 
 
@@ -600,12 +674,13 @@ def starts(text: str) -> Begins | None:
         _MONTH_DAY: sorted(at(_MONTH_WORDS)),
         _VERSION: sorted({*free, *at(_VERSION_WORDS)}),
     }
-    # Dates that open on a run of digits; a CJK date needs 月 (it may begin inside a run);
-    # a clock time, unless it is written with 時, at a run too
+    # Dates that open on a run of digits; a CJK date needs 月 or 월 (it may begin inside a
+    # run); a clock time, unless it is written with 時, 点 or 시 (after 午後 or 오후), at a
+    # run too
     begins |= dict.fromkeys((_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _DAY_MONTH), runs)
-    if "月" not in text:
+    if "月" not in text and "월" not in text:
         begins[_CJK_DATE] = []
-    if "時" not in text:
+    if not any(hour in text for hour in _CJK_HOURS):
         begins[_CLOCK] = runs
     return begins
 
@@ -654,15 +729,20 @@ def _version(m: re.Match[str]) -> frozenset[Key]:
 
 def _clock(m: re.Match[str]) -> frozenset[Key]:
     """A time of day, 24-hour ("15:30"), 12-hour ("3:30 pm"), German ("15.30 Uhr"),
-    French ("18h30") or Japanese and Chinese ("午後3時"), as one 24-hour key."""
+    French ("18h30") or Japanese, Chinese and Korean ("午後3時", "晚上9点", "오후 2시"), as one
+    24-hour key; two when a 12-hour CJK hour says neither morning nor afternoon ("3時")."""
     hour_text = m.group("h") or m.group("h2") or m.group("h3")
     minute = int(m.group("m") or m.group("m3") or 0)
     half = (m.group("ap") or m.group("ap2") or "").lower()
-    if m.group("half") in ("午後", "下午"):
+    if m.group("half") in ("午後", "下午", "晚上", "오후"):
         half = "p"
-    elif m.group("half") in ("午前", "上午"):
+    elif m.group("half") in ("午前", "上午", "早上", "오전"):
         half = "a"
     hour = int(hour_text)
+    if m.group("h3") and not half and 1 <= hour <= 11:  # "3時45分": 3:45 or 15:45
+        return frozenset(
+            {("time", f"{hour:02d}:{minute:02d}"), ("time", f"{hour + 12}:{minute:02d}")}
+        )
     if half:
         if not 1 <= hour <= 12:
             return frozenset()
@@ -742,11 +822,10 @@ def _with_unit(values: frozenset[Fraction], unit: str) -> frozenset[Key]:
     if kind == "size":
         scales.add(_decimal(unit_scale))
     keys = {(kind, _plain(v * s)) for v in values for s in scales}
-    least, most = _CALENDAR.get(unit_scale, (0, 0))
-    if most:  # a span of days: "13 months" are 364 to 403 days
-        keys |= {
-            ("span", f"{_plain(v * least * 86400)}/{_plain(v * most * 86400)}") for v in values
-        }
+    if unit_scale == _UNITS["year"][1]:  # "2025年", "2025년": a year of the calendar
+        keys |= {("number", _plain(v)) for v in values if v.denominator == 1 and v >= 1000}
+    if unit_scale in _CALENDAR:  # a span of days: "13 months" are 393 to 397 days, give or take
+        keys |= {_span_key(v * _CALENDAR[unit_scale]) for v in values}
     if unit in _CLOCK_UNITS:  # "18h": 18 hours, or 6 pm
         keys |= {("time", f"{int(v):02d}:00") for v in values if v.denominator == 1 < v <= 24}
     return frozenset(keys)
@@ -814,6 +893,14 @@ def _periods(text: str) -> set[Key]:
     lowered = text.lower()
     words = set(_WORD.findall(lowered))  # one pass, not one search per word
     keys = {("duration", str(s)) for w, s in _PERIODS.items() if w in words}
+    periods = {s for w, s in _CALENDAR_PERIODS.items() if w in words}
+    if _CJK_TEXT.search(text):  # words not set apart by spaces
+        periods |= {s for w, s in _CJK_PERIODS.items() if w in text}
+    if _MONTH_SECONDS in periods:  # a month: 30 days or a twelfth of a year
+        periods.add(_YEAR_SECONDS // 12)
+    if _YEAR_SECONDS // 4 in periods:  # a quarter: three months of 30 days
+        periods.add(3 * _MONTH_SECONDS)
+    keys |= {("period", str(s)) for s in periods}
     if "every" in lowered:
         for m in _EVERY.finditer(text):
             keys.add(("duration", _plain(_UNITS[m.group(1).lower()][1])))
@@ -827,7 +914,16 @@ _GROUPS = {"time": "duration"}  # a difference of times of day is a duration
 # The durations a date may be shifted by (seconds): a day earlier or later is a slip
 # (03-04 for the source's 03-03, with "daily" in it), not arithmetic.
 MIN_DATE_SHIFT, MAX_DATE_SHIFT = 2 * 86400, 5 * 365 * 86400
+MAX_DATES = 50  # given dates, and shifts of each kind, combined (a bound on the work)
+MAX_MONTHS = 1200  # a century
 OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
+FACTORS = 200  # counts a figure may be multiplied or divided by (a bound on the work)
+MAX_FACTOR = 1000
+
+
+def _count(value: Fraction) -> bool:
+    """Whether a number can count things a figure is multiplied or divided by."""
+    return value.denominator == 1 and 2 <= value <= MAX_FACTOR
 
 
 @dataclass(frozen=True)
@@ -842,6 +938,7 @@ class Known:
     rates: frozenset[tuple[Fraction, Fraction]] = frozenset()  # (money, per seconds)
     paid: frozenset[Fraction] = frozenset()  # a rate times a count of its units the asker gave
     spans: tuple[tuple[Fraction, Fraction], ...] = ()  # seconds a month or year may hold
+    factors: frozenset[Fraction] = frozenset()  # counts written anywhere: "we are 14", "3 each"
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
@@ -877,7 +974,30 @@ class Known:
         )
         numbers = tuple(sorted(bounded.get("number", ())))
         calendar = tuple(sorted(_span(raw) for kind, raw in keys if kind == "span"))
-        return cls(keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL])
+        asked = {
+            value
+            for text in counted
+            for kind, raw in figures(text)
+            if kind == "number" and (value := Fraction(raw)) and _count(value)
+        }
+        factors = frozenset(sorted(asked)[:FACTORS])
+        return cls(keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL], factors)
+
+    def scaled(self, claim: frozenset[Key], counts: frozenset[Fraction] = frozenset()) -> bool:
+        """Whether a figure is a given one of its kind times or divided by a count written in
+        the conversation, a source or the claim itself: "21 pods" for 3 replicas of each of
+        7 services, "€45k a quarter" for €180,000 a year divided by four, "180 zł" for 45 zł
+        a day and a trip of 4 days. The count is a whole number (2 to 1000) and the figure
+        its kind's: an amount from an amount, a duration from a duration."""
+        factors = self.factors | counts
+        for kind, raw in claim:
+            target = _number(kind, raw)
+            if target is None or target <= 0 or kind in ("percent", "time"):
+                continue
+            pool = self.pools.get(kind, frozenset())
+            if any(target / n in pool or target * n in pool for n in factors):
+                return True
+        return False
 
     def confirms(self, claim: frozenset[Key]) -> bool:
         """Whether a claimed figure is given, in any of its forms, or derived from given
@@ -892,19 +1012,26 @@ class Known:
         products and longer chains are not tried: they would explain away real slips.
         Months and years hold 28 to 31 and 365 or 366 days ("just over 13 months" for 400
         days), and a rate per one unit of time is the same rate per another."""
-        return bool(claim & self.keys) or any(
-            self._spanned(kind, raw) or self._derives(kind, raw) for kind, raw in claim
+        return (
+            bool(claim & self.keys)
+            or any(
+                (kind == "duration" and ("period", raw) in self.keys) or self._derives(kind, raw)
+                for kind, raw in claim
+            )
+            or self._spanned(claim)
         )
 
     def _derives(self, kind: str, raw: str) -> bool:
-        if kind == "date":
-            return self._dated(raw)
+        if kind in ("date", "day"):
+            return self._dated(kind, raw)
         target = _number(kind, raw)
         whole = kind != "number" or target is None or target.denominator == 1
         if target is None or target <= 0 or not whole:
             return False  # a decimal without a unit is a version or a ratio, not a sum
-        if kind == "percent" and self._compares(target, raw):
-            return True
+        if kind == "percent" and (
+            self._compares(target, raw) or 100 - target in self.pools.get("percent", ())
+        ):
+            return True  # one given number of another, or what a given share leaves (99.9%: 0.1%)
         pool = self.pools.get(_GROUPS.get(kind, kind), frozenset())
         least = target * OPERAND_SHARE
         for a in pool:
@@ -920,38 +1047,73 @@ class Known:
             or (kind == "money" and target in self.paid)
         )
 
-    def _spanned(self, kind: str, raw: str) -> bool:
-        """Whether a span of months or years holds a given duration, or a duration lies in a
-        given span: "just over 13 months" for 400 days, "13 weeks" for 3 months."""
-        if kind == "span":
-            least, most = _span(raw)
-            return any(least <= given <= most for given in self.pools.get("duration", ()))
-        if kind != "duration":
-            return False
-        target = Fraction(raw)
-        return any(least <= target <= most for least, most in self.spans)
-
-    def _dated(self, raw: str) -> bool:
-        """Whether a date is a given date plus or minus a given number of days (two or
-        more) or weeks: a renewal date less its notice period."""
-        target = _ordinal(raw)
-        given, days = self._dates
-        return target is not None and any(
-            target - shift in given or target + shift in given for shift in days
+    def _spanned(self, claim: frozenset[Key]) -> bool:
+        """Whether a figure in months or years spans a duration given in days or weeks
+        ("just over 13 months" for 400 days), or a figure in days or weeks lies in the span
+        of months or years given ("13 weeks" for 3 months). Months and years are compared
+        with each other only exactly ("12 months" is a year; "13 months" is not)."""
+        spans = [_span(raw) for kind, raw in claim if kind == "span"]
+        if spans:
+            return any(
+                least <= given <= most for least, most in spans for given in self._counted_days
+            )
+        return any(
+            least <= Fraction(raw) <= most
+            for kind, raw in claim
+            if kind == "duration"
+            for least, most in self.spans
         )
 
     @functools.cached_property
-    def _dates(self) -> tuple[frozenset[int], frozenset[int]]:
-        """The given dates (as day numbers), and the given durations a date may be shifted
-        by (whole days): read once, not for every date claimed."""
-        ordinals = (_ordinal(value) for kind, value in self.keys if kind == "date")
-        given = frozenset(day for day in ordinals if day is not None)
-        days = frozenset(
+    def _counted_days(self) -> frozenset[Fraction]:
+        """The durations given in units other than months and years."""
+        calendar = {
+            months * scale
+            for kind, raw in self.keys
+            if kind == "span"
+            for months in [Fraction(raw.rsplit("/", 1)[1])]
+            for scale in (_MONTH_SECONDS, Fraction(_YEAR_SECONDS, 12))
+        }
+        return frozenset(self.pools.get("duration", frozenset()) - calendar)
+
+    def _dated(self, kind: str, raw: str) -> bool:
+        """Whether a date is a given date plus or minus a given number of days (two or
+        more), weeks or months (a period of months may end the day before: 1 February and
+        three months' probation end on 30 April): a renewal date less its notice period.
+        A date written without its year ("24. november") is matched by day and month."""
+        dates, days = self._reachable
+        return raw in (dates if kind == "date" else days)
+
+    @functools.cached_property
+    def _reachable(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The dates the given dates and shifts reach, as ISO dates and as months and days:
+        read once, not for every date claimed. A given date without a year is read in a
+        common and in a leap year."""
+        starts = {_day(value) for kind, value in self.keys if kind == "date"}
+        for kind, value in self.keys:
+            if kind == "day":
+                starts |= {_day(f"{year}-{value}") for year in (2025, 2028)}
+        given = sorted(day for day in starts if day is not None)[:MAX_DATES]
+        durations = self.pools.get("duration", ())
+        days = sorted(
             int(seconds / 86400)
-            for seconds in self.pools.get("duration", ())
+            for seconds in durations
             if seconds % 86400 == 0 and MIN_DATE_SHIFT <= seconds <= MAX_DATE_SHIFT
+        )[:MAX_DATES]
+        months = sorted({n for kind, raw in self.keys if kind == "span" and (n := _months(raw))})[
+            :MAX_DATES
+        ]
+        reached: set[datetime.date] = set()
+        for start in given:
+            for shift in days:
+                reached |= {start + datetime.timedelta(d) for d in (shift, -shift)}
+            for count in months:
+                for moved in (_add_months(start, count), _add_months(start, -count)):
+                    reached |= {moved, moved - datetime.timedelta(1)}
+        return (
+            frozenset(day.isoformat() for day in reached),
+            frozenset(day.isoformat()[5:] for day in reached),
         )
-        return given, days
 
     def _compares(self, percent: Fraction, raw: str) -> bool:
         """Whether one given number is `percent` of another, to the precision the
@@ -988,6 +1150,57 @@ MAX_SHOWN = 10  # products read per claim
 MAX_COMBINATIONS = 81  # readings of the operands tried together
 
 Reading = tuple[str, Fraction, Fraction | None]  # kind, value, seconds per unit (durations)
+# A bare count next to a sign of multiplication or division: the answer's working ("12 ×
+# € 29", "× 12", "÷ 60"), not a figure it claims. A count followed by a unit stays one.
+_SIGN_OF_PRODUCT = "[×✕⨉÷]"  # not *, which is bold or italic in Slack
+_WORKING_COUNT = re.compile(
+    rf"(?<![\w.,/$€£¥₹])[0-9]{{1,4}}(?=\s?{_SIGN_OF_PRODUCT})"
+    rf"|(?:(?<={_SIGN_OF_PRODUCT})|(?<={_SIGN_OF_PRODUCT}\s))[0-9]{{1,4}}"
+    rf"(?![\w/]|[.,][0-9]|\s[^\W\d_])"
+)
+# Words of multiplication and division, before the count: "gange 12", "divisé par quatre",
+# "делим на 24", "乘以12个月". A count after one, or after a sign with its unit ("× 12か月"),
+# may scale a given figure; its own figure (a duration) is still checked.
+_TIMES_WORDS = (
+    "times|multiplied by|mal|fois|veces|vezes|volte|keer|razy|gånger|ganger|gange|krát|"
+    "divided by|geteilt durch|durch|divisé par|dividido por|dividido entre|diviso per|diviso|"
+    "gedeeld door|podzielone przez|podzielić przez|delat med|delt på|delt med|divideret med|"
+    "děleno|делим на|разделить на|поделить на|ділимо на|поділити на|乘以|除以|乘|除"
+)
+_COUNTED = re.compile(
+    rf"(?:(?<![^\W\d_])(?:{_TIMES_WORDS})\s?|{_SIGN_OF_PRODUCT}\s?)"
+    rf"(?:([0-9]{{1,4}})(?![0-9]|[.,][0-9])|([^\W\d_]+))",
+    re.IGNORECASE,
+)
+
+
+_UNIT_NEXT = re.compile(r"\s?[^\W\d_]")
+
+
+def working(claim: str) -> tuple[str, frozenset[Fraction]]:
+    """The claim with the bare counts of its working blanked out, and the counts (2 to
+    1000) a given figure may be multiplied or divided by: those next to a sign of product
+    ("12 × € 29", "× 12か月") or after a word of one ("gange 12", "divisé par quatre").
+    Not every number of the claim: a figure divided by its own number is one of its unit
+    ("90 days" is 90 × "1 day"), which would explain away any slip."""
+    numbers = _WORKING_COUNT.findall(claim)
+    numbers += [digits for digits, _ in _COUNTED.findall(claim) if digits]
+    counts = {value for number in numbers for value in _values(number) if _count(value)}
+    counts |= {
+        Fraction(_WORDS[word.lower()])
+        for _, word in _COUNTED.findall(claim)
+        if word and word.lower() in _WORDS and _count(Fraction(_WORDS[word.lower()]))
+    }
+    blanked = _WORKING_COUNT.sub(lambda m: " " * len(m.group()), claim)
+    return _COUNTED.sub(_blank_bare, blanked), frozenset(counts)
+
+
+def _blank_bare(m: re.Match[str]) -> str:
+    """A word of product and a bare count after it, blanked ("делим на 24"); a count with
+    a unit is left to be read ("乘以12个月")."""
+    if m.group(1) is None or _UNIT_NEXT.match(m.string, m.end()):
+        return m.group()
+    return m.group()[: m.start(1) - m.start()] + " " * len(m.group(1))
 
 
 def shown(claim: str, known: Known) -> frozenset[Key]:
@@ -1062,18 +1275,55 @@ def _readings(operand: str, known: Known) -> list[Reading]:
     return found
 
 
+def _span_key(months: Fraction) -> Key:
+    """The span of days a number of months may hold, give or take two days a month, in
+    seconds, and the months ("31795200/36547200/13")."""
+    if months.denominator == 1 and 1 <= months <= MAX_MONTHS:
+        least, most = _month_days(int(months))
+    else:
+        least, most = math.floor(months * 28), math.ceil(months * 31)
+    slack = math.ceil(months * SLACK_DAYS_PER_MONTH)
+    low, high = max(least - slack, 1) * 86400, (most + slack) * 86400
+    return ("span", f"{low}/{high}/{_plain(months)}")
+
+
+@functools.cache
+def _month_days(months: int) -> tuple[int, int]:
+    """The fewest and most days `months` months in a row hold, whichever month they start
+    in (leap years included): 28 to 31 for one, 393 to 397 for thirteen."""
+    lengths = [calendar.monthrange(2024 + i // 12, i % 12 + 1)[1] for i in range(48 + months)]
+    sums = [sum(lengths[start : start + months]) for start in range(48)]
+    return min(sums), max(sums)
+
+
 def _span(raw: str) -> tuple[Fraction, Fraction]:
-    """The least and most seconds of a span key ("31449600/34819200")."""
-    least, _, most = raw.partition("/")
+    """The least and most seconds of a span key ("33350400/34905600/13")."""
+    least, most, _ = raw.split("/")
     return Fraction(least), Fraction(most)
 
 
-def _ordinal(iso: str) -> int | None:
-    """The day number of an ISO date, None if it is no date (2026-02-30)."""
+def _day(iso: str) -> datetime.date | None:
+    """The date of an ISO date, None if it is no date (2026-02-30)."""
     try:
-        return datetime.date.fromisoformat(iso).toordinal()
+        return datetime.date.fromisoformat(iso)
     except ValueError:
         return None
+
+
+def _months(raw: str) -> int | None:
+    """The whole months of a span key."""
+    count = Fraction(raw.rsplit("/", 1)[1])
+    return int(count) if count.denominator == 1 and 0 < count <= MAX_MONTHS else None
+
+
+def _add_months(start: datetime.date, count: int) -> datetime.date:
+    """The same day `count` months later (or earlier), or the month's last day."""
+    index = start.year * 12 + start.month - 1 + count
+    year, month = divmod(index, 12)
+    if not datetime.MINYEAR <= year <= datetime.MAXYEAR:
+        return start
+    last = calendar.monthrange(year, month + 1)[1]
+    return datetime.date(year, month + 1, min(start.day, last))
 
 
 def _number(kind: str, raw: str) -> Fraction | None:

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
-from app.verify.figures import Key, Known, claims, shown
+from app.verify.figures import Key, Known, claims, shown, working
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
 from app.verify.length import too_short
@@ -158,8 +158,9 @@ def _unsourced(claim: str, known: Known) -> bool:
     """Whether a figure of the claim is neither given nor the result of a product it
     writes out with a given operand."""
     worked: frozenset[Key] | None = None
-    for figure in itertools.islice(_figures(claim), MAX_CLAIM_FIGURES):
-        if known.confirms(figure):
+    prose, counts = working(claim)
+    for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
+        if known.confirms(figure) or known.scaled(figure, counts):
             continue
         if worked is None:
             worked = shown(claim, known)  # once, and only for a claim that needs it

@@ -410,7 +410,27 @@ RESTATED = [
     ("Das dauert drei Wochen.", "Bearbeitung in 15 Arbeitstagen."),
     # half a year in Chinese and Japanese
     ("6か月分の手当です。", "在宅勤務手当は月額5,000円です。半年で？"),
-    # a rate per another unit of time
+    # units, spelled numbers, months and multipliers of more languages
+    ("Sessionstoken gäller i 480 minuter.", "En sessionstoken gäller i 8 timmar."),
+    ("Не больше 240 минут.", "Время ответа — не более 4 часов."),
+    ("**1,800초**입니다.", "세션은 30분 동안 활동이 없으면 만료됩니다."),
+    ("I 24 måneder.", "Logger lagres i 2 år."),
+    ("Trvá to tři týdny.", "Zpracování trvá 21 dní."),
+    ("До *240 тыс. ₽*.", "Премия — 240 000 рублей."),
+    ("Dostaneš 5 000 Kč.", "Náhrada je 5 000 Kč."),
+    ("*27. května 2025*.", "Certifikát vyprší 2025-05-27."),
+    ("Do **14 квітня**.", "Термін: 2025-04-14."),
+    ("*6월 19일*입니다.", "Release: 2025-06-19."),
+    ("2025年に導入しました。", "Introduced in 2025."),
+    # times of day in Chinese, Japanese and Korean, with or without the half of the day
+    ("毎週水曜の午後3時から3時45分までです。", "定例会議は毎週水曜日の15:00から15:45までです。"),
+    ("早上9点到晚上9点。", "Hotline: 09:00–21:00."),
+    ("오후 2시에 진행돼요.", "배포는 14:00에 진행됩니다."),
+    # a date counted from a given one, with or without its year, by days, weeks or months
+    ("Hasta el **12 de junio**.", "Acceso concedido el 2025-06-09; caduca a las 72 horas."),
+    ("Du leverer fra deg **24. november**.", "Vakten starter 10. november og varer 14 dager."),
+    ("Skončí **30. dubna**.", "Nástup 1. února 2025. Zkušební doba je tři měsíce."),
+    ("入社から半年後の *10月1日* です。", "4月1日入社。有給休暇は入社6か月後に付与されます。"),
     ("That is 10 requests per second.", "The limit is 600 requests per minute per token."),
     ("Es sind 48.000 € im Jahr.", "The allowance is €4,000 a month."),
 ]
@@ -460,12 +480,23 @@ PAID = [
     ("5 × 1.000 € = 5.000 €.", "Der Laptop kostet 1.000 €.", "?"),
     ("Datadog: 9 × $1,850 = **$16,650**.", "Datadog: $1,850 per month.", "?"),
     ("10 Stunden × 40 € = 400 €.", "Der Satz ist 40 €/h.", "Wir brauchen 10 Stunden."),
+    # a given figure times or divided by a count the asker gives, or the claim's working
+    ("You have 700 GB in total.", "The quota is 50 GB per user.", "We are 14 people."),
+    ("Mindst 21 pods.", "Mindst 3 replikaer af hver tjeneste.", "Vi har 7 tjenester."),
+    ("*180 zł*: 45 zł dziennie, razy 4 dni.", "Dieta wynosi 45 zł.", "Jadę na 4 dni."),
+    ("12 × € 29 = € 348.", "Het abonnement kost € 29 per maand.", "?"),
+    ("**3 600 kr i året**: 300 kr ganger tolv.", "Godtgjørelsen er 300 kr per måned.", "?"),
+    ("45 k€ par trimestre : 180 k€ divisé par quatre.", "Le budget est de 180 000 €.", "?"),
+    ("120 000 в сутки, делим на 24: 5 000 в час.", "Лимит — 120 000 в сутки.", "?"),
+    ("年間で *60万円* です（月額5万円 × 12か月）。", "交通費の上限は月額5万円です。", "年間で？"),
+    ("四半期で *360万円* です（月額120万円 × 3か月）。", "予算は月額120万円です。", "四半期だと？"),
+    # (a slip in the count is the judge's: "$6,000" for $500 per user per month, 10 users
+    # and 12 months passes, as $500 × 12)
 ]
 # ... and what they may not explain away
 NOT_PAID = [
     ("Four weeks on call pay $1,250.", "The stipend is $250 per week.", "A four-week rotation?"),
     ("It comes to $960.", "Support costs $40 per hour. We answer within 24 hours.", "?"),
-    ("You pay $6,000.", "Seats cost $500 per user per month.", "We have 10 users, 12 months."),
     ("The late fee comes to $1,500.", "Late fee: $50 and interest. Due within 30 days.", "?"),
     ("1 licence × $1,200 = $1,200.", "A licence costs $1,000 a year. Tier-1 included.", "?"),
     ("5 admins × $100 = $3,000.", "Each admin seat costs $100 per month. 30 members.", "?"),
@@ -532,6 +563,24 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("That is 20 requests per second.", "The limit is 600 requests per minute."),
         ("Es sind 50.000 € im Jahr.", "The allowance is €4,000 a month."),
         ("That is €1,000 a week.", "The allowance is €4,000 a month."),
+        ("You have 750 GB in total.", "The quota is 50 GB per user. We are 14 people."),
+        ("Sessionstoken gäller i 400 minuter.", "En sessionstoken gäller i 8 timmar."),
+        ("I 25 måneder.", "Logger lagres i 2 år."),
+        ("Trvá to čtyři týdny.", "Zpracování trvá 21 dní."),
+        ("*28. května 2025*.", "Certifikát vyprší 2025-05-27."),
+        ("*6월 20일*입니다.", "Release: 2025-06-19."),
+        ("毎週水曜の午後4時からです。", "定例会議は毎週水曜日の15:00からです。"),
+        ("Du leverer fra deg **25. november**.", "Vakten starter 10. november og varer 14 dager."),
+        ("Skončí **30. května**.", "Nástup 1. února 2025. Zkušební doba je tři měsíce."),
+        ("Dat is 3 weken.", "De proefperiode is 1 maand."),  # a month is four weeks, not three
+        ("Es sind 13 Monate.", "Die Aufbewahrung beträgt 1 Jahr."),  # months compare exactly
+        (
+            "45 k€ par trimestre : 180 k€ divisé par trois.",
+            "Le budget est de 180 000 €.",
+        ),
+        ("Cela fait 90 jours.", "Les journaux sont gardés 30 jours et 3 ans ailleurs."),
+        ("$50 × $20 = $1,000.", "The fee is $50; the tip is $20."),
+        ("Es sind 13 Monate.", "Monatlich 100 €; die Aufbewahrung beträgt 1 Jahr."),
     ],
 )
 def test_a_figure_restated_wrongly_is_flagged(claim: str, source: str) -> None:
