@@ -30,7 +30,10 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
   kind, names that look like languages, requests, AWS credentials), to measure them;
 - `fresh8` (fresh8/): figures restated in every form (durations in other units, rates per
   another unit, hedged approximations, totals, shares, dates counted from a date, times of
-  day) in 18 languages, with wrong figures in the same forms, written blind on 2026-11-28.
+  day) in 18 languages, with wrong figures in the same forms, written blind on 2026-11-28;
+- `fresh9` (fresh9/): everyday answers that quote or work out figures (a yearly amount, a
+  share, what is left, a deadline from a date, another unit, 12- or 24-hour times) in 18
+  languages, with slips in the same forms, written blind in parallel with fresh8's fixes.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
 went the wrong way, with their codes.
 """
@@ -59,6 +62,7 @@ FRESH4 = CORPUS / "fresh4"
 FRESH5 = CORPUS / "fresh5"
 FRESH6 = CORPUS / "fresh6"
 FRESH8 = CORPUS / "fresh8"
+FRESH9 = CORPUS / "fresh9"
 SETS = {
     "corpus": CORPUS,
     "heldout": HELDOUT,
@@ -70,6 +74,7 @@ SETS = {
     "fresh5": FRESH5,
     "fresh6": FRESH6,
     "fresh8": FRESH8,
+    "fresh9": FRESH9,
 }
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

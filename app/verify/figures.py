@@ -456,7 +456,7 @@ _CLOCK = re.compile(
     r"(?P<m>[0-9]{2})(?![0-9:])(?:\s?(?P<ap>[ap])\.?m\b\.?|\s?uhr\b)?"
     r"|(?<![0-9:.])(?P<h2>[0-9]{1,2})\s?(?:(?P<ap2>[ap])\.?m\b\.?|uhr\b)"
     r"|(?P<half>午前|午後|上午|下午|早上|晚上|오전|오후)?\s?(?P<h3>[0-9]{1,2})\s?(?:時(?!間)|[点點]|시(?!간))"
-    r"(?:\s?(?P<m3>[0-9]{1,2})\s?[分분])?",
+    r"(?:\s?(?P<m3>[0-9]{1,2})\s?[分분]|(?P<m30>半))?",
     _FLAGS,
 )
 _VERSION = re.compile(
@@ -732,7 +732,7 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     French ("18h30") or Japanese, Chinese and Korean ("午後3時", "晚上9点", "오후 2시"), as one
     24-hour key; two when a 12-hour CJK hour says neither morning nor afternoon ("3時")."""
     hour_text = m.group("h") or m.group("h2") or m.group("h3")
-    minute = int(m.group("m") or m.group("m3") or 0)
+    minute = 30 if m.group("m30") else int(m.group("m") or m.group("m3") or 0)
     half = (m.group("ap") or m.group("ap2") or "").lower()
     if m.group("half") in ("午後", "下午", "晚上", "오후"):
         half = "p"
@@ -916,6 +916,7 @@ _GROUPS = {"time": "duration"}  # a difference of times of day is a duration
 MIN_DATE_SHIFT, MAX_DATE_SHIFT = 2 * 86400, 5 * 365 * 86400
 MAX_DATES = 50  # given dates, and shifts of each kind, combined (a bound on the work)
 MAX_MONTHS = 1200  # a century
+FIRST_YEAR, LAST_YEAR = 1900, 2200  # a number between is a year (of the calendar)
 OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
 FACTORS = 200  # counts a figure may be multiplied or divided by (a bound on the work)
 MAX_FACTOR = 1000
@@ -1028,10 +1029,8 @@ class Known:
         whole = kind != "number" or target is None or target.denominator == 1
         if target is None or target <= 0 or not whole:
             return False  # a decimal without a unit is a version or a ratio, not a sum
-        if kind == "percent" and (
-            self._compares(target, raw) or 100 - target in self.pools.get("percent", ())
-        ):
-            return True  # one given number of another, or what a given share leaves (99.9%: 0.1%)
+        if self._related(kind, raw, target):
+            return True
         pool = self.pools.get(_GROUPS.get(kind, kind), frozenset())
         least = target * OPERAND_SHARE
         for a in pool:
@@ -1043,7 +1042,10 @@ class Known:
         shares = self.shares.get(_GROUPS.get(kind, kind), frozenset())
         return (
             target in shares
-            or any(target - share in pool or share - target in pool for share in shares)
+            or any(
+                target - share in pool or share - target in pool or target + share in pool
+                for share in shares
+            )
             or (kind == "money" and target in self.paid)
         )
 
@@ -1063,6 +1065,37 @@ class Known:
             if kind == "duration"
             for least, most in self.spans
         )
+
+    def _related(self, kind: str, raw: str, target: Fraction) -> bool:
+        """A year counted from a given year, a percentage one given number is of another,
+        or what a given share leaves (99.9%: 0.1%)."""
+        if kind == "number":
+            return self._years(target)
+        return kind == "percent" and (
+            self._compares(target, raw) or 100 - target in self.pools.get("percent", ())
+        )
+
+    def _years(self, target: Fraction) -> bool:
+        """Whether a year is a given year plus or minus a given number of whole years, two
+        or more ("delivered in 2022, renewed every 36 months": 2025); a year later is a
+        slip as often as arithmetic (2027 for "the 2026 plan" and "kept 1 year")."""
+        if not FIRST_YEAR <= target <= LAST_YEAR:
+            return False
+        years, shifts = self._year_shifts
+        return any(target - shift in years or target + shift in years for shift in shifts)
+
+    @functools.cached_property
+    def _year_shifts(self) -> tuple[frozenset[Fraction], frozenset[Fraction]]:
+        numbers = self.pools.get("number", frozenset())
+        years = frozenset(n for n in numbers if FIRST_YEAR <= n <= LAST_YEAR)
+        shifts = frozenset(
+            count
+            for kind, raw in self.keys
+            if kind == "span"
+            for count in [Fraction(raw.rsplit("/", 1)[1]) / 12]
+            if count.denominator == 1 and 2 <= count <= MAX_MONTHS // 12
+        )
+        return years, shifts
 
     @functools.cached_property
     def _counted_days(self) -> frozenset[Fraction]:

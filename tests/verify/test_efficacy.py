@@ -13,6 +13,7 @@ from bench.efficacy import (
     FRESH5,
     FRESH6,
     FRESH8,
+    FRESH9,
     HELDOUT,
     LOOKALIKES,
     evaluate,
@@ -286,4 +287,44 @@ def test_the_figures_set_written_after_the_spans_of_months_as_recorded() -> None
             "figures8-216",
         ],
         caught={"wrong_figure": 54},  # of 60
+    )
+
+
+def test_the_second_figures_set_written_blind_as_recorded() -> None:
+    """Everyday answers with figures in 18 languages (fresh9/), written blind on 2026-11-28
+    in parallel with fresh8's fixes and first run on them (43e222c): 30 of 140 good answers
+    failed (the day's start: 50) and 38 of 60 wrong figures caught (36). Fixed since: what
+    a given share leaves, "6点半", a year counted by two or more years. Left: chains of two
+    steps, times written "7 h 30" or "18.15", dates counted by working days or from a
+    derived date, sums within the claim."""
+    as_recorded(
+        FRESH9,
+        good=140,
+        failed=[
+            "figures9-22",
+            "figures9-25",
+            "figures9-26",
+            "figures9-36",
+            "figures9-50",
+            "figures9-62",
+            "figures9-71",
+            "figures9-75",
+            "figures9-86",
+            "figures9-95",
+            "figures9-104",
+            "figures9-119",
+            "figures9-126",
+            "figures9-134",
+            "figures9-140",
+            "figures9-141",
+            "figures9-147",
+            "figures9-151",
+            "figures9-154",
+            "figures9-174",
+            "figures9-179",
+            "figures9-187",
+            "figures9-192",
+            "figures9-200",
+        ],
+        caught={"wrong_figure": 38},  # of 60
     )

@@ -426,6 +426,9 @@ RESTATED = [
     ("毎週水曜の午後3時から3時45分までです。", "定例会議は毎週水曜日の15:00から15:45までです。"),
     ("早上9点到晚上9点。", "Hotline: 09:00–21:00."),
     ("오후 2시에 진행돼요.", "배포는 14:00에 진행됩니다."),
+    ("9 000 kr per år.", "25 % rabatt på 12 000 kr per år."),  # what a share leaves
+    ("**下午6点半**出发。", "The shuttle leaves at 18:30."),
+    ("Te toca renovarlo en 2025.", "Se renuevan cada 36 meses. Entregado en marzo de 2022."),
     # a date counted from a given one, with or without its year, by days, weeks or months
     ("Hasta el **12 de junio**.", "Acceso concedido el 2025-06-09; caduca a las 72 horas."),
     ("Du leverer fra deg **24. november**.", "Vakten starter 10. november og varer 14 dager."),
@@ -574,6 +577,9 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Skončí **30. května**.", "Nástup 1. února 2025. Zkušební doba je tři měsíce."),
         ("Dat is 3 weken.", "De proefperiode is 1 maand."),  # a month is four weeks, not three
         ("Es sind 13 Monate.", "Die Aufbewahrung beträgt 1 Jahr."),  # months compare exactly
+        ("8 000 kr per år.", "25 % rabatt på 12 000 kr per år."),
+        ("**下午7点半**出发。", "The shuttle leaves at 18:30."),
+        ("Te toca renovarlo en 2026.", "Se renuevan cada 36 meses. Entregado en marzo de 2022."),
         (
             "45 k€ par trimestre : 180 k€ divisé par trois.",
             "Le budget est de 180 000 €.",
