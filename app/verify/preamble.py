@@ -5,7 +5,9 @@ A draft has content when anything is left once its sentences of courtesy ("Sure!
 question.") and of promise ("Let me explain.", "Here is what you need:") are set aside: a
 word of an answer, a code span, a link or a mention. A short draft that ends on a colon,
 or that states no fact and ends on a hand or arrow pointing down or an hourglass,
-promises what never comes, in any language.
+promises what never comes, in any language. So does a draft of titles alone that name the
+question's subject ("## Before your last day"), and one of emoji alone in reply to a
+question (but 👍 or ✅, which say yes).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import re
 
 from app.verify.figures import claims
-from app.verify.scan import CLOSING_MARKS, MASK, QUOTED, Layout
+from app.verify.scan import CJK, CLOSING_MARKS, MASK, QUOTED, Layout
 
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
 LONG = 1500  # characters: more than any preamble; such a draft has content
@@ -88,15 +90,34 @@ _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,
 _EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
 
 _OWN_WORDS = re.compile(r"[^\W\d_]")  # a letter outside quotation marks
+_ANY_WORD = re.compile(r"[^\W_]")  # a letter or a digit
+# Emoji that answer yes or no, or that something is done
+_AFFIRMING = re.compile(
+    "[\U0001f44d\U0001f44e\u2705\u274c\u2714\u2716\U0001f44c\U0001f197]"
+    r"|:(?:\+1|-1|thumbsup|thumbsdown|white_check_mark|heavy_check_mark|x|ok_hand|ok):"
+)
+_QUESTION_MARK = re.compile("[?\uff1f\u00bf\u037e\u061f]")  # ? ？ ¿ ; ؟
+_TITLE_MARKS = re.compile(r"[#*_~]+")
+_SENTENCE_END = re.compile(r"[.!?。！？]\s*$|[.!?。！？]\s*\n")
+_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
+_CJK_RUN = re.compile(f"[{CJK}]+")
+STEM = 5  # letters a word is known by: "urlopu" and "urlop", "flags" and "flag"
+ECHO_WORDS = 2  # words of a title, at least, to tell it names the question's subject
+ECHO_SHARE = 0.6  # of a title's words found in the question
 
 
-def no_content(layout: Layout) -> bool:
-    """Whether the draft is only courtesy and promises of an answer that never comes."""
+def no_content(layout: Layout, question: str = "") -> bool:
+    """Whether the draft is only courtesy and promises of an answer that never comes, a
+    title over nothing, or emoji in reply to a question."""
     if MASK in layout.masked or len(layout.masked) > LONG:  # code, a link, a mention, or a lot
         return False
     untitled = _TITLE_LINE.sub("", layout.masked)
+    if not untitled.strip() and _titles_the_question(layout.masked, question):
+        return True
     written = untitled if untitled.strip() else layout.masked
     prose = _EMOJI.sub(" ", written)
+    if _ANY_WORD.search(prose) is None and _EMOJI.search(written) and _asks(question):
+        return _AFFIRMING.search(written) is None  # 👍 says yes; 👋 👀 say nothing
     unquoted = QUOTED.sub(" ", prose)
     closed = prose.rstrip(CLOSING_MARKS + " \t\n")  # "Sure! Here are the steps:" ends open
     if unquoted != prose and not _OWN_WORDS.search(unquoted) and not _COLON_END.search(closed):
@@ -106,6 +127,32 @@ def no_content(layout: Layout) -> bool:
         return True
     kinds = [_kind(sentence) for sentence in sentences]
     return bool(kinds) and None not in kinds and "promise" in kinds
+
+
+def _titles_the_question(titles: str, question: str) -> bool:
+    """Whether a draft of titles alone ("## Before your last day", "*Urlop na żądanie*")
+    only names the question's subject: no title ends a sentence or states a fact, and most
+    of their words (at least two) are the question's, by their first letters (inflected
+    forms: "urlop", "urlopu") or, in scripts without spaces, by pairs of characters."""
+    text = _TITLE_MARKS.sub(" ", titles)
+    if _SENTENCE_END.search(text) or _FACT.search(text) or next(claims(text), None):
+        return False
+    words = _stems(text)
+    return len(words) >= ECHO_WORDS and len(words & _stems(question)) >= ECHO_SHARE * len(words)
+
+
+def _stems(text: str) -> set[str]:
+    """A text's words of four letters or more, by their first five, and its pairs of CJK
+    characters."""
+    lowered = text.lower()
+    cjk = _CJK_RUN.findall(lowered)
+    pairs = {run[i : i + 2] for run in cjk for i in range(len(run) - 1)}
+    return {word[:STEM] for word in _LONG_WORD.findall(lowered)} | pairs
+
+
+def _asks(question: str) -> bool:
+    """Whether a message asks something (a question mark in any script)."""
+    return _QUESTION_MARK.search(question) is not None
 
 
 def _ends_open(prose: str, written: str) -> bool:

@@ -54,7 +54,7 @@ def content_findings(
         yield Finding("TOO_SHORT", 0, 0)
     if layout.unclosed_fence is not None:
         yield Finding("UNCLOSED_CODE_FENCE", layout.unclosed_fence, layout.unclosed_fence + 3)
-    if no_content(layout):
+    if no_content(layout, question):
         yield Finding("NO_CONTENT", 0, 0)
     elif not grounded(sources, citations, question, thread) and off_topic(question, text, thread):
         yield Finding("OFF_TOPIC", 0, 0)

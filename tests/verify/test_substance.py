@@ -720,3 +720,40 @@ def test_cyrillic_words_meet_by_a_shorter_stem() -> None:
         "`du -xh / --max-depth=2 | sort -h | tail -20`, це покаже двадцять найбільших."
     )
     assert "OFF_TOPIC" not in verify(answer, question=question).codes
+
+
+@pytest.mark.parametrize(
+    ("draft", "question"),
+    [
+        # a title over nothing, naming the question's subject
+        (
+            "*Feature flag cleanup after rollout*",
+            "How do feature flags get cleaned up after a rollout?",
+        ),
+        ("## Before your last day\n", "What should I do before my last day?"),
+        ("*Urlop na żądanie*", "Ile dni urlopu na żądanie przysługuje w roku?"),
+        ("# 本番ログの確認方法", "本番ログの確認方法を教えて？"),
+        # emoji in reply to a question
+        (":wave: :printer: :eyes:", "Printer on 2 keeps jamming, who do I tell?"),
+        ("👋😊", "¿Quién aprueba las horas extra?"),
+    ],
+)
+def test_a_title_or_emoji_alone_has_no_content(draft: str, question: str) -> None:
+    assert "NO_CONTENT" in verify(draft, question=question).codes
+
+
+@pytest.mark.parametrize(
+    ("draft", "question"),
+    [
+        ("**Friday**", "When is the Q3 commission payout?"),  # one word: an answer
+        ("*Yes, it rolls over automatically.*", "Does unused leave roll over?"),
+        ("*Unused leave carries over.*", "Does unused leave carry over?"),  # a sentence
+        ("*Room 4.12, second floor*", "Where is the meeting room?"),  # a fact
+        ("**Ask the facilities team**", "Printer on 2 keeps jamming, who do I tell?"),  # new words
+        ("🙌", "Thanks, that fixed it!"),  # no question
+        ("👍", "Can I bring my dog on Friday?"),  # a yes
+        (":white_check_mark:", "Is the VPN back up?"),
+    ],
+)
+def test_a_title_or_emoji_that_answers_has_content(draft: str, question: str) -> None:
+    assert "NO_CONTENT" not in verify(draft, question=question).codes
