@@ -28,6 +28,9 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
 - `fresh6` (fresh6/): a last blind set written after every change of 2026-11-27 (rates
   times counts, cents, compounds and words that only end like a unit, quotes of every
   kind, names that look like languages, requests, AWS credentials), to measure them;
+- `fresh7` (fresh7/): preambles in every form (courtesy, promises, deferrals, restated
+  questions, empathy, plans, titles, emoji, closing offers) and good answers built like
+  them, in 18 languages, written blind on 2026-11-28 and run after the titles and emoji;
 - `fresh8` (fresh8/): figures restated in every form (durations in other units, rates per
   another unit, hedged approximations, totals, shares, dates counted from a date, times of
   day) in 18 languages, with wrong figures in the same forms, written blind on 2026-11-28;
@@ -61,6 +64,7 @@ FRESH3 = CORPUS / "fresh3"
 FRESH4 = CORPUS / "fresh4"
 FRESH5 = CORPUS / "fresh5"
 FRESH6 = CORPUS / "fresh6"
+FRESH7 = CORPUS / "fresh7"
 FRESH8 = CORPUS / "fresh8"
 FRESH9 = CORPUS / "fresh9"
 SETS = {
@@ -73,6 +77,7 @@ SETS = {
     "fresh4": FRESH4,
     "fresh5": FRESH5,
     "fresh6": FRESH6,
+    "fresh7": FRESH7,
     "fresh8": FRESH8,
     "fresh9": FRESH9,
 }

@@ -5,9 +5,9 @@ A draft has content when anything is left once its sentences of courtesy ("Sure!
 question.") and of promise ("Let me explain.", "Here is what you need:") are set aside: a
 word of an answer, a code span, a link or a mention. A short draft that ends on a colon,
 or that states no fact and ends on a hand or arrow pointing down or an hourglass,
-promises what never comes, in any language. So does a draft of titles alone that name the
-question's subject ("## Before your last day"), and one of emoji alone in reply to a
-question (but 👍 or ✅, which say yes).
+promises what never comes, in any language. So does a draft of headings alone, or of bold
+titles that name the question's subject ("*Urlop na żądanie*"), and, in reply to a
+question, one of emoji alone (but 👍 or ✅, which say yes) or a word and a waving hand.
 """
 
 from __future__ import annotations
@@ -98,6 +98,10 @@ _AFFIRMING = re.compile(
 )
 _QUESTION_MARK = re.compile("[?\uff1f\u00bf\u037e\u061f]")  # ? ？ ¿ ; ؟
 _TITLE_MARKS = re.compile(r"[#*_~]+")
+_BOLD_LINE = re.compile(r"^[ \t]*[*_~]", re.M)  # a title line not a heading
+_WAVE = re.compile("\U0001f44b|:wave:")  # a greeting, in any language
+_WORD_RUN = re.compile(r"[^\W_]+")
+GREETING_WORDS = 1  # "Hey 👋"; "Hi 👋 yes" may answer
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$|[.!?。！？]\s*\n")
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 _CJK_RUN = re.compile(f"[{CJK}]+")
@@ -111,13 +115,14 @@ def no_content(layout: Layout, question: str = "") -> bool:
     title over nothing, or emoji in reply to a question."""
     if MASK in layout.masked or len(layout.masked) > LONG:  # code, a link, a mention, or a lot
         return False
-    untitled = _TITLE_LINE.sub("", layout.masked)
-    if not untitled.strip() and _titles_the_question(layout.masked, question):
+    bare = _EMOJI.sub("", layout.masked)  # "**Müşteri sözleşme şablonları** 📄" is a title
+    if bare.strip() and not _TITLE_LINE.sub("", bare).strip() and _titled(bare, question):
         return True
+    untitled = _TITLE_LINE.sub("", layout.masked)
     written = untitled if untitled.strip() else layout.masked
     prose = _EMOJI.sub(" ", written)
-    if _ANY_WORD.search(prose) is None and _EMOJI.search(written) and _asks(question):
-        return _AFFIRMING.search(written) is None  # 👍 says yes; 👋 👀 say nothing
+    if _EMOJI.search(written) and _asks(question) and _emoji_say_nothing(written, prose):
+        return True
     unquoted = QUOTED.sub(" ", prose)
     closed = prose.rstrip(CLOSING_MARKS + " \t\n")  # "Sure! Here are the steps:" ends open
     if unquoted != prose and not _OWN_WORDS.search(unquoted) and not _COLON_END.search(closed):
@@ -129,13 +134,27 @@ def no_content(layout: Layout, question: str = "") -> bool:
     return bool(kinds) and None not in kinds and "promise" in kinds
 
 
-def _titles_the_question(titles: str, question: str) -> bool:
-    """Whether a draft of titles alone ("## Before your last day", "*Urlop na żądanie*")
-    only names the question's subject: no title ends a sentence or states a fact, and most
-    of their words (at least two) are the question's, by their first letters (inflected
-    forms: "urlop", "urlopu") or, in scripts without spaces, by pairs of characters."""
+def _emoji_say_nothing(written: str, prose: str) -> bool:
+    """Whether a draft's emoji stand for no answer: emoji alone (👍 says yes; 👋 and 👀
+    say nothing), or a greeting with a waving hand ("Hey 👋", "Привет! 👋🙂")."""
+    if _ANY_WORD.search(prose) is None:
+        return _AFFIRMING.search(written) is None
+    return _WAVE.search(written) is not None and len(_WORD_RUN.findall(prose)) <= GREETING_WORDS
+
+
+def _titled(titles: str, question: str) -> bool:
+    """Whether a draft of titles alone names a subject and says nothing of it: no title
+    ends a sentence, and either all are headings ("## VPN hemifrån": a heading is never an
+    answer alone) or, for bold or italic lines, which may be a terse answer ("**Room
+    4.12**", "*The Berlin office*"), none states a fact and most of their words (at least
+    two) are the question's ("*Urlop na żądanie*"), by their first letters (inflected forms:
+    "urlop", "urlopu") or, in scripts without spaces, by pairs of characters."""
     text = _TITLE_MARKS.sub(" ", titles)
-    if _SENTENCE_END.search(text) or _FACT.search(text) or next(claims(text), None):
+    if _SENTENCE_END.search(text):
+        return False
+    if not _BOLD_LINE.search(titles):
+        return True
+    if _FACT.search(text) or next(claims(text), None):
         return False
     words = _stems(text)
     return len(words) >= ECHO_WORDS and len(words & _stems(question)) >= ECHO_SHARE * len(words)

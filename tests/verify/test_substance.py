@@ -736,6 +736,11 @@ def test_cyrillic_words_meet_by_a_shorter_stem() -> None:
         # emoji in reply to a question
         (":wave: :printer: :eyes:", "Printer on 2 keeps jamming, who do I tell?"),
         ("👋😊", "¿Quién aprueba las horas extra?"),
+        # a title with an emoji beside it
+        ("**Müşteri sözleşme şablonları** 📄", "Müşteri sözleşme şablonları nerede?"),
+        # a greeting alone, with a waving hand
+        ("Hey 👋", "Can I expense a taxi to the airport?"),
+        ("Привет! 👋🙂", "Как оформить командировку?"),
     ],
 )
 def test_a_title_or_emoji_alone_has_no_content(draft: str, question: str) -> None:
@@ -749,11 +754,22 @@ def test_a_title_or_emoji_alone_has_no_content(draft: str, question: str) -> Non
         ("*Yes, it rolls over automatically.*", "Does unused leave roll over?"),
         ("*Unused leave carries over.*", "Does unused leave carry over?"),  # a sentence
         ("*Room 4.12, second floor*", "Where is the meeting room?"),  # a fact
+        ("*Badge office, building B2*", "Where is the badge office?"),
         ("**Ask the facilities team**", "Printer on 2 keeps jamming, who do I tell?"),  # new words
         ("🙌", "Thanks, that fixed it!"),  # no question
         ("👍", "Can I bring my dog on Friday?"),  # a yes
         (":white_check_mark:", "Is the VPN back up?"),
+        ("## Yes.", "Does unused leave carry over?"),  # a heading that ends a sentence
+        ("Hi! 👋", "hi"),  # a greeting to a greeting
+        ("Hi 👋 yes, you can.", "Can I expense a taxi to the airport?"),
     ],
 )
 def test_a_title_or_emoji_that_answers_has_content(draft: str, question: str) -> None:
     assert "NO_CONTENT" not in verify(draft, question=question).codes
+
+
+def test_a_heading_alone_has_no_content_whatever_its_words() -> None:
+    """In markdown a heading is never an answer alone (in mrkdwn it is repaired to a bold
+    line, which may be one, and is read as above)."""
+    verdict = verify("## VPN hemifrån", question="Hur kopplar jag upp mig?", dialect="markdown")
+    assert "NO_CONTENT" in verdict.codes
