@@ -31,6 +31,9 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
 - `fresh7` (fresh7/): preambles in every form (courtesy, promises, deferrals, restated
   questions, empathy, plans, titles, emoji, closing offers) and good answers built like
   them, in 18 languages, written blind on 2026-11-28 and run after the titles and emoji;
+- `fresh10` (fresh10/): preambles made of layout (headings, titles, emoji, greetings) and
+  good answers that look like them, in 18 languages, written blind in parallel with
+  fresh7's fixes;
 - `fresh8` (fresh8/): figures restated in every form (durations in other units, rates per
   another unit, hedged approximations, totals, shares, dates counted from a date, times of
   day) in 18 languages, with wrong figures in the same forms, written blind on 2026-11-28;
@@ -67,6 +70,7 @@ FRESH6 = CORPUS / "fresh6"
 FRESH7 = CORPUS / "fresh7"
 FRESH8 = CORPUS / "fresh8"
 FRESH9 = CORPUS / "fresh9"
+FRESH10 = CORPUS / "fresh10"
 SETS = {
     "corpus": CORPUS,
     "heldout": HELDOUT,
@@ -80,6 +84,7 @@ SETS = {
     "fresh7": FRESH7,
     "fresh8": FRESH8,
     "fresh9": FRESH9,
+    "fresh10": FRESH10,
 }
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

@@ -4,8 +4,9 @@ The length an answer needs comes from the message's ask, not from what it pastes
 quoted lines and pasted lines (logs, configs, tables, lists, key: value pairs) are left
 out, since someone who pastes a changelog and asks "which version?" wants "v2.3.1". A
 message that asks something pointed (a short question, or a short closing request such as
-"reply only OK if you understood") accepts a one-token answer: a word or a number. Only an
-answer with no such token, or a short one to a long open question, is too short.
+"reply only OK if you understood") accepts a one-token answer: a word or a number; a
+short message that asks nothing ("thanks, that worked!") accepts an emoji. Only an answer
+with no such token, or a short one to a long open question, is too short.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ POINTED_WORDS = 20  # a question or closing request of at most this many words i
 PROSE_LETTERS = 0.5  # a line with a smaller share of letters is pasted (logs, tables, CSV)
 QUESTION_TAIL = 16  # characters after a question mark that may still close a question
 PROSE_MEASURED = 20  # visible characters a line needs before its share of letters tells
+ACKNOWLEDGED = 40  # visible characters, at most, of a message that asks nothing ("thanks!")
 
 _CODE = re.compile(f"{MASK}+")  # code, a link or a mention inside a line: a gap in its prose
 _VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
@@ -47,6 +49,12 @@ _GREEK_QUESTION = r"(?<=[\u0370-\u03ff\u1f00-\u1fff]);"
 _SENTENCE_END = re.compile(
     r"(?<=[.!?\u037e؟])\s+|(?<=[\u0370-\u03ff\u1f00-\u1fff];)\s+|(?<=[。！？])|\n"
 )
+# An answer of emoji alone: pictographs, their modifiers and joiners, or Slack shortcodes
+_EMOJI_ONLY = re.compile(
+    r"\s*(?:(?:[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u200d\ufe0f]"
+    r"|:[a-z0-9_+-]+:)\s*)+"
+)
+_QUESTION_MARK = re.compile(f"[?？\u037e؟]|{_GREEK_QUESTION}")
 _QUESTION_END = re.compile(rf"(?:[?？\u037e؟]|{_GREEK_QUESTION})\W*$")  # Latin, CJK, Greek, Arabic
 
 
@@ -54,6 +62,8 @@ def too_short(answer: str, question: str) -> bool:
     """Whether `answer` is too short for what `question` asks."""
     pointed_ask, needed = _asked(question)
     if pointed_ask and _TOKEN.search(answer):
+        return False
+    if _EMOJI_ONLY.fullmatch(answer) and _acknowledges(question):
         return False
     return _visible(answer, needed) < needed
 
@@ -64,6 +74,14 @@ def _asked(question: str) -> tuple[bool, int]:
     it needs (cached: every attempt at a message asks again)."""
     ask = ask_of(question)
     return pointed(ask), min(CAP, max(FLOOR, _visible(ask, CAP * RATIO) // RATIO))
+
+
+@functools.lru_cache(maxsize=256)
+def _acknowledges(question: str) -> bool:
+    """Whether a message is short and asks nothing ("Hat geklappt, danke!", "👍"): an
+    emoji answers it."""
+    ask = ask_of(question)
+    return _QUESTION_MARK.search(ask) is None and _visible(ask, ACKNOWLEDGED + 1) <= ACKNOWLEDGED
 
 
 @functools.lru_cache(maxsize=256)

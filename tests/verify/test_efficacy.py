@@ -15,6 +15,7 @@ from bench.efficacy import (
     FRESH7,
     FRESH8,
     FRESH9,
+    FRESH10,
     HELDOUT,
     LOOKALIKES,
     evaluate,
@@ -339,3 +340,13 @@ def test_the_preambles_written_blind_after_the_titles_as_recorded() -> None:
     hand. The rest (promises, deferrals, restated questions, empathy, plans) need words of
     each language; the judge's NON_ANSWER catches them."""
     as_recorded(FRESH7, good=160, failed=[], caught={"no_content": 29})
+
+
+def test_the_preambles_of_layout_written_blind_as_recorded() -> None:
+    """Headings, titles, emoji and greetings, and good answers built like them (fresh10/),
+    written blind on 2026-11-28 in parallel with fresh7's fixes and first run on them
+    (e8cb409): 22 of 70 preambles caught (the day's start: 9), and 13 of 130 good answers
+    failed (the start: 13), none by NO_CONTENT: TOO_SHORT 12 (an emoji in reply to
+    "thanks, that worked!"), UNSOURCED_FIGURE 1 ("alle zwei Wochen"). Fixed since: an
+    emoji answers a short message that asks nothing."""
+    as_recorded(FRESH10, good=130, failed=["preambles10-24"], caught={"no_content": 21})

@@ -472,3 +472,24 @@ def test_cited_sources_are_listed_once_in_order() -> None:
     assert verify(text, question=QUIET, sources=QUOTED).cited == ("doc-1",)
     assert verify(ANSWER, question=QUIET, sources=QUOTED).cited == ()
     assert verify(text, question=QUIET, citations=citations).cited == ()  # no sources given
+
+
+@pytest.mark.parametrize(
+    "question", ["Hat geklappt, danke!", "merci, c'est bon !", "👍", "спасибо, получилось!"]
+)
+def test_an_emoji_answers_a_short_message_that_asks_nothing(question: str) -> None:
+    """Found by a blind set (fresh10): "🙌" to "thanks, that worked!" was TOO_SHORT."""
+    for answer in ("🙌", "🎉", ":raised_hands:"):
+        assert "TOO_SHORT" not in verify(answer, question=question).codes
+
+
+@pytest.mark.parametrize(
+    ("answer", "question"),
+    [
+        ("🙌", "Which port does the billing service listen on?"),  # a question
+        ("🎉", "The nightly export job failed again and nobody on the team knows why it does"),
+        ("k", "thanks!"),  # a letter is no emoji
+    ],
+)
+def test_an_emoji_does_not_answer_a_question_or_a_long_message(answer: str, question: str) -> None:
+    assert "TOO_SHORT" in verify(answer, question=question).codes
