@@ -30,13 +30,13 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
   kind, names that look like languages, requests, AWS credentials), to measure them;
 - `fresh7` (fresh7/): preambles in every form (courtesy, promises, deferrals, restated
   questions, empathy, plans, titles, emoji, closing offers) and good answers built like
-  them, in 18 languages, written blind on 2026-11-28 and run after the titles and emoji;
+  them, in 18 languages, written blind on 2026-11-27 and run after the titles and emoji;
 - `fresh10` (fresh10/): preambles made of layout (headings, titles, emoji, greetings) and
   good answers that look like them, in 18 languages, written blind in parallel with
   fresh7's fixes;
 - `fresh8` (fresh8/): figures restated in every form (durations in other units, rates per
   another unit, hedged approximations, totals, shares, dates counted from a date, times of
-  day) in 18 languages, with wrong figures in the same forms, written blind on 2026-11-28;
+  day) in 18 languages, with wrong figures in the same forms, written blind on 2026-11-27;
 - `fresh9` (fresh9/): everyday answers that quote or work out figures (a yearly amount, a
   share, what is left, a deadline from a date, another unit, 12- or 24-hour times) in 18
   languages, with slips in the same forms, written blind in parallel with fresh8's fixes.

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from app.verify.scan import CJK
 
@@ -52,7 +53,7 @@ for _kind, _scale, _names in (
         Fraction(3600),
         "h hr hrs hour hours std stunde stunden heure heures hora horas ora ore uur uren "
         "godzina godziny godzin 時間 小时 小時 timme timmar timer saat hodina hodiny hodin "
-        "час часа часов година години годин 시간",
+        "час часа часов година години годин 시간 timmen timen",
     ),
     (
         "duration",
@@ -66,20 +67,20 @@ for _kind, _scale, _names in (
         Fraction(604800),
         "w wk wks week weeks woche wochen semaine semaines semana semanas settimana "
         "settimane weken tydzień tygodnie tygodni 週 週間 周 星期 vecka veckor uke uker uge uger "
-        "hafta týden týdny týdnů неделя недели недель тиждень тижні тижнів 주",
+        "veckan uken ugen hafta týden týdny týdnů неделя недели недель тиждень тижні тижнів 주",
     ),
     (
         "duration",
         Fraction(2592000),
         "month months monat monate monaten mois mes meses mese mesi mês maand maanden "
-        "miesiąc miesiące miesięcy か月 ヶ月 カ月 ケ月 个月 månad månader måned måneder ay měsíc "
-        "měsíce měsíců месяц месяца месяцев місяць місяці місяців 개월",
+        "miesiąc miesiące miesięcy か月 ヶ月 カ月 ケ月 个月 månad månader måned måneder månaden "
+        "måneden ay měsíc měsíce měsíců месяц месяца месяцев місяць місяці місяців 개월",
     ),
     (
         "duration",
         Fraction(31536000),
         "yr yrs year years jahr jahre jahren an ans année années año años anno anni "
-        "ano anos jaar jaren rok lata lat 年 år yıl roky let год года лет рік роки років 년",
+        "ano anos jaar jaren rok lata lat 年 år året yıl roky let год года лет рік роки років 년",
     ),
     ("size", Fraction(1), "b byte bytes"),
     ("size", Fraction(1024), "kb kib kilobyte kilobytes"),
@@ -97,7 +98,7 @@ for _kind, _scale, _names in (
         Fraction(1),
         "usd eur gbp chf jpy cad aud sek nok dkk pln inr dollar dollars euro euros "
         "pound pounds yen zł zloty złotych kr € $ £ ¥ ₹ 円 元 美元 欧元 kč czk грн uah ₴ ₽ руб "
-        "рублей рубля tl ₺ ₩ 원 krw",
+        "рублей рубля rub tl try ₺ ₩ 원 krw",
     ),
     (
         "money",
@@ -117,20 +118,24 @@ _CURRENCY_FIRST = "usd eur gbp chf jpy cad aud sek nok dkk pln inr".split()
 # Units with a second reading: a month is 30 days, or a twelfth of a year; "18h" is 18
 # hours, or 6 pm in French.
 _ALSO = {Fraction(2592000): (Fraction(31536000, 12),)}
-# The days a month or a year of the calendar may hold: "400 days" is "just over 13 months"
-# (13 months are 364 to 403 days), "8 weeks" two months, "13 weeks" three. A figure in one
-# of these units is also a span of days, which a duration given in days or weeks may fall
-# in, and the other way round; a count of days or weeks is exact.
+# The days months or years of the calendar may hold: "400 days" is "just over 13 months"
+# (13 months hold 393 to 397 days, give or take a week), "13 weeks" three months. A figure
+# in one of these units is also a span of days, which a duration given in days or weeks
+# may fall in, and the other way round; a count of days or weeks is exact.
 _CALENDAR = {Fraction(2592000): 1, Fraction(31536000): 12}  # months in each unit
-# Give or take two days a month: "just over 13 months" for 400 days (13 months hold 393
-# to 397), "four weeks" for a month (not three), "a little under four months" for 16 weeks.
-SLACK_DAYS_PER_MONTH = 2
+# Give or take a day for every two months: "just over 13 months" for 400 days (13 months
+# hold 393 to 397), "four weeks" for a month; not 26 days, nor "50 weeks" for a year.
+SLACK_MONTHS_PER_DAY = 2
 # Working days: five to a week of the calendar ("10 werkdagen" is "two weeks"), written as
 # a word before the unit ("10 working days"), the start of a compound ("10 Arbeitstage")
 # or a word after it ("10 jours ouvrés", "10 días hábiles").
-_WORKING = frozenset({"working", "business", "work", "arbeits", "werk"})
+_WORKING = frozenset({"working", "business", "work", "arbeits", "werk", "arbets", "arbejds"})
+_WORKING |= {"arbeids", "pracovních", "pracovní", "рабочих", "рабочие", "робочих", "робочі"}
 _WORKING_AFTER = "ouvrés|ouvrables|hábiles|laborables|úteis|uteis|lavorativi|roboczych|robocze"
-_CLOCK_UNITS = {"h", "uhr", "時"}
+# Korean units that begin other words: 분기 (a quarter), 주년 (an anniversary), 주차 (a
+# week's number), 주식 (shares)
+_NOT_AFTER = {"분": ("기",), "주": ("년", "차", "식")}
+_CLOCK_UNITS = {"h", "uhr", "時", "час", "часа", "часов"}  # "в 15 часов" is at 3 pm
 # Multipliers written after a number: "1.2k", "2.5M", "1,3 Mrd.", "40 mil", "3万".
 _MULTIPLIERS = {
     "k": 1000,
@@ -360,16 +365,18 @@ _CJK_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_NUMERAL = (
     "(?:(?<![第百千万萬〇零一二两兩三四五六七八九十])"
     "(?:[二三四五六七八九]?十[一二三四五六七八九]?|[一二两兩三四五六七八九])"
+    "(?:[个個]半(?=小时|小時))?"  # "一个半小时", one and a half hours
     "(?![百千万萬〇零])"
-    "|(?<![一二两兩三四五六七八九十大])半(?=年|小时|小時))"  # half a year, half an hour
+    "|(?<![一二两兩三四五六七八九十大个個])半(?=年|小时|小時))"  # half a year, half an hour
     "(?=天|週間|日間|个月|個月|か月|ヶ月|カ月|ケ月|小时|小時|時間|分钟|分鐘|分間|年|星期|(?<!四)周)"
 )
 _PERIODS = {"hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800}
 _PERIODS |= {"täglich": 86400, "wöchentlich": 604800, "stündlich": 3600}
 _PERIODS |= {"quotidien": 86400, "hebdomadaire": 604800, "diario": 86400, "semanal": 604800}
 # A month, a quarter and a year named without a number ("monthly", "quarterly", "年間"):
-# "12 months" of a monthly amount is its year, "3か月" its quarter. They confirm such a
-# duration, but are no operand of a sum ("13 months" is no year and a month).
+# "× 12か月" of a monthly amount is its year, "× 3か月" its quarter. They confirm only such
+# a count of the working, next to a sign or word of product: not a figure the claim states
+# ("one month" is no "3 months" because invoices go out monthly), nor an addend.
 _MONTH_SECONDS, _YEAR_SECONDS = 2592000, 31536000
 _CALENDAR_PERIODS = dict.fromkeys(
     "monthly monatlich mensuel mensual mensal mensile maandelijks miesięcznie månatligen "
@@ -383,7 +390,7 @@ _CALENDAR_PERIODS |= dict.fromkeys(
     _YEAR_SECONDS // 4,
 )
 _CALENDAR_PERIODS |= dict.fromkeys(
-    "yearly annually annual jährlich jahres annuel annuelle anual anuale annuale jaarlijks "
+    "yearly annually annual jährlich annuel annuelle anual anuale annuale jaarlijks "
     "rocznie årligen årlig årligt yıllık yılda ročně ежегодно щорічно 年間 年间 每年 年額 "
     "年额 연간 매년".split(),
     _YEAR_SECONDS,
@@ -392,13 +399,16 @@ _CJK_PERIODS = {
     word: seconds for word, seconds in _CALENDAR_PERIODS.items() if re.match(f"[{CJK}]", word)
 }
 _CJK_TEXT = re.compile(f"[{CJK}]")
+_CJK_PERIOD = re.compile(
+    f"(?<![0-9一二两兩三四五六七八九十])(?:{'|'.join(sorted(_CJK_PERIODS, key=len, reverse=True))})"
+)
 # Month names in English, German, French, Spanish, Italian, Portuguese, Dutch and Polish.
 _MONTHS = {
     name: number
     for number, names in enumerate(
         (
             "jan january januar janvier enero gennaio janeiro januari stycznia styczeń "
-            "ocak leden ledna января січня",
+            "ocak ledna января січня",
             "feb february februar février fevrier febrero febbraio fevereiro februari lutego luty "
             "şubat únor února февраля лютого",
             "mar march märz maerz mars marzo março maart marca marzec "
@@ -455,7 +465,10 @@ _CLOCK = re.compile(
     r"(?<![0-9:.])(?P<h>[0-9]{1,2})(?::|(?P<dot>\.)(?=[0-9]{2}\s?uhr)|h(?=[0-9]{2}))"
     r"(?P<m>[0-9]{2})(?![0-9:])(?:\s?(?P<ap>[ap])\.?m\b\.?|\s?uhr\b)?"
     r"|(?<![0-9:.])(?P<h2>[0-9]{1,2})\s?(?:(?P<ap2>[ap])\.?m\b\.?|uhr\b)"
-    r"|(?P<half>午前|午後|上午|下午|早上|晚上|오전|오후)?\s?(?P<h3>[0-9]{1,2})\s?(?:時(?!間)|[点點]|시(?!간))"
+    r"|(?P<half>午前|午後|上午|下午|早上|晚上|오전|오후)?\s?(?<![0-9.,])(?P<h3>[0-9]{1,2})\s?"
+    # 点 is also a point or an item ("3点建议", "85点"): an hour only with a half of the
+    # day before it or minutes after it
+    r"(?:時(?!間)|시(?!간)|[点點](?(half)|(?=\s?[0-9]{1,2}\s?分|半)))"
     r"(?:\s?(?P<m3>[0-9]{1,2})\s?[分분]|(?P<m30>半))?",
     _FLAGS,
 )
@@ -481,15 +494,17 @@ _RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|time
 # half of it ("una media hora" is no hour).
 _VAGUE = "(?:paar|handvoll|bisschen|media|mezza|meia)"
 _NOT_BETWEEN = f"(?!(?:{_RATE}|{_VAGUE})\\b)"  # before a word between a number and its unit
-# German and Dutch write a unit of time at the end of a compound ("25 Urlaubstage", "3
-# werkdagen"). Only compounds of days, hours, weeks or months off or at work count: the
-# same endings close "percentage", "Montage", "Mittwochen" or "Viertelstunden".
+# German, Dutch and the Scandinavian languages write a unit of time at the end of a
+# compound ("25 Urlaubstage", "3 werkdagen", "10 arbetsdagar"). Only compounds of days,
+# hours, weeks or months off or at work count: the same endings close "percentage",
+# "Montage", "Mittwochen" or "Viertelstunden".
 _COMPOUND_FIRST = (
     "urlaubs arbeits werk feier kalender krankheits kranken brücken sonder bildungs "
     "resturlaubs über mehr minus plus bereitschafts probe vakantie verlof feest ziekte "
-    "snipper proef"
+    "snipper proef arbets arbejds arbeids semester ferie"
 ).split()
 _COMPOUND_UNITS = "tage tagen dagen stunden wochen weken monate monaten maanden".split()
+_COMPOUND_UNITS += "dagar dage dager".split()  # Swedish, Danish, Norwegian: "semesterdagar"
 _UNIT_IN_COMPOUND = (
     f"(?:(?P<compound>{'|'.join(_COMPOUND_FIRST)})"
     f"(?=(?:{'|'.join(_COMPOUND_UNITS)})(?![^\\W\\d_])))?"
@@ -498,7 +513,7 @@ _QUANTITY = re.compile(
     rf"{_FREE_BEFORE}(?:(?P<sym>[$€£¥₹]|R\$|\b(?:{'|'.join(_CURRENCY_FIRST)})\b)\s?)?"
     rf"(?P<num>{_NUMBER}|\b(?:{_alternatives(_WORDS)}|{_alternatives(_HALVES)})\b"
     rf"|{_CJK_NUMERAL})"
-    rf"(?![0-9]|[\w-]*?[0-9])"
+    rf"(?![0-9]|(?:[^\W{CJK}]|-)*?[0-9])"  # not glued to a later digit ("S3"); CJK runs end it
     rf"(?:\s?(?P<mult>(?-i:k|K|M|Bn)\b|{_alternatives(_CJK_MULTIPLIERS)}"
     rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
@@ -531,7 +546,7 @@ _PER_UNIT = re.compile(
 # minute", "€4,000 a month"): read as its value per second too, so the same rate written
 # per another unit ("10 requests per second", "€48,000 a year") compares equal.
 _PER_TIME = re.compile(
-    r"(?:\s[^\W\d_]{3,20})?\s?(?:/\s?|(?:per|pro|par|por|a|an|je|im|à|al|each|every|jede[nrs]?|"
+    r"(?:\s[^\W\d_]{3,20})?\s?(?:/\s?|(?:per|pro|par|por|a|an|je|im|om|i|à|al|each|every|jede[nrs]?|"
     r"chaque|cada|ogni|elke)\s)"
     rf"(?P<unit>{_alternatives(u for u in _LATIN_UNITS if _UNITS[u][0] == 'duration')})"
     r"(?![^\W\d_])",
@@ -638,7 +653,7 @@ def _take(
 # but for the Turkish ı and İ and the long ſ, which `re` alone reads as i and s: a text
 # with one is read by `re`.
 # A currency sign, the R of R$, or a run of CJK numerals (a figure begins at its first)
-_SIGN = re.compile("[$€£¥₹]|[rR](?=\\$)|[一二两兩三四五六七八九十半]+")
+_SIGN = re.compile("[$€£¥₹]|[rR](?=\\$)|[一二两兩三四五六七八九十]+|半(?=年|小时|小時)")
 _DIGITS = re.compile("[0-9]+")
 _GLUED = re.compile(rf"[^\W{CJK}]")  # a letter or digit of a script written with spaces
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -763,6 +778,8 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     halves = _HALVES.get((m.group("adjective") or "").lower())
     if halves is not None:  # "ein halbes Jahr": one half year
         values = frozenset(v * halves for v in values)
+    if unit in _NOT_AFTER and m.string.startswith(_NOT_AFTER[unit], m.end()):
+        return frozenset()  # "3분기" is the third quarter, "10주년" a tenth anniversary
     if number.lower() in _FORTNIGHT and _UNITS.get(unit) == _UNITS["day"]:
         values |= {Fraction(14)}
     money = _UNITS.get(unit, ("",))[0] == "money"
@@ -840,6 +857,8 @@ def _values(number: str) -> frozenset[Fraction]:
         return frozenset({Fraction(word)})
     if number == "半":
         return frozenset({Fraction(1, 2)})
+    if number.endswith(("个半", "個半")):
+        return frozenset({Fraction(_cjk_value(number[:-2])) + Fraction(1, 2)})
     if number[0] in _CJK_DIGITS or number[0] == "十":
         return frozenset({Fraction(_cjk_value(number))})
     half = _HALVES.get(number.lower())
@@ -894,8 +913,8 @@ def _periods(text: str) -> set[Key]:
     words = set(_WORD.findall(lowered))  # one pass, not one search per word
     keys = {("duration", str(s)) for w, s in _PERIODS.items() if w in words}
     periods = {s for w, s in _CALENDAR_PERIODS.items() if w in words}
-    if _CJK_TEXT.search(text):  # words not set apart by spaces
-        periods |= {s for w, s in _CJK_PERIODS.items() if w in text}
+    if _CJK_TEXT.search(text):  # words not set apart by spaces, nor after a count ("3年間")
+        periods |= {_CJK_PERIODS[m.group()] for m in _CJK_PERIOD.finditer(text)}
     if _MONTH_SECONDS in periods:  # a month: 30 days or a twelfth of a year
         periods.add(_YEAR_SECONDS // 12)
     if _YEAR_SECONDS // 4 in periods:  # a quarter: three months of 30 days
@@ -914,11 +933,13 @@ _GROUPS = {"time": "duration"}  # a difference of times of day is a duration
 # The durations a date may be shifted by (seconds): a day earlier or later is a slip
 # (03-04 for the source's 03-03, with "daily" in it), not arithmetic.
 MIN_DATE_SHIFT, MAX_DATE_SHIFT = 2 * 86400, 5 * 365 * 86400
-MAX_DATES = 50  # given dates, and shifts of each kind, combined (a bound on the work)
+MAX_DATES = 50  # given dates, and shifts of each kind, read (a bound on the work)
 MAX_MONTHS = 1200  # a century
-FIRST_YEAR, LAST_YEAR = 1900, 2200  # a number between is a year (of the calendar)
 OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
 FACTORS = 200  # counts a figure may be multiplied or divided by (a bound on the work)
+# A count the asker writes, not glued to a word or another number ("14 people", not "Q2",
+# "P1", "v2" or a date's "03")
+_FREE_COUNT = re.compile(r"(?<![\w.,/:-])[0-9]{1,4}(?![\w/:-]|[.,][0-9])")
 MAX_FACTOR = 1000
 
 
@@ -978,27 +999,35 @@ class Known:
         asked = {
             value
             for text in counted
-            for kind, raw in figures(text)
-            if kind == "number" and (value := Fraction(raw)) and _count(value)
+            for number in _FREE_COUNT.findall(text)
+            if _count(value := Fraction(number))
         }
         factors = frozenset(sorted(asked)[:FACTORS])
         return cls(keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL], factors)
 
     def scaled(self, claim: frozenset[Key], counts: frozenset[Fraction] = frozenset()) -> bool:
-        """Whether a figure is a given one of its kind times or divided by a count written in
-        the conversation, a source or the claim itself: "21 pods" for 3 replicas of each of
-        7 services, "€45k a quarter" for €180,000 a year divided by four, "180 zł" for 45 zł
-        a day and a trip of 4 days. The count is a whole number (2 to 1000) and the figure
-        its kind's: an amount from an amount, a duration from a duration."""
-        factors = self.factors | counts
+        """Whether a figure is a given one of its kind times a count the asker writes ("we
+        are 14": 700 GB for 50 GB each; "7 services": 21 pods for 3 replicas of each), or
+        times or divided by a count of the claim's working ("× 12", "divisé par quatre":
+        €45k a quarter for €180,000 a year). The count is a whole number (2 to 1000), not
+        glued to a word ("Q2", "P1"), and the figure its kind's: an amount from an amount,
+        a duration from a duration. Which count applies is the answer's reasoning: "$6,000"
+        for $500 per user per month, 10 users and 12 months passes (the judge's)."""
         for kind, raw in claim:
             target = _number(kind, raw)
             if target is None or target <= 0 or kind in ("percent", "time"):
                 continue
             pool = self.pools.get(kind, frozenset())
-            if any(target / n in pool or target * n in pool for n in factors):
+            if any(target / n in pool for n in self.factors | counts):
+                return True
+            if any(target * n in pool for n in counts):
                 return True
         return False
+
+    def periodic(self, claim: frozenset[Key]) -> bool:
+        """Whether a duration is a month, a quarter or a year the texts name without a
+        number ("monthly", "年間"): only for a count of the working ("× 12か月")."""
+        return any(kind == "duration" and ("period", raw) in self.keys for kind, raw in claim)
 
     def confirms(self, claim: frozenset[Key]) -> bool:
         """Whether a claimed figure is given, in any of its forms, or derived from given
@@ -1008,17 +1037,15 @@ class Known:
         number is of another (60,000 of 80,000 is 75%), or a given date plus or minus a
         given number of days (2026-01-15 less 60 days' notice is 2025-11-16). Each operand
         must be at least a fiftieth of the result, so an off-by-one (2027 from 2026 and a
-        stray 1) is no sum. Of products, only a given rate times a whole number of its units
-        of time the asker gives ("$250 per week", "a four-week rotation": $1,000); other
-        products and longer chains are not tried: they would explain away real slips.
+        stray 1) is no sum. Of products, a given rate times a whole number of its units of
+        time the asker gives ("$250 per week", "a four-week rotation": $1,000); others are
+        `scaled` and `shown`, and longer chains are not tried: they would explain away real
+        slips.
         Months and years hold 28 to 31 and 365 or 366 days ("just over 13 months" for 400
         days), and a rate per one unit of time is the same rate per another."""
         return (
             bool(claim & self.keys)
-            or any(
-                (kind == "duration" and ("period", raw) in self.keys) or self._derives(kind, raw)
-                for kind, raw in claim
-            )
+            or any(self._derives(kind, raw) for kind, raw in claim)
             or self._spanned(claim)
         )
 
@@ -1029,7 +1056,7 @@ class Known:
         whole = kind != "number" or target is None or target.denominator == 1
         if target is None or target <= 0 or not whole:
             return False  # a decimal without a unit is a version or a ratio, not a sum
-        if self._related(kind, raw, target):
+        if kind == "percent" and self._compares(target, raw):
             return True
         pool = self.pools.get(_GROUPS.get(kind, kind), frozenset())
         least = target * OPERAND_SHARE
@@ -1065,37 +1092,6 @@ class Known:
             if kind == "duration"
             for least, most in self.spans
         )
-
-    def _related(self, kind: str, raw: str, target: Fraction) -> bool:
-        """A year counted from a given year, a percentage one given number is of another,
-        or what a given share leaves (99.9%: 0.1%)."""
-        if kind == "number":
-            return self._years(target)
-        return kind == "percent" and (
-            self._compares(target, raw) or 100 - target in self.pools.get("percent", ())
-        )
-
-    def _years(self, target: Fraction) -> bool:
-        """Whether a year is a given year plus or minus a given number of whole years, two
-        or more ("delivered in 2022, renewed every 36 months": 2025); a year later is a
-        slip as often as arithmetic (2027 for "the 2026 plan" and "kept 1 year")."""
-        if not FIRST_YEAR <= target <= LAST_YEAR:
-            return False
-        years, shifts = self._year_shifts
-        return any(target - shift in years or target + shift in years for shift in shifts)
-
-    @functools.cached_property
-    def _year_shifts(self) -> tuple[frozenset[Fraction], frozenset[Fraction]]:
-        numbers = self.pools.get("number", frozenset())
-        years = frozenset(n for n in numbers if FIRST_YEAR <= n <= LAST_YEAR)
-        shifts = frozenset(
-            count
-            for kind, raw in self.keys
-            if kind == "span"
-            for count in [Fraction(raw.rsplit("/", 1)[1]) / 12]
-            if count.denominator == 1 and 2 <= count <= MAX_MONTHS // 12
-        )
-        return years, shifts
 
     @functools.cached_property
     def _counted_days(self) -> frozenset[Fraction]:
@@ -1186,36 +1182,53 @@ Reading = tuple[str, Fraction, Fraction | None]  # kind, value, seconds per unit
 # A bare count next to a sign of multiplication or division: the answer's working ("12 ×
 # € 29", "× 12", "÷ 60"), not a figure it claims. A count followed by a unit stays one.
 _SIGN_OF_PRODUCT = "[×✕⨉÷]"  # not *, which is bold or italic in Slack
+# A sign of the working is set apart by spaces ("12 × € 29", "€29 × 12"): the numbers of
+# "1920×1080", "60×40 cm" and "10× faster" are dimensions and ratios, and claims.
+_SPACED_SIGN = rf"\s{_SIGN_OF_PRODUCT}\s"
 _WORKING_COUNT = re.compile(
-    rf"(?<![\w.,/$€£¥₹])[0-9]{{1,4}}(?=\s?{_SIGN_OF_PRODUCT})"
-    rf"|(?:(?<={_SIGN_OF_PRODUCT})|(?<={_SIGN_OF_PRODUCT}\s))[0-9]{{1,4}}"
-    rf"(?![\w/]|[.,][0-9]|\s[^\W\d_])"
+    rf"(?<![\w.,/$€£¥₹])[0-9]{{1,4}}(?={_SPACED_SIGN})"
+    rf"|(?<={_SPACED_SIGN})[0-9]{{1,4}}(?![\w/]|[.,][0-9]|\s[^\W\d_])"
 )
 # Words of multiplication and division, before the count: "gange 12", "divisé par quatre",
-# "делим на 24", "乘以12个月". A count after one, or after a sign with its unit ("× 12か月"),
-# may scale a given figure; its own figure (a duration) is still checked.
+# "делим на 24", "乘以12个月".
 _TIMES_WORDS = (
     "times|multiplied by|mal|fois|veces|vezes|volte|keer|razy|gånger|ganger|gange|krát|"
     "divided by|geteilt durch|durch|divisé par|dividido por|dividido entre|diviso per|diviso|"
     "gedeeld door|podzielone przez|podzielić przez|delat med|delt på|delt med|divideret med|"
     "děleno|делим на|разделить на|поделить на|ділимо на|поділити на|乘以|除以|乘|除"
 )
+_BY = rf"(?:(?<=\s){_SIGN_OF_PRODUCT}\s|(?<![^\W\d_])(?:{_TIMES_WORDS})\s?)"
 _COUNTED = re.compile(
-    rf"(?:(?<![^\W\d_])(?:{_TIMES_WORDS})\s?|{_SIGN_OF_PRODUCT}\s?)"
-    rf"(?:([0-9]{{1,4}})(?![0-9]|[.,][0-9])|([^\W\d_]+))",
+    rf"{_BY}(?:([0-9]{{1,4}})(?![0-9]|[.,][0-9])|([^\W\d_]+))",
     re.IGNORECASE,
 )
-
-
+# A count of months, weeks or days the working multiplies by ("× 12か月", "乘以12个月",
+# "3 semanas ×"): checked against the texts, and against a month, a quarter or a year
+# they name without a number ("monthly", "年間").
+_TIME_UNITS = _alternatives(u for u in _UNITS if _UNITS[u][0] == "duration")
+_TIMED_OPERAND = re.compile(
+    rf"{_BY}(?P<after>[0-9]{{1,4}}\s?(?:{_TIME_UNITS})(?![^\W\d_{CJK}]))"
+    rf"|(?<![\w.,])(?P<before>[0-9]{{1,4}}\s?(?:{_TIME_UNITS}))(?={_SPACED_SIGN})",
+    re.IGNORECASE,
+)
 _UNIT_NEXT = re.compile(r"\s?[^\W\d_]")
 
 
-def working(claim: str) -> tuple[str, frozenset[Fraction]]:
-    """The claim with the bare counts of its working blanked out, and the counts (2 to
-    1000) a given figure may be multiplied or divided by: those next to a sign of product
-    ("12 × € 29", "× 12か月") or after a word of one ("gange 12", "divisé par quatre").
-    Not every number of the claim: a figure divided by its own number is one of its unit
-    ("90 days" is 90 × "1 day"), which would explain away any slip."""
+class Working(NamedTuple):
+    """A claim's working: its prose without it, the counts it multiplies or divides by, and
+    the counts of time it multiplies by."""
+
+    prose: str
+    counts: frozenset[Fraction]
+    operands: tuple[str, ...]
+
+
+def working(claim: str) -> Working:
+    """The claim's working: the bare counts and the counts of time next to a sign of product
+    ("12 × € 29", "× 12か月") or after a word of one ("gange 12", "divisé par quatre"), set
+    apart from the figures it claims. Not every number of the claim is a count: a figure
+    divided by its own number is one of its unit ("90 days" is 90 × "1 day"), which would
+    explain away any slip."""
     numbers = _WORKING_COUNT.findall(claim)
     numbers += [digits for digits, _ in _COUNTED.findall(claim) if digits]
     counts = {value for number in numbers for value in _values(number) if _count(value)}
@@ -1224,8 +1237,17 @@ def working(claim: str) -> tuple[str, frozenset[Fraction]]:
         for _, word in _COUNTED.findall(claim)
         if word and word.lower() in _WORDS and _count(Fraction(_WORDS[word.lower()]))
     }
-    blanked = _WORKING_COUNT.sub(lambda m: " " * len(m.group()), claim)
-    return _COUNTED.sub(_blank_bare, blanked), frozenset(counts)
+    operands: list[str] = []
+
+    def timed(m: re.Match[str]) -> str:
+        group = "after" if m.group("after") else "before"
+        operands.append(m.group(group))
+        start, end = m.start(group) - m.start(), m.end(group) - m.start()
+        return m.group()[:start] + " " * (end - start) + m.group()[end:]
+
+    prose = _TIMED_OPERAND.sub(timed, claim)
+    prose = _WORKING_COUNT.sub(lambda m: " " * len(m.group()), prose)
+    return Working(_COUNTED.sub(_blank_bare, prose), frozenset(counts), tuple(operands))
 
 
 def _blank_bare(m: re.Match[str]) -> str:
@@ -1309,23 +1331,33 @@ def _readings(operand: str, known: Known) -> list[Reading]:
 
 
 def _span_key(months: Fraction) -> Key:
-    """The span of days a number of months may hold, give or take two days a month, in
-    seconds, and the months ("31795200/36547200/13")."""
+    """The span of days a number of months may hold, give or take a day for every two, in
+    seconds, and the months ("33350400/34905600/13")."""
     if months.denominator == 1 and 1 <= months <= MAX_MONTHS:
         least, most = _month_days(int(months))
     else:
         least, most = math.floor(months * 28), math.ceil(months * 31)
-    slack = math.ceil(months * SLACK_DAYS_PER_MONTH)
+    slack = math.ceil(months / SLACK_MONTHS_PER_DAY)
     low, high = max(least - slack, 1) * 86400, (most + slack) * 86400
     return ("span", f"{low}/{high}/{_plain(months)}")
+
+
+# Days from 1 January 2024 to the start of each month, over four years (a leap cycle) and
+# the longest span read after them
+_MONTH_TOTALS = tuple(
+    itertools.accumulate(
+        (calendar.monthrange(2024 + i // 12, i % 12 + 1)[1] for i in range(48 + MAX_MONTHS)),
+        initial=0,
+    )
+)
 
 
 @functools.cache
 def _month_days(months: int) -> tuple[int, int]:
     """The fewest and most days `months` months in a row hold, whichever month they start
     in (leap years included): 28 to 31 for one, 393 to 397 for thirteen."""
-    lengths = [calendar.monthrange(2024 + i // 12, i % 12 + 1)[1] for i in range(48 + months)]
-    sums = [sum(lengths[start : start + months]) for start in range(48)]
+    totals = _MONTH_TOTALS
+    sums = [totals[start + months] - totals[start] for start in range(48)]
     return min(sums), max(sums)
 
 

@@ -5,7 +5,8 @@ quoted lines and pasted lines (logs, configs, tables, lists, key: value pairs) a
 out, since someone who pastes a changelog and asks "which version?" wants "v2.3.1". A
 message that asks something pointed (a short question, or a short closing request such as
 "reply only OK if you understood") accepts a one-token answer: a word or a number; a
-short message that asks nothing ("thanks, that worked!") accepts an emoji. Only an answer
+short message that asks nothing and exclaims ("thanks, that worked!", "👍") accepts an
+emoji. Only an answer
 with no such token, or a short one to a long open question, is too short.
 """
 
@@ -54,7 +55,8 @@ _EMOJI_ONLY = re.compile(
     r"\s*(?:(?:[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u200d\ufe0f]"
     r"|:[a-z0-9_+-]+:)\s*)+"
 )
-_QUESTION_MARK = re.compile(f"[?？\u037e؟]|{_GREEK_QUESTION}")
+QUESTION_MARK = re.compile(f"[?？\u037e؟]|{_GREEK_QUESTION}")
+_EXCLAIMS = re.compile(r"[!！¡]|[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]|:[a-z0-9_+-]+:")
 _QUESTION_END = re.compile(rf"(?:[?？\u037e؟]|{_GREEK_QUESTION})\W*$")  # Latin, CJK, Greek, Arabic
 
 
@@ -78,10 +80,12 @@ def _asked(question: str) -> tuple[bool, int]:
 
 @functools.lru_cache(maxsize=256)
 def _acknowledges(question: str) -> bool:
-    """Whether a message is short and asks nothing ("Hat geklappt, danke!", "👍"): an
-    emoji answers it."""
+    """Whether a message is short, asks nothing and exclaims ("Hat geklappt, danke!",
+    "fatto, ora va 👍"): an emoji answers it. Not a request or a question written without
+    its mark ("Send me the on-call schedule", "会議室はどこですか。")."""
     ask = ask_of(question)
-    return _QUESTION_MARK.search(ask) is None and _visible(ask, ACKNOWLEDGED + 1) <= ACKNOWLEDGED
+    short = _visible(ask, ACKNOWLEDGED + 1) <= ACKNOWLEDGED
+    return short and QUESTION_MARK.search(ask) is None and _EXCLAIMS.search(ask) is not None
 
 
 @functools.lru_cache(maxsize=256)

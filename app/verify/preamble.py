@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from app.verify.figures import claims
-from app.verify.scan import CJK, CLOSING_MARKS, MASK, QUOTED, Layout
+from app.verify.length import QUESTION_MARK, ask_of
+from app.verify.scan import BARE_URL, CJK, CLOSING_MARKS, MASK, QUOTED, Layout
 
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
 LONG = 1500  # characters: more than any preamble; such a draft has content
@@ -87,26 +88,24 @@ LEAD_IN_WORDS = 16  # a lead-in sentence longer than this says something
 LATE_PROMISE_WORDS = 20
 # Not an answer either: headings (a title line) and emoji.
 _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,2}[ \t]*)$", re.M)
-_EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f300-\U0001faff\u2600-\u27bf\ufe0f]")
+_EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f100-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f]")
 
 _OWN_WORDS = re.compile(r"[^\W\d_]")  # a letter outside quotation marks
 _ANY_WORD = re.compile(r"[^\W_]")  # a letter or a digit
 # Emoji that answer yes or no, or that something is done
 _AFFIRMING = re.compile(
-    "[\U0001f44d\U0001f44e\u2705\u274c\u2714\u2716\U0001f44c\U0001f197]"
-    r"|:(?:\+1|-1|thumbsup|thumbsdown|white_check_mark|heavy_check_mark|x|ok_hand|ok):"
+    "[\U0001f44d\U0001f44e\u2705\u274c\u2714\u2716\u2611\U0001f44c\U0001f197]"
+    r"|:(?:\+1|-1|thumbsup|thumbsdown|white_check_mark|heavy_check_mark|ballot_box_with_check"
+    r"|x|ok_hand|ok):"
 )
-_QUESTION_MARK = re.compile("[?\uff1f\u00bf\u037e\u061f]")  # ? ？ ¿ ; ؟
 _TITLE_MARKS = re.compile(r"[#*_~]+")
 _BOLD_LINE = re.compile(r"^[ \t]*[*_~]", re.M)  # a title line not a heading
-_WAVE = re.compile("\U0001f44b|:wave:")  # a greeting, in any language
-_WORD_RUN = re.compile(r"[^\W_]+")
-GREETING_WORDS = 1  # "Hey 👋"; "Hi 👋 yes" may answer
+_INNER_MARK = re.compile(r"[,:;—–-]\s|[，：；、]")  # a clause: an answer, not a title
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$|[.!?。！？]\s*\n")
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 _CJK_RUN = re.compile(f"[{CJK}]+")
 STEM = 5  # letters a word is known by: "urlopu" and "urlop", "flags" and "flag"
-ECHO_WORDS = 2  # words of a title, at least, to tell it names the question's subject
+ECHO_WORDS = 3  # words of a title, at least, to tell it names the question's subject
 ECHO_SHARE = 0.6  # of a title's words found in the question
 
 
@@ -135,11 +134,9 @@ def no_content(layout: Layout, question: str = "") -> bool:
 
 
 def _emoji_say_nothing(written: str, prose: str) -> bool:
-    """Whether a draft's emoji stand for no answer: emoji alone (👍 says yes; 👋 and 👀
-    say nothing), or a greeting with a waving hand ("Hey 👋", "Привет! 👋🙂")."""
-    if _ANY_WORD.search(prose) is None:
-        return _AFFIRMING.search(written) is None
-    return _WAVE.search(written) is not None and len(_WORD_RUN.findall(prose)) <= GREETING_WORDS
+    """Whether a draft is emoji alone that answer nothing (👍 and ✅ say yes; 👋 and 👀
+    say nothing). A word beside them may be the answer ("Marta 👋")."""
+    return _ANY_WORD.search(prose) is None and _AFFIRMING.search(written) is None
 
 
 def _titled(titles: str, question: str) -> bool:
@@ -154,8 +151,8 @@ def _titled(titles: str, question: str) -> bool:
         return False
     if not _BOLD_LINE.search(titles):
         return True
-    if _FACT.search(text) or next(claims(text), None):
-        return False
+    if _INNER_MARK.search(text) or _FACT.search(text) or next(claims(text), None):
+        return False  # "*Remote work: no*", "**Yes, it is closed**": a terse answer
     words = _stems(text)
     return len(words) >= ECHO_WORDS and len(words & _stems(question)) >= ECHO_SHARE * len(words)
 
@@ -170,8 +167,9 @@ def _stems(text: str) -> set[str]:
 
 
 def _asks(question: str) -> bool:
-    """Whether a message asks something (a question mark in any script)."""
-    return _QUESTION_MARK.search(question) is not None
+    """Whether a message asks something: a question mark in any script, in its own words
+    (not in a URL or code)."""
+    return QUESTION_MARK.search(BARE_URL.sub(" ", ask_of(question))) is not None
 
 
 def _ends_open(prose: str, written: str) -> bool:

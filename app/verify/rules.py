@@ -158,9 +158,12 @@ def _unsourced(claim: str, known: Known) -> bool:
     """Whether a figure of the claim is neither given nor the result of a product it
     writes out with a given operand."""
     worked: frozenset[Key] | None = None
-    prose, counts = working(claim)
+    prose, counts, operands = working(claim)
+    for operand in operands:  # "× 12か月": given, or the year the texts name ("年間")
+        if any(not (known.periodic(f) or known.confirms(f)) for f in claims(operand)):
+            return True
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
-        if known.confirms(figure) or known.scaled(figure, counts):
+        if known.scaled(figure, counts) or known.confirms(figure):
             continue
         if worked is None:
             worked = shown(claim, known)  # once, and only for a claim that needs it

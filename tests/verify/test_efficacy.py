@@ -201,7 +201,7 @@ def test_the_fifth_fresh_set_written_after_the_fourths_fixes_as_recorded() -> No
     run failed 8 of 170 good answers (UNSOURCED_FIGURE 5, WRONG_LANGUAGE 2, NO_CONTENT 1)
     and caught 19 of 35 wrong-language answers. Fixed since (docs/verification.md): a
     rate times a given number of its units, Danish and Swedish quotation marks, a draft
-    that is all a quotation; then (2026-11-28) a month as 28 to 31 days ("just over 13
+    that is all a quotation; then (a later session) a month as days ("just over 13
     months") and a rate per another unit of time. Left: a Czech product, a Slovak message
     the model reads as Czech."""
     as_recorded(
@@ -218,7 +218,7 @@ def test_the_sixth_fresh_set_written_after_every_change_of_the_day_as_recorded()
     with their operands, "0.75 US cents"; SECRET 2: a template's password in Spanish, a
     name in Polish capitals; OFF_TOPIC 1) and caught 13 of 23 wrong-language answers, 11
     of 12 secrets and 14 of 16 wrong figures. Fixed since (docs/verification.md), then
-    (2026-11-28) a half year (半年) as six months and ten working days as two weeks. Left:
+    (a later session) a half year (半年) as six months and ten working days as two weeks. Left:
     a date counted from the message's month, a sales answer sharing no word with its
     question."""
     as_recorded(
@@ -240,7 +240,7 @@ def as_recorded(folder: Path, *, good: int, failed: list[str], caught: dict[str,
 
 
 def test_the_figures_set_written_after_the_spans_of_months_as_recorded() -> None:
-    """Figures restated in every form in 18 languages (fresh8/), written blind on 2026-11-28
+    """Figures restated in every form in 18 languages (fresh8/), written blind on 2026-11-27
     while the spans of months, working days and rates per unit of time were built: its
     first run (after those) failed 59 of 160 good answers (the day's start: 65) and caught
     50 of 60 wrong figures (49). Fixed since (docs/verification.md): units, numbers and
@@ -260,6 +260,7 @@ def test_the_figures_set_written_after_the_spans_of_months_as_recorded() -> None
             "figures8-40",
             "figures8-48",
             "figures8-55",
+            "figures8-70",
             "figures8-72",
             "figures8-81",
             "figures8-90",
@@ -279,8 +280,6 @@ def test_the_figures_set_written_after_the_spans_of_months_as_recorded() -> None
             "figures8-179",
             "figures8-181",
             "figures8-182",
-            "figures8-186",
-            "figures8-187",
             "figures8-191",
             "figures8-194",
             "figures8-199",
@@ -293,19 +292,20 @@ def test_the_figures_set_written_after_the_spans_of_months_as_recorded() -> None
 
 
 def test_the_second_figures_set_written_blind_as_recorded() -> None:
-    """Everyday answers with figures in 18 languages (fresh9/), written blind on 2026-11-28
+    """Everyday answers with figures in 18 languages (fresh9/), written blind on 2026-11-27
     in parallel with fresh8's fixes and first run on them (43e222c): 30 of 140 good answers
     failed (the day's start: 50) and 38 of 60 wrong figures caught (36). Fixed since: what
-    a given share leaves, "6点半", a year counted by two or more years. Left: chains of two
-    steps, times written "7 h 30" or "18.15", dates counted by working days or from a
-    derived date, sums within the claim."""
+    a given share leaves, "6点半" (a year counted by years, and the complement of a
+    percentage, were dropped after a blind review found slips they let pass). Left: chains
+    of two steps, times written "7 h 30" or "18.15", dates counted by working days or from
+    a derived date, sums within the claim."""
     as_recorded(
         FRESH9,
         good=140,
         failed=[
-            "figures9-22",
             "figures9-25",
             "figures9-26",
+            "figures9-35",
             "figures9-36",
             "figures9-50",
             "figures9-62",
@@ -313,17 +313,18 @@ def test_the_second_figures_set_written_blind_as_recorded() -> None:
             "figures9-75",
             "figures9-86",
             "figures9-95",
+            "figures9-97",
             "figures9-104",
             "figures9-119",
-            "figures9-126",
             "figures9-134",
+            "figures9-136",
             "figures9-140",
             "figures9-141",
-            "figures9-147",
             "figures9-151",
             "figures9-154",
             "figures9-174",
             "figures9-179",
+            "figures9-184",
             "figures9-187",
             "figures9-192",
             "figures9-200",
@@ -333,20 +334,23 @@ def test_the_second_figures_set_written_blind_as_recorded() -> None:
 
 
 def test_the_preambles_written_blind_after_the_titles_as_recorded() -> None:
-    """Preambles and their look-alikes in 18 languages (fresh7/), written blind on 2026-11-28
+    """Preambles and their look-alikes in 18 languages (fresh7/), written blind on 2026-11-27
     and first run after the titles and emoji of 7d539d0: 0 of 160 good answers failed, 21 of
     100 preambles caught (the day's start: 17). Fixed since, reading its misses: headings
-    alone whatever their words, a title with an emoji beside it, a greeting with a waving
-    hand. The rest (promises, deferrals, restated questions, empathy, plans) need words of
-    each language; the judge's NON_ANSWER catches them."""
-    as_recorded(FRESH7, good=160, failed=[], caught={"no_content": 29})
+    alone whatever their words, a title with an emoji beside it (a greeting with a waving
+    hand, and titles of two words, were dropped after a blind review). The rest (promises,
+    deferrals, restated questions, empathy, plans) need words of each language; the
+    judge's NON_ANSWER catches them."""
+    as_recorded(FRESH7, good=160, failed=[], caught={"no_content": 25})
 
 
 def test_the_preambles_of_layout_written_blind_as_recorded() -> None:
     """Headings, titles, emoji and greetings, and good answers built like them (fresh10/),
-    written blind on 2026-11-28 in parallel with fresh7's fixes and first run on them
+    written blind on 2026-11-27 in parallel with fresh7's fixes and first run on them
     (e8cb409): 22 of 70 preambles caught (the day's start: 9), and 13 of 130 good answers
     failed (the start: 13), none by NO_CONTENT: TOO_SHORT 12 (an emoji in reply to
     "thanks, that worked!"), UNSOURCED_FIGURE 1 ("alle zwei Wochen"). Fixed since: an
-    emoji answers a short message that asks nothing."""
-    as_recorded(FRESH10, good=130, failed=["preambles10-24"], caught={"no_content": 21})
+    emoji answers a short message that exclaims and asks nothing. A blind review then
+    showed the greeting rule and titles of two words failing terse answers ("Marta 👋",
+    "*Enterprise plan*"): both dropped, so fewer are caught than on the first run."""
+    as_recorded(FRESH10, good=130, failed=["preambles10-24"], caught={"no_content": 19})

@@ -489,6 +489,12 @@ def test_an_emoji_answers_a_short_message_that_asks_nothing(question: str) -> No
         ("🙌", "Which port does the billing service listen on?"),  # a question
         ("🎉", "The nightly export job failed again and nobody on the team knows why it does"),
         ("k", "thanks!"),  # a letter is no emoji
+        # found by a blind review: requests and questions written without their mark
+        ("🙂", "Explain how our VPN setup works"),
+        ("👍", "Send me the on-call schedule"),
+        ("👍", "Still broken after the restart"),
+        ("🏢", "会議室はどこですか。"),
+        ("🔒", "what's the wifi password"),
     ],
 )
 def test_an_emoji_does_not_answer_a_question_or_a_long_message(answer: str, question: str) -> None:
