@@ -53,7 +53,7 @@ for _kind, _scale, _names in (
         Fraction(3600),
         "h hr hrs hour hours std stunde stunden heure heures hora horas ora ore uur uren "
         "godzina godziny godzin 時間 小时 小時 timme timmar timer saat hodina hodiny hodin "
-        "час часа часов година години годин 시간 timmen timen",
+        "час часа часов година години годин годині 시간 timmen timen",
     ),
     (
         "duration",
@@ -135,7 +135,7 @@ _WORKING_AFTER = "ouvrés|ouvrables|hábiles|laborables|úteis|uteis|lavorativi|
 # Korean units that begin other words: 분기 (a quarter), 주년 (an anniversary), 주차 (a
 # week's number), 주식 (shares)
 _NOT_AFTER = {"분": ("기",), "주": ("년", "차", "식")}
-_CLOCK_UNITS = {"h", "uhr", "時", "час", "часа", "часов"}  # "в 15 часов" is at 3 pm
+_CLOCK_UNITS = {"h", "uhr", "時", "час", "часа", "часов", "годині"}  # "в 15 часов": 3 pm
 # Multipliers written after a number: "1.2k", "2.5M", "1,3 Mrd.", "40 mil", "3万".
 _MULTIPLIERS = {
     "k": 1000,
@@ -367,7 +367,7 @@ _CJK_NUMERAL = (
     "(?:[二三四五六七八九]?十[一二三四五六七八九]?|[一二两兩三四五六七八九])"
     "(?:[个個]半(?=小时|小時))?"  # "一个半小时", one and a half hours
     "(?![百千万萬〇零])"
-    "|(?<![一二两兩三四五六七八九十大个個])半(?=年|小时|小時))"  # half a year, half an hour
+    "|(?<![一二两兩三四五六七八九十大个個上下])半(?=年|小时|小時))"  # half a year, half an hour
     "(?=天|週間|日間|个月|個月|か月|ヶ月|カ月|ケ月|小时|小時|時間|分钟|分鐘|分間|年|星期|(?<!四)周)"
 )
 _PERIODS = {"hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800}
@@ -486,6 +486,7 @@ def _alternatives(words: Iterable[str]) -> str:
 
 _LATIN_UNITS = [u for u in _UNITS if not re.search(f"[{CJK}%％€$£¥₹]", u)]
 _GLUED_UNITS = [u for u in _UNITS if u not in _LATIN_UNITS]
+_TIME_UNITS = _alternatives(u for u in _UNITS if _UNITS[u][0] == "duration")
 _CJK_MULTIPLIERS = [m for m in _MULTIPLIERS if re.search(f"[{CJK}]", m)]
 _LATIN_MULTIPLIERS = [m for m in _MULTIPLIERS if m not in _CJK_MULTIPLIERS]
 # Words that make the unit after them a rate ("100 per day" is no duration).
@@ -653,7 +654,9 @@ def _take(
 # but for the Turkish ı and İ and the long ſ, which `re` alone reads as i and s: a text
 # with one is read by `re`.
 # A currency sign, the R of R$, or a run of CJK numerals (a figure begins at its first)
-_SIGN = re.compile("[$€£¥₹]|[rR](?=\\$)|[一二两兩三四五六七八九十]+|半(?=年|小时|小時)")
+_SIGN = re.compile(
+    "[$€£¥₹]|[rR](?=\\$)|[一二两兩三四五六七八九十]+|(?<![上下大])半(?=年|小时|小時)"
+)
 _DIGITS = re.compile("[0-9]+")
 _GLUED = re.compile(rf"[^\W{CJK}]")  # a letter or digit of a script written with spaces
 _LETTERS = re.compile(r"[^\W\d_]+")
@@ -937,10 +940,21 @@ MAX_DATES = 50  # given dates, and shifts of each kind, read (a bound on the wor
 MAX_MONTHS = 1200  # a century
 OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
 FACTORS = 200  # counts a figure may be multiplied or divided by (a bound on the work)
-# A count the asker writes, not glued to a word or another number ("14 people", not "Q2",
-# "P1", "v2" or a date's "03")
-_FREE_COUNT = re.compile(r"(?<![\w.,/:-])[0-9]{1,4}(?![\w/:-]|[.,][0-9])")
 MAX_FACTOR = 1000
+# A count the asker writes, of things: not glued to a word or another number ("14
+# people", not "Q2", "P1", "#2", "v2" or a date's "03"), nor a figure ("2 weeks", "€50",
+# "20%")
+_FREE_COUNT = re.compile(
+    r"(?<![\w.,/:#$€£¥₹-])[0-9]{1,4}(?![\w/:%％-]|[.,][0-9])"
+    rf"(?!\s?(?:{_alternatives(_LATIN_UNITS)})(?![^\W\d_]))"
+    rf"(?!\s?(?:{_alternatives(_GLUED_UNITS)}))",
+    _FLAGS,
+)
+# A count of time the asker writes ("4 dni", "3 weeks")
+_TIME_COUNT = re.compile(
+    rf"(?<![\w.,/:#$€£¥₹-])([0-9]{{1,4}})\s?(?:{_TIME_UNITS})(?![^\W\d_{CJK}])",
+    _FLAGS,
+)
 
 
 def _count(value: Fraction) -> bool:
@@ -960,7 +974,8 @@ class Known:
     rates: frozenset[tuple[Fraction, Fraction]] = frozenset()  # (money, per seconds)
     paid: frozenset[Fraction] = frozenset()  # a rate times a count of its units the asker gave
     spans: tuple[tuple[Fraction, Fraction], ...] = ()  # seconds a month or year may hold
-    factors: frozenset[Fraction] = frozenset()  # counts written anywhere: "we are 14", "3 each"
+    factors: frozenset[Fraction] = frozenset()  # counts of things the asker writes: "we are 14"
+    days: frozenset[Fraction] = frozenset()  # counts of time the asker writes: "4 dni"
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
@@ -996,14 +1011,20 @@ class Known:
         )
         numbers = tuple(sorted(bounded.get("number", ())))
         calendar = tuple(sorted(_span(raw) for kind, raw in keys if kind == "span"))
-        asked = {
-            value
-            for text in counted
-            for number in _FREE_COUNT.findall(text)
-            if _count(value := Fraction(number))
-        }
-        factors = frozenset(sorted(asked)[:FACTORS])
-        return cls(keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL], factors)
+        things, times = (
+            frozenset(
+                sorted(
+                    value
+                    for text in counted
+                    for number in pattern.findall(text)
+                    if _count(value := Fraction(number))
+                )[:FACTORS]
+            )
+            for pattern in (_FREE_COUNT, _TIME_COUNT)
+        )
+        return cls(
+            keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL], things, times
+        )
 
     def scaled(self, claim: frozenset[Key], counts: frozenset[Fraction] = frozenset()) -> bool:
         """Whether a figure is a given one of its kind times a count the asker writes ("we
@@ -1011,14 +1032,18 @@ class Known:
         times or divided by a count of the claim's working ("× 12", "divisé par quatre":
         €45k a quarter for €180,000 a year). The count is a whole number (2 to 1000), not
         glued to a word ("Q2", "P1"), and the figure its kind's: an amount from an amount,
-        a duration from a duration. Which count applies is the answer's reasoning: "$6,000"
-        for $500 per user per month, 10 users and 12 months passes (the judge's)."""
+        a duration from a duration. A count of time the asker writes multiplies amounts
+        only ("a trip of 4 days": 180 zł for 45 zł a day; not 60 days' notice for 30 and
+        "within 2 weeks"). Which count applies is the answer's reasoning: "$6,000" for
+        $500 per user per month, 10 users and 12 months passes, and "$60,000" fails (two
+        counts are no product the rule tries): both are the judge's."""
         for kind, raw in claim:
             target = _number(kind, raw)
             if target is None or target <= 0 or kind in ("percent", "time"):
                 continue
             pool = self.pools.get(kind, frozenset())
-            if any(target / n in pool for n in self.factors | counts):
+            asked = self.factors | self.days if kind == "money" else self.factors
+            if any(target / n in pool for n in asked | counts):
                 return True
             if any(target * n in pool for n in counts):
                 return True
@@ -1182,22 +1207,26 @@ Reading = tuple[str, Fraction, Fraction | None]  # kind, value, seconds per unit
 # A bare count next to a sign of multiplication or division: the answer's working ("12 ×
 # € 29", "× 12", "÷ 60"), not a figure it claims. A count followed by a unit stays one.
 _SIGN_OF_PRODUCT = "[×✕⨉÷]"  # not *, which is bold or italic in Slack
-# A sign of the working is set apart by spaces ("12 × € 29", "€29 × 12"): the numbers of
-# "1920×1080", "60×40 cm" and "10× faster" are dimensions and ratios, and claims.
-_SPACED_SIGN = rf"\s{_SIGN_OF_PRODUCT}\s"
+# A count after a sign is the working unless a digit stands right before the sign: the
+# numbers of "1920×1080" and "60×40 cm" are dimensions, and claims. A count before a sign
+# is the working when the sign is set apart by spaces or an amount follows it ("12 × € 29",
+# "12×€29"), not in "10× faster". CJK writes no spaces: "10万円×12か月".
+_AFTER_SIGN = r"(?:(?<![0-9])[×✕⨉]|÷)\s?"  # "÷" is never a dimension: "(€1,000÷4)"
+_BEFORE_SIGN = rf"(?=\s{_SIGN_OF_PRODUCT}\s|\s?{_SIGN_OF_PRODUCT}\s?[$€£¥₹])"
 _WORKING_COUNT = re.compile(
-    rf"(?<![\w.,/$€£¥₹])[0-9]{{1,4}}(?={_SPACED_SIGN})"
-    rf"|(?<={_SPACED_SIGN})[0-9]{{1,4}}(?![\w/]|[.,][0-9]|\s[^\W\d_])"
+    rf"(?<![\w.,/$€£¥₹])[0-9]{{1,4}}{_BEFORE_SIGN}"
+    r"|(?:(?<=(?<![0-9])[×✕⨉])|(?<=(?<![0-9])[×✕⨉]\s)|(?<=÷)|(?<=÷\s))"
+    rf"[0-9]{{1,4}}(?![\w/]|[.,][0-9]|\s[^\W\d_])"
 )
 # Words of multiplication and division, before the count: "gange 12", "divisé par quatre",
-# "делим на 24", "乘以12个月".
+# "делим на 24"; in CJK, glued to the words around ("乘以12个月").
 _TIMES_WORDS = (
     "times|multiplied by|mal|fois|veces|vezes|volte|keer|razy|gånger|ganger|gange|krát|"
     "divided by|geteilt durch|durch|divisé par|dividido por|dividido entre|diviso per|diviso|"
     "gedeeld door|podzielone przez|podzielić przez|delat med|delt på|delt med|divideret med|"
-    "děleno|делим на|разделить на|поделить на|ділимо на|поділити на|乘以|除以|乘|除"
+    "děleno|делим на|разделить на|поделить на|ділимо на|поділити на"
 )
-_BY = rf"(?:(?<=\s){_SIGN_OF_PRODUCT}\s|(?<![^\W\d_])(?:{_TIMES_WORDS})\s?)"
+_BY = rf"(?:{_AFTER_SIGN}|(?<![^\W\d_])(?:{_TIMES_WORDS})\s?|(?:乘以|除以)\s?)"
 _COUNTED = re.compile(
     rf"{_BY}(?:([0-9]{{1,4}})(?![0-9]|[.,][0-9])|([^\W\d_]+))",
     re.IGNORECASE,
@@ -1205,12 +1234,12 @@ _COUNTED = re.compile(
 # A count of months, weeks or days the working multiplies by ("× 12か月", "乘以12个月",
 # "3 semanas ×"): checked against the texts, and against a month, a quarter or a year
 # they name without a number ("monthly", "年間").
-_TIME_UNITS = _alternatives(u for u in _UNITS if _UNITS[u][0] == "duration")
 _TIMED_OPERAND = re.compile(
     rf"{_BY}(?P<after>[0-9]{{1,4}}\s?(?:{_TIME_UNITS})(?![^\W\d_{CJK}]))"
-    rf"|(?<![\w.,])(?P<before>[0-9]{{1,4}}\s?(?:{_TIME_UNITS}))(?={_SPACED_SIGN})",
+    rf"|(?<![\w.,])(?P<before>[0-9]{{1,4}}\s?(?:{_TIME_UNITS}))(?=\s{_SIGN_OF_PRODUCT}\s)",
     re.IGNORECASE,
 )
+MAX_OPERANDS = 10  # counts of time of the working checked per claim (a bound on the work)
 _UNIT_NEXT = re.compile(r"\s?[^\W\d_]")
 
 
@@ -1229,12 +1258,12 @@ def working(claim: str) -> Working:
     apart from the figures it claims. Not every number of the claim is a count: a figure
     divided by its own number is one of its unit ("90 days" is 90 × "1 day"), which would
     explain away any slip."""
-    numbers = _WORKING_COUNT.findall(claim)
-    numbers += [digits for digits, _ in _COUNTED.findall(claim) if digits]
+    counted = _COUNTED.findall(claim)
+    numbers = _WORKING_COUNT.findall(claim) + [digits for digits, _ in counted if digits]
     counts = {value for number in numbers for value in _values(number) if _count(value)}
     counts |= {
         Fraction(_WORDS[word.lower()])
-        for _, word in _COUNTED.findall(claim)
+        for _, word in counted
         if word and word.lower() in _WORDS and _count(Fraction(_WORDS[word.lower()]))
     }
     operands: list[str] = []
@@ -1247,7 +1276,8 @@ def working(claim: str) -> Working:
 
     prose = _TIMED_OPERAND.sub(timed, claim)
     prose = _WORKING_COUNT.sub(lambda m: " " * len(m.group()), prose)
-    return Working(_COUNTED.sub(_blank_bare, prose), frozenset(counts), tuple(operands))
+    kept = tuple(dict.fromkeys(operands))[:MAX_OPERANDS]
+    return Working(_COUNTED.sub(_blank_bare, prose), frozenset(counts), kept)
 
 
 def _blank_bare(m: re.Match[str]) -> str:

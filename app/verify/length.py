@@ -5,9 +5,9 @@ quoted lines and pasted lines (logs, configs, tables, lists, key: value pairs) a
 out, since someone who pastes a changelog and asks "which version?" wants "v2.3.1". A
 message that asks something pointed (a short question, or a short closing request such as
 "reply only OK if you understood") accepts a one-token answer: a word or a number; a
-short message that asks nothing and exclaims ("thanks, that worked!", "👍") accepts an
-emoji. Only an answer
-with no such token, or a short one to a long open question, is too short.
+short message that asks nothing and exclaims, or has three words at most ("thanks, that
+worked!", "Got it, thanks.", "👍"), accepts an emoji. Only an answer with no such token, or
+a short one to a long open question, is too short.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ PROSE_LETTERS = 0.5  # a line with a smaller share of letters is pasted (logs, t
 QUESTION_TAIL = 16  # characters after a question mark that may still close a question
 PROSE_MEASURED = 20  # visible characters a line needs before its share of letters tells
 ACKNOWLEDGED = 40  # visible characters, at most, of a message that asks nothing ("thanks!")
+ACKNOWLEDGING_WORDS = 3  # or words, without an exclamation: "Got it, thanks.", "谢谢"
 
 _CODE = re.compile(f"{MASK}+")  # code, a link or a mention inside a line: a gap in its prose
 _VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
@@ -55,7 +56,7 @@ _EMOJI_ONLY = re.compile(
     r"\s*(?:(?:[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u200d\ufe0f]"
     r"|:[a-z0-9_+-]+:)\s*)+"
 )
-QUESTION_MARK = re.compile(f"[?？\u037e؟]|{_GREEK_QUESTION}")
+QUESTION_MARK = re.compile(f"[?？¿\u037e؟]|{_GREEK_QUESTION}")
 _EXCLAIMS = re.compile(r"[!！¡]|[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]|:[a-z0-9_+-]+:")
 _QUESTION_END = re.compile(rf"(?:[?？\u037e؟]|{_GREEK_QUESTION})\W*$")  # Latin, CJK, Greek, Arabic
 
@@ -80,12 +81,15 @@ def _asked(question: str) -> tuple[bool, int]:
 
 @functools.lru_cache(maxsize=256)
 def _acknowledges(question: str) -> bool:
-    """Whether a message is short, asks nothing and exclaims ("Hat geklappt, danke!",
-    "fatto, ora va 👍"): an emoji answers it. Not a request or a question written without
-    its mark ("Send me the on-call schedule", "会議室はどこですか。")."""
+    """Whether a message is short, asks nothing, and exclaims or has three words at most
+    ("Hat geklappt, danke!", "fatto, ora va 👍", "Got it, thanks."): an emoji answers it.
+    Not a request or a question written without its mark ("Send me the on-call
+    schedule", "会議室はどこですか。"); "Please restart it!" is the judge's."""
     ask = ask_of(question)
     short = _visible(ask, ACKNOWLEDGED + 1) <= ACKNOWLEDGED
-    return short and QUESTION_MARK.search(ask) is None and _EXCLAIMS.search(ask) is not None
+    if not short or QUESTION_MARK.search(ask) is not None:
+        return False
+    return _EXCLAIMS.search(ask) is not None or _words(ask) <= ACKNOWLEDGING_WORDS
 
 
 @functools.lru_cache(maxsize=256)

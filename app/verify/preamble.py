@@ -142,10 +142,12 @@ def _emoji_say_nothing(written: str, prose: str) -> bool:
 def _titled(titles: str, question: str) -> bool:
     """Whether a draft of titles alone names a subject and says nothing of it: no title
     ends a sentence, and either all are headings ("## VPN hemifrån": a heading is never an
-    answer alone) or, for bold or italic lines, which may be a terse answer ("**Room
-    4.12**", "*The Berlin office*"), none states a fact and most of their words (at least
-    two) are the question's ("*Urlop na żądanie*"), by their first letters (inflected forms:
-    "urlop", "urlopu") or, in scripts without spaces, by pairs of characters."""
+    answer alone) or, for bold lines, which may be a terse answer ("**Room 4.12**", "*The
+    Berlin office*", "*Remote work: no*"), none has a clause or states a fact and most of
+    their words (at least three) are the question's ("*Richiesta carta carburante*"), by
+    their first letters (inflected forms: "richiesta", "richiedere") or, in scripts
+    without spaces, by pairs of characters. "*Urlop na żądanie*" (two words) is left to
+    the judge."""
     text = _TITLE_MARKS.sub(" ", titles)
     if _SENTENCE_END.search(text):
         return False

@@ -475,7 +475,15 @@ def test_cited_sources_are_listed_once_in_order() -> None:
 
 
 @pytest.mark.parametrize(
-    "question", ["Hat geklappt, danke!", "merci, c'est bon !", "👍", "спасибо, получилось!"]
+    "question",
+    [
+        "Hat geklappt, danke!",
+        "merci, c'est bon !",
+        "👍",
+        "спасибо, получилось!",
+        "Got it, thanks.",  # three words, found by a second review
+        "谢谢",
+    ],
 )
 def test_an_emoji_answers_a_short_message_that_asks_nothing(question: str) -> None:
     """Found by a blind set (fresh10): "🙌" to "thanks, that worked!" was TOO_SHORT."""

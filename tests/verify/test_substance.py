@@ -502,6 +502,12 @@ PAID = [
     ("45 k€ par trimestre : 180 k€ divisé par quatre.", "Le budget est de 180 000 €.", "?"),
     ("120 000 в сутки, делим на 24: 5 000 в час.", "Лимит — 120 000 в сутки.", "?"),
     ("年間で *60万円* です（月額5万円 × 12か月）。", "交通費の上限は月額5万円です。", "年間で？"),
+    # found by a second review: CJK writes no spaces round the sign; ÷ is never a dimension
+    ("年間で120万円です（10万円×12か月）。", "月額10万円です。", "年間で？"),
+    ("一年是120万元（10万元×12个月）。", "每月10万元。", "一年多少？"),
+    ("Each gets €250 (€1,000÷4).", "The budget is €1,000.", "?"),
+    ("一年是120万元，10万元乘以12个月。", "每月10万元。", "一年多少？"),
+    ("上半年收入为500万元。", "H1 revenue: 500万元.", "?"),
     ("四半期で *360万円* です（月額120万円 × 3か月）。", "予算は月額120万円です。", "四半期だと？"),
     # (a slip in the count is the judge's: "$6,000" for $500 per user per month, 10 users
     # and 12 months passes, as $500 × 12)
@@ -819,6 +825,8 @@ def test_a_heading_alone_has_no_content_whatever_its_words() -> None:
         ("*60万円* です（月額5万円 × 12か月）。", "月額5万円。契約は3年間です。", "?"),
         # the asker's count multiplies; only the working's divides
         ("You get 15 days.", "Leave is 30 days a year.", "Asking for 2 people?"),
+        # a count of time the asker writes multiplies amounts only
+        ("The notice is 60 days.", "The notice is 30 days.", "Can I leave within 2 weeks?"),
     ],
 )
 def test_the_working_explains_away_no_slip(claim: str, source: str, question: str) -> None:
