@@ -1239,6 +1239,17 @@ _TIMED_OPERAND = re.compile(
     rf"|(?<![\w.,])(?P<before>[0-9]{{1,4}}\s?(?:{_TIME_UNITS}))(?=\s{_SIGN_OF_PRODUCT}\s)",
     re.IGNORECASE,
 )
+# A frequency: "every 3 months", "alle drei Monate", "每3个月". It is the period a text
+# names without a number ("quarterly") as much as a duration a text gives.
+_EVERY_WORDS = (
+    "every|each|alle|jede[nrs]?|tous les|toutes les|chaque|cada|a cada|ogni|elke|iedere|"
+    "co|var|hver|hvert|hvart|her|každé|každých|каждые|каждый|каждую|кожні|кожен|кожного"
+)
+_FREQUENCY = re.compile(
+    rf"(?:(?<![^\W\d_])(?:{_EVERY_WORDS})\s|[毎每])"
+    rf"(?P<after>(?:[0-9]{{1,4}}|{_alternatives(_WORDS)})\s?(?:{_TIME_UNITS})(?![^\W\d_{CJK}]))",
+    re.IGNORECASE,
+)
 MAX_OPERANDS = 10  # counts of time of the working checked per claim (a bound on the work)
 _UNIT_NEXT = re.compile(r"\s?[^\W\d_]")
 
@@ -1269,12 +1280,13 @@ def working(claim: str) -> Working:
     operands: list[str] = []
 
     def timed(m: re.Match[str]) -> str:
-        group = "after" if m.group("after") else "before"
+        group = "after" if m.group("after") else "before"  # _FREQUENCY: "after" only
         operands.append(m.group(group))
         start, end = m.start(group) - m.start(), m.end(group) - m.start()
         return m.group()[:start] + " " * (end - start) + m.group()[end:]
 
-    prose = _TIMED_OPERAND.sub(timed, claim)
+    prose = _FREQUENCY.sub(timed, claim)
+    prose = _TIMED_OPERAND.sub(timed, prose)
     prose = _WORKING_COUNT.sub(lambda m: " " * len(m.group()), prose)
     kept = tuple(dict.fromkeys(operands))[:MAX_OPERANDS]
     return Working(_COUNTED.sub(_blank_bare, prose), frozenset(counts), kept)

@@ -508,6 +508,11 @@ PAID = [
     ("Each gets €250 (€1,000÷4).", "The budget is €1,000.", "?"),
     ("一年是120万元，10万元乘以12个月。", "每月10万元。", "一年多少？"),
     ("上半年收入为500万元。", "H1 revenue: 500万元.", "?"),
+    # a frequency is the period a text names without a number (found by a second review)
+    ("Reviews happen every 3 months.", "Reviews are quarterly.", "?"),
+    ("Reviews happen every three months.", "Reviews are quarterly.", "?"),
+    ("Das Passwort läuft alle 12 Monate ab.", "Passwords expire annually.", "?"),
+    ("每3个月一次。", "每季度一次。", "?"),
     ("四半期で *360万円* です（月額120万円 × 3か月）。", "予算は月額120万円です。", "四半期だと？"),
     # (a slip in the count is the judge's: "$6,000" for $500 per user per month, 10 users
     # and 12 months passes, as $500 × 12)
@@ -825,6 +830,8 @@ def test_a_heading_alone_has_no_content_whatever_its_words() -> None:
         ("*60万円* です（月額5万円 × 12か月）。", "月額5万円。契約は3年間です。", "?"),
         # the asker's count multiplies; only the working's divides
         ("You get 15 days.", "Leave is 30 days a year.", "Asking for 2 people?"),
+        ("Reviews happen every 6 months.", "Reviews are quarterly.", "?"),
+        ("The review is in 3 months.", "Reviews are quarterly.", "?"),  # no frequency
         # a count of time the asker writes multiplies amounts only
         ("The notice is 60 days.", "The notice is 30 days.", "Can I leave within 2 weeks?"),
     ],
