@@ -1026,7 +1026,12 @@ class Known:
             keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL], things, times
         )
 
-    def scaled(self, claim: frozenset[Key], counts: frozenset[Fraction] = frozenset()) -> bool:
+    def scaled(
+        self,
+        claim: frozenset[Key],
+        counts: frozenset[Fraction] = frozenset(),
+        periods: frozenset[Fraction] = frozenset(),
+    ) -> bool:
         """Whether a figure is a given one of its kind times a count the asker writes ("we
         are 14": 700 GB for 50 GB each; "7 services": 21 pods for 3 replicas of each), or
         times or divided by a count of the claim's working ("× 12", "divisé par quatre":
@@ -1036,18 +1041,33 @@ class Known:
         only ("a trip of 4 days": 180 zł for 45 zł a day; not 60 days' notice for 30 and
         "within 2 weeks"). Which count applies is the answer's reasoning: "$6,000" for
         $500 per user per month, 10 users and 12 months passes, and "$60,000" fails (two
-        counts are no product the rule tries): both are the judge's."""
+        counts are no product the rule tries): both are the judge's. `periods` (ratios of
+        periods named, `periods_between`) scale amounts only."""
         for kind, raw in claim:
             target = _number(kind, raw)
             if target is None or target <= 0 or kind in ("percent", "time"):
                 continue
             pool = self.pools.get(kind, frozenset())
-            asked = self.factors | self.days if kind == "money" else self.factors
-            if any(target / n in pool for n in asked | counts):
+            money = kind == "money"
+            asked = self.factors | self.days if money else self.factors
+            working = counts | periods if money else counts
+            if any(target / n in pool for n in asked | working):
                 return True
-            if any(target * n in pool for n in counts):
+            if any(target * n in pool for n in working):
                 return True
         return False
+
+    def periods_between(self, claim: str) -> frozenset[Fraction]:
+        """The whole ratios of two periods the texts and the claim name without a number:
+        12 for a monthly amount's year ("月額3,000円", "年間36,000円"), 3 for its quarter, 4
+        for a quarter's year, 52 for a week's year. Counts an amount may be scaled by."""
+        named = {Fraction(raw) for kind, raw in (*self.keys, *_periods(claim)) if kind == "period"}
+        return frozenset(
+            ratio
+            for a in named
+            for b in named
+            if (ratio := a / b).denominator == 1 and 2 <= ratio <= MAX_FACTOR
+        )
 
     def periodic(self, claim: frozenset[Key]) -> bool:
         """Whether a duration is a month, a quarter or a year the texts name without a

@@ -312,7 +312,6 @@ def test_the_second_figures_set_written_blind_as_recorded() -> None:
             "figures9-62",
             "figures9-71",
             "figures9-75",
-            "figures9-86",
             "figures9-95",
             "figures9-97",
             "figures9-104",

@@ -513,6 +513,13 @@ PAID = [
     ("Reviews happen every three months.", "Reviews are quarterly.", "?"),
     ("Das Passwort läuft alle 12 Monate ab.", "Passwords expire annually.", "?"),
     ("每3个月一次。", "每季度一次。", "?"),
+    # an amount scaled by the ratio of two periods named (a monthly amount's year)
+    (
+        "在宅勤務手当は月額3,000円なので、年間では36,000円です。",
+        "手当は月額3,000円です。",
+        "年間で？",
+    ),
+    ("The annual fee is $1,200.", "The monthly fee is $100.", "?"),
     ("四半期で *360万円* です（月額120万円 × 3か月）。", "予算は月額120万円です。", "四半期だと？"),
     # (a slip in the count is the judge's: "$6,000" for $500 per user per month, 10 users
     # and 12 months passes, as $500 × 12)
@@ -831,6 +838,9 @@ def test_a_heading_alone_has_no_content_whatever_its_words() -> None:
         # the asker's count multiplies; only the working's divides
         ("You get 15 days.", "Leave is 30 days a year.", "Asking for 2 people?"),
         ("Reviews happen every 6 months.", "Reviews are quarterly.", "?"),
+        ("年間では39,000円です。", "手当は月額3,000円です。", "年間で？"),
+        ("The annual fee is $1,100.", "The monthly fee is $100.", "?"),
+        ("Retention is 24 days.", "Logs are kept 2 days. Reports go out monthly and yearly.", "?"),
         ("The review is in 3 months.", "Reviews are quarterly.", "?"),  # no frequency
         # a count of time the asker writes multiplies amounts only
         ("The notice is 60 days.", "The notice is 30 days.", "Can I leave within 2 weeks?"),
