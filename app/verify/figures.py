@@ -461,17 +461,6 @@ _DAY_MONTH = re.compile(  # 3 March 2026, 20. Dezember 2024, 20 de diciembre de 
     _FLAGS,
 )
 # 15:30, 3:30 pm, 3 pm, 15.30 Uhr, 9 Uhr, 18h30, 午後3時30分
-_CLOCK = re.compile(
-    r"(?<![0-9:.])(?P<h>[0-9]{1,2})(?::|(?P<dot>\.)(?=[0-9]{2}\s?uhr)|h(?=[0-9]{2}))"
-    r"(?P<m>[0-9]{2})(?![0-9:])(?:\s?(?P<ap>[ap])\.?m\b\.?|\s?uhr\b)?"
-    r"|(?<![0-9:.])(?P<h2>[0-9]{1,2})\s?(?:(?P<ap2>[ap])\.?m\b\.?|uhr\b)"
-    r"|(?P<half>午前|午後|上午|下午|早上|晚上|오전|오후)?\s?(?<![0-9.,])(?P<h3>[0-9]{1,2})\s?"
-    # 点 is also a point or an item ("3点建议", "85点"): an hour only with a half of the
-    # day before it or minutes after it
-    r"(?:時(?!間)|시(?!간)|[点點](?(half)|(?=\s?[0-9]{1,2}\s?分|半)))"
-    r"(?:\s?(?P<m3>[0-9]{1,2})\s?[分분]|(?P<m30>半))?",
-    _FLAGS,
-)
 _VERSION = re.compile(
     r"(?:\b(?:v|version\s|release\s)\s?([0-9]+(?:\.[0-9]+)*)"
     r"|(?<![\w.])([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)*))"
@@ -486,6 +475,20 @@ def _alternatives(words: Iterable[str]) -> str:
 
 _LATIN_UNITS = [u for u in _UNITS if not re.search(f"[{CJK}%％€$£¥₹]", u)]
 _GLUED_UNITS = [u for u in _UNITS if u not in _LATIN_UNITS]
+_CLOCK = re.compile(
+    r"(?<![0-9:.,$€£¥₹])(?P<h>[0-9]{1,2})(?::|(?P<dot>\.)(?=[0-9]{2}\s?uhr)|h(?=[0-9]{2})"
+    # "kl. 11.00–13.00", "18.15'te": a time, or a decimal, unless a unit or sign follows
+    rf"|(?P<dotted>\.)(?=[0-5][0-9](?![0-9]|[.,][0-9]|\s?[%％€$£¥₹]"
+    rf"|\s?(?:{_alternatives(_LATIN_UNITS)}|{_alternatives(_MULTIPLIERS)})(?![^\W\d_]))))"
+    r"(?P<m>[0-9]{2})(?![0-9:])(?:\s?(?P<ap>[ap])\.?m\b\.?|\s?uhr\b)?"
+    r"|(?<![0-9:.])(?P<h2>[0-9]{1,2})\s?(?:(?P<ap2>[ap])\.?m\b\.?|uhr\b)"
+    r"|(?P<half>午前|午後|上午|下午|早上|晚上|오전|오후)?\s?(?<![0-9.,])(?P<h3>[0-9]{1,2})\s?"
+    # 点 is also a point or an item ("3点建议", "85点"): an hour only with a half of the
+    # day before it or minutes after it
+    r"(?:時(?!間)|시(?!간)|[点點](?(half)|(?=\s?[0-9]{1,2}\s?分|半)))"
+    r"(?:\s?(?P<m3>[0-9]{1,2})\s?[分분]|(?P<m30>半))?",
+    _FLAGS,
+)
 _TIME_UNITS = _alternatives(u for u in _UNITS if _UNITS[u][0] == "duration")
 _CJK_MULTIPLIERS = [m for m in _MULTIPLIERS if re.search(f"[{CJK}]", m)]
 _LATIN_MULTIPLIERS = [m for m in _MULTIPLIERS if m not in _CJK_MULTIPLIERS]
@@ -746,9 +749,10 @@ def _version(m: re.Match[str]) -> frozenset[Key]:
 
 
 def _clock(m: re.Match[str]) -> frozenset[Key]:
-    """A time of day, 24-hour ("15:30"), 12-hour ("3:30 pm"), German ("15.30 Uhr"),
-    French ("18h30") or Japanese, Chinese and Korean ("午後3時", "晚上9点", "오후 2시"), as one
-    24-hour key; two when a 12-hour CJK hour says neither morning nor afternoon ("3時")."""
+    """A time of day, 24-hour ("15:30"), 12-hour ("3:30 pm"), German ("15.30 Uhr"), with a
+    dot ("kl. 11.00", "18.15'te": also a decimal), French ("18h30") or Japanese, Chinese
+    and Korean ("午後3時", "晚上9点", "오후 2시"), as one 24-hour key; two when a 12-hour CJK
+    hour says neither morning nor afternoon ("3時")."""
     hour_text = m.group("h") or m.group("h2") or m.group("h3")
     minute = 30 if m.group("m30") else int(m.group("m") or m.group("m3") or 0)
     half = (m.group("ap") or m.group("ap2") or "").lower()
@@ -757,6 +761,11 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     elif m.group("half") in ("午前", "上午", "早上", "오전"):
         half = "a"
     hour = int(hour_text)
+    if m.group("dotted"):  # "18.15": a quarter past six in the evening, or a number
+        decimal = {("number", _plain(v)) for v in _values(m.group()[: m.end("m") - m.start()])}
+        if half or m.group("ap") or hour > 23:
+            return frozenset(decimal) if hour > 23 else frozenset()
+        return frozenset({("time", f"{hour:02d}:{minute:02d}"), *decimal})
     if m.group("h3") and not half and 1 <= hour <= 11:  # "3時45分": 3:45 or 15:45
         return frozenset(
             {("time", f"{hour:02d}:{minute:02d}"), ("time", f"{hour + 12}:{minute:02d}")}

@@ -520,6 +520,11 @@ PAID = [
         "年間で？",
     ),
     ("The annual fee is $1,200.", "The monthly fee is $100.", "?"),
+    # a time with a dot, as Scandinavian and Turkish write it; still a decimal too
+    ("Det blir **11:00 AM–1:00 PM**.", "Kantina serverer lunsj kl. 11.00–13.00.", "?"),
+    ("Misafirin için bu **6:15 PM** demek.", "Servis akşam 18.15'te kalkar.", "?"),
+    ("The rate is 12.50 per hour.", "Der Satz ist 12,50 pro Stunde.", "?"),
+    ("Es sind 1,25 Mio. €.", "Budget: 1.25 Mio €.", "?"),
     ("四半期で *360万円* です（月額120万円 × 3か月）。", "予算は月額120万円です。", "四半期だと？"),
     # (a slip in the count is the judge's: "$6,000" for $500 per user per month, 10 users
     # and 12 months passes, as $500 × 12)
@@ -840,6 +845,7 @@ def test_a_heading_alone_has_no_content_whatever_its_words() -> None:
         ("Reviews happen every 6 months.", "Reviews are quarterly.", "?"),
         ("年間では39,000円です。", "手当は月額3,000円です。", "年間で？"),
         ("The annual fee is $1,100.", "The monthly fee is $100.", "?"),
+        ("Det blir **11:30 AM**.", "Kantina serverer lunsj kl. 11.00–13.00.", "?"),
         ("Retention is 24 days.", "Logs are kept 2 days. Reports go out monthly and yearly.", "?"),
         ("The review is in 3 months.", "Reviews are quarterly.", "?"),  # no frequency
         # a count of time the asker writes multiplies amounts only
