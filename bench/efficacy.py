@@ -34,6 +34,8 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
 - `fresh10` (fresh10/): preambles made of layout (headings, titles, emoji, greetings) and
   good answers that look like them, in 18 languages, written blind in parallel with
   fresh7's fixes;
+- `fresh11` (fresh11/): everyday answers citing docs with several figures each, in 18
+  languages, with slips in the same forms, written blind after both reviews' mends;
 - `fresh8` (fresh8/): figures restated in every form (durations in other units, rates per
   another unit, hedged approximations, totals, shares, dates counted from a date, times of
   day) in 18 languages, with wrong figures in the same forms, written blind on 2026-11-27;
@@ -71,6 +73,7 @@ FRESH7 = CORPUS / "fresh7"
 FRESH8 = CORPUS / "fresh8"
 FRESH9 = CORPUS / "fresh9"
 FRESH10 = CORPUS / "fresh10"
+FRESH11 = CORPUS / "fresh11"
 SETS = {
     "corpus": CORPUS,
     "heldout": HELDOUT,
@@ -85,6 +88,7 @@ SETS = {
     "fresh8": FRESH8,
     "fresh9": FRESH9,
     "fresh10": FRESH10,
+    "fresh11": FRESH11,
 }
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

@@ -98,7 +98,7 @@ for _kind, _scale, _names in (
         Fraction(1),
         "usd eur gbp chf jpy cad aud sek nok dkk pln inr dollar dollars euro euros "
         "pound pounds yen zł zloty złotych kr € $ £ ¥ ₹ 円 元 美元 欧元 kč czk грн uah ₴ ₽ руб "
-        "рублей рубля rub tl try ₺ ₩ 원 krw",
+        "рублей рубля rub tl try ₺ ₩ 원 krw евро євро",
     ),
     (
         "money",
@@ -954,10 +954,16 @@ MAX_FACTOR = 1000
 # people", not "Q2", "P1", "#2", "v2" or a date's "03"), nor a figure ("2 weeks", "€50",
 # "20%")
 _FREE_COUNT = re.compile(
-    r"(?<![\w.,/:#$€£¥₹-])[0-9]{1,4}(?![\w/:%％-]|[.,][0-9])"
+    r"(?<![\w.,/:#$€£¥₹-])(?<![0-9][\x20\u00a0\u202f'])[0-9]{1,4}(?![\w/:%％-]|[.,][0-9])"
+    r"(?![\x20\u00a0\u202f'][0-9]{3}(?![0-9]))"  # not a part of "10 000"
     rf"(?!\s?(?:{_alternatives(_LATIN_UNITS)})(?![^\W\d_]))"
     rf"(?!\s?(?:{_alternatives(_GLUED_UNITS)}))",
     _FLAGS,
+)
+_DAYS = _alternatives(u for u in _UNITS if _UNITS[u][0] == "duration" and _UNITS[u][1] >= 86400)
+# A count of days or longer a claim writes ("3日間", "6 днів")
+_DAYS_COUNT = re.compile(
+    rf"(?<![\w.,/:#$€£¥₹-])([0-9]{{1,4}})\s?(?:{_DAYS})(?![^\W\d_{CJK}])", _FLAGS
 )
 # A count of time the asker writes ("4 dni", "3 weeks")
 _TIME_COUNT = re.compile(
@@ -1039,7 +1045,7 @@ class Known:
         self,
         claim: frozenset[Key],
         counts: frozenset[Fraction] = frozenset(),
-        periods: frozenset[Fraction] = frozenset(),
+        amounts: frozenset[Fraction] = frozenset(),
     ) -> bool:
         """Whether a figure is a given one of its kind times a count the asker writes ("we
         are 14": 700 GB for 50 GB each; "7 services": 21 pods for 3 replicas of each), or
@@ -1050,8 +1056,10 @@ class Known:
         only ("a trip of 4 days": 180 zł for 45 zł a day; not 60 days' notice for 30 and
         "within 2 weeks"). Which count applies is the answer's reasoning: "$6,000" for
         $500 per user per month, 10 users and 12 months passes, and "$60,000" fails (two
-        counts are no product the rule tries): both are the judge's. `periods` (ratios of
-        periods named, `periods_between`) scale amounts only."""
+        counts are no product the rule tries): both are the judge's. `amounts` scale amounts
+        only, either way: the ratios of periods named (`periods_between`) and the counts the
+        claim writes (`counted_in`: "for two nights, €360" for €180 a night), never by the
+        amount's own number."""
         for kind, raw in claim:
             target = _number(kind, raw)
             if target is None or target <= 0 or kind in ("percent", "time"):
@@ -1059,12 +1067,26 @@ class Known:
             pool = self.pools.get(kind, frozenset())
             money = kind == "money"
             asked = self.factors | self.days if money else self.factors
-            working = counts | periods if money else counts
+            working = counts | {n for n in amounts if n != target} if money else counts
             if any(target / n in pool for n in asked | working):
                 return True
             if any(target * n in pool for n in working):
                 return True
         return False
+
+    def counted_in(self, claim: str) -> frozenset[Fraction]:
+        """The counts a claim writes, in digits or in words (2 to 1000, standing free): what
+        it multiplies an amount by ("2 Nächte", "3日間", "240km면", "zwei Nächte"). Counts
+        of time shorter than a day are left out: "90 minutes × $40" is no $3,600 for $40
+        an hour (a rate per hour, read as one, multiplies hours)."""
+        numbers = (*_FREE_COUNT.findall(claim), *_DAYS_COUNT.findall(claim))
+        found = {value for number in numbers for value in _values(number) if _count(value)}
+        found |= {
+            Fraction(_WORDS[word])
+            for word in _WORD.findall(claim.lower())
+            if word in _WORDS and _count(Fraction(_WORDS[word]))
+        }
+        return frozenset(sorted(found)[:FACTORS])
 
     def periods_between(self, claim: str) -> frozenset[Fraction]:
         """The whole ratios of two periods the texts and the claim name without a number:

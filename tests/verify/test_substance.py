@@ -520,6 +520,15 @@ PAID = [
         "年間で？",
     ),
     ("The annual fee is $1,200.", "The monthly fee is $100.", "?"),
+    # an amount times a count the claim writes, of things or of days and longer
+    ("Für zwei Nächte also bis 360 €.", "Hotel in Hamburg: 180 € pro Nacht.", "?"),
+    (
+        "日当は1日2,500円なので、3日間で *7,500円* です。",
+        "日当は2,500円です。",
+        "3日間の出張です。",
+    ),
+    ("240 km면 **72,000원** 입니다.", "자가 차량은 km당 300원이 지급됩니다.", "240 km 가면?"),
+    ("За 6 днів отримаєш **480 євро**.", "Добові — 80 євро на день.", "Їду на 6 днів."),
     # a time with a dot, as Scandinavian and Turkish write it; still a decimal too
     ("Det blir **11:00 AM–1:00 PM**.", "Kantina serverer lunsj kl. 11.00–13.00.", "?"),
     ("Misafirin için bu **6:15 PM** demek.", "Servis akşam 18.15'te kalkar.", "?"),
@@ -845,6 +854,8 @@ def test_a_heading_alone_has_no_content_whatever_its_words() -> None:
         ("Reviews happen every 6 months.", "Reviews are quarterly.", "?"),
         ("年間では39,000円です。", "手当は月額3,000円です。", "年間で？"),
         ("The annual fee is $1,100.", "The monthly fee is $100.", "?"),
+        ("Für zwei Nächte also bis 380 €.", "Hotel in Hamburg: 180 € pro Nacht.", "?"),
+        ("Přispívá 1 000 Kč měsíčně, tedy 10 000 Kč ročně.", "Příspěvek: 1 000 Kč měsíčně.", "?"),
         ("Det blir **11:30 AM**.", "Kantina serverer lunsj kl. 11.00–13.00.", "?"),
         ("Retention is 24 days.", "Logs are kept 2 days. Reports go out monthly and yearly.", "?"),
         ("The review is in 3 months.", "Reviews are quarterly.", "?"),  # no frequency
