@@ -761,22 +761,21 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     elif m.group("half") in ("午前", "上午", "早上", "오전"):
         half = "a"
     hour = int(hour_text)
-    if m.group("dotted"):  # "18.15": a quarter past six in the evening, or a number
-        decimal = {("number", _plain(v)) for v in _values(m.group()[: m.end("m") - m.start()])}
-        if half or m.group("ap") or hour > 23:
-            return frozenset(decimal) if hour > 23 else frozenset()
-        return frozenset({("time", f"{hour:02d}:{minute:02d}"), *decimal})
     if m.group("h3") and not half and 1 <= hour <= 11:  # "3時45分": 3:45 or 15:45
         return frozenset(
             {("time", f"{hour:02d}:{minute:02d}"), ("time", f"{hour + 12}:{minute:02d}")}
         )
+    decimal: frozenset[Key] = frozenset()
+    if m.group("dotted"):  # "18.15": a quarter past six in the evening, or a number
+        written = m.group()[: m.end("m") - m.start()]
+        decimal = frozenset(("number", _plain(v)) for v in _values(written))
     if half:
         if not 1 <= hour <= 12:
-            return frozenset()
+            return decimal
         hour = hour % 12 + (12 if half == "p" else 0)
     if hour > 24 or minute > 59:
-        return frozenset()
-    return frozenset({("time", f"{hour % 24:02d}:{minute:02d}")})
+        return decimal
+    return decimal | {("time", f"{hour % 24:02d}:{minute:02d}")}
 
 
 def _quantity(m: re.Match[str]) -> frozenset[Key]:
@@ -952,18 +951,14 @@ FACTORS = 200  # counts a figure may be multiplied or divided by (a bound on the
 MAX_FACTOR = 1000
 # A count the asker writes, of things: not glued to a word or another number ("14
 # people", not "Q2", "P1", "#2", "v2" or a date's "03"), nor a figure ("2 weeks", "€50",
-# "20%")
+# "CHF 30", "20%")
 _FREE_COUNT = re.compile(
-    r"(?<![\w.,/:#$€£¥₹-])(?<![0-9][\x20\u00a0\u202f'])[0-9]{1,4}(?![\w/:%％-]|[.,][0-9])"
+    r"(?<![\w.,/:#$€£¥₹-])(?<![0-9][\x20\u00a0\u202f'])(?<!(?-i:[A-Z]{3})\s)"
+    r"[0-9]{1,4}(?![\w/:%％-]|[.,][0-9])"
     r"(?![\x20\u00a0\u202f'][0-9]{3}(?![0-9]))"  # not a part of "10 000"
     rf"(?!\s?(?:{_alternatives(_LATIN_UNITS)})(?![^\W\d_]))"
     rf"(?!\s?(?:{_alternatives(_GLUED_UNITS)}))",
     _FLAGS,
-)
-_DAYS = _alternatives(u for u in _UNITS if _UNITS[u][0] == "duration" and _UNITS[u][1] >= 86400)
-# A count of days or longer a claim writes ("3日間", "6 днів")
-_DAYS_COUNT = re.compile(
-    rf"(?<![\w.,/:#$€£¥₹-])([0-9]{{1,4}})\s?(?:{_DAYS})(?![^\W\d_{CJK}])", _FLAGS
 )
 # A count of time the asker writes ("4 dni", "3 weeks")
 _TIME_COUNT = re.compile(
@@ -1045,7 +1040,6 @@ class Known:
         self,
         claim: frozenset[Key],
         counts: frozenset[Fraction] = frozenset(),
-        amounts: frozenset[Fraction] = frozenset(),
     ) -> bool:
         """Whether a figure is a given one of its kind times a count the asker writes ("we
         are 14": 700 GB for 50 GB each; "7 services": 21 pods for 3 replicas of each), or
@@ -1056,10 +1050,10 @@ class Known:
         only ("a trip of 4 days": 180 zł for 45 zł a day; not 60 days' notice for 30 and
         "within 2 weeks"). Which count applies is the answer's reasoning: "$6,000" for
         $500 per user per month, 10 users and 12 months passes, and "$60,000" fails (two
-        counts are no product the rule tries): both are the judge's. `amounts` scale amounts
-        only, either way: the ratios of periods named (`periods_between`) and the counts the
-        claim writes (`counted_in`: "for two nights, €360" for €180 a night), never by the
-        amount's own number."""
+        counts are no product the rule tries): both are the judge's. Counts the claim writes
+        elsewhere, or the ratio of two periods the texts name ("monthly", "annual"), scale
+        nothing: which amount they belong to is not read, and "$10 … arrives in 2 days"
+        or "Monthly plan $150. Annual plan $1,500." would pass a wrong $20 or $1,800."""
         for kind, raw in claim:
             target = _number(kind, raw)
             if target is None or target <= 0 or kind in ("percent", "time"):
@@ -1067,38 +1061,12 @@ class Known:
             pool = self.pools.get(kind, frozenset())
             money = kind == "money"
             asked = self.factors | self.days if money else self.factors
-            working = counts | {n for n in amounts if n != target} if money else counts
+            working = counts
             if any(target / n in pool for n in asked | working):
                 return True
             if any(target * n in pool for n in working):
                 return True
         return False
-
-    def counted_in(self, claim: str) -> frozenset[Fraction]:
-        """The counts a claim writes, in digits or in words (2 to 1000, standing free): what
-        it multiplies an amount by ("2 Nächte", "3日間", "240km면", "zwei Nächte"). Counts
-        of time shorter than a day are left out: "90 minutes × $40" is no $3,600 for $40
-        an hour (a rate per hour, read as one, multiplies hours)."""
-        numbers = (*_FREE_COUNT.findall(claim), *_DAYS_COUNT.findall(claim))
-        found = {value for number in numbers for value in _values(number) if _count(value)}
-        found |= {
-            Fraction(_WORDS[word])
-            for word in _WORD.findall(claim.lower())
-            if word in _WORDS and _count(Fraction(_WORDS[word]))
-        }
-        return frozenset(sorted(found)[:FACTORS])
-
-    def periods_between(self, claim: str) -> frozenset[Fraction]:
-        """The whole ratios of two periods the texts and the claim name without a number:
-        12 for a monthly amount's year ("月額3,000円", "年間36,000円"), 3 for its quarter, 4
-        for a quarter's year, 52 for a week's year. Counts an amount may be scaled by."""
-        named = {Fraction(raw) for kind, raw in (*self.keys, *_periods(claim)) if kind == "period"}
-        return frozenset(
-            ratio
-            for a in named
-            for b in named
-            if (ratio := a / b).denominator == 1 and 2 <= ratio <= MAX_FACTOR
-        )
 
     def periodic(self, claim: frozenset[Key]) -> bool:
         """Whether a duration is a month, a quarter or a year the texts name without a
@@ -1290,17 +1258,6 @@ _TIMED_OPERAND = re.compile(
     rf"|(?<![\w.,])(?P<before>[0-9]{{1,4}}\s?(?:{_TIME_UNITS}))(?=\s{_SIGN_OF_PRODUCT}\s)",
     re.IGNORECASE,
 )
-# A frequency: "every 3 months", "alle drei Monate", "每3个月". It is the period a text
-# names without a number ("quarterly") as much as a duration a text gives.
-_EVERY_WORDS = (
-    "every|each|alle|jede[nrs]?|tous les|toutes les|chaque|cada|a cada|ogni|elke|iedere|"
-    "co|var|hver|hvert|hvart|her|každé|každých|каждые|каждый|каждую|кожні|кожен|кожного"
-)
-_FREQUENCY = re.compile(
-    rf"(?:(?<![^\W\d_])(?:{_EVERY_WORDS})\s|[毎每])"
-    rf"(?P<after>(?:[0-9]{{1,4}}|{_alternatives(_WORDS)})\s?(?:{_TIME_UNITS})(?![^\W\d_{CJK}]))",
-    re.IGNORECASE,
-)
 MAX_OPERANDS = 10  # counts of time of the working checked per claim (a bound on the work)
 _UNIT_NEXT = re.compile(r"\s?[^\W\d_]")
 
@@ -1331,13 +1288,12 @@ def working(claim: str) -> Working:
     operands: list[str] = []
 
     def timed(m: re.Match[str]) -> str:
-        group = "after" if m.group("after") else "before"  # _FREQUENCY: "after" only
+        group = "after" if m.group("after") else "before"
         operands.append(m.group(group))
         start, end = m.start(group) - m.start(), m.end(group) - m.start()
         return m.group()[:start] + " " * (end - start) + m.group()[end:]
 
-    prose = _FREQUENCY.sub(timed, claim)
-    prose = _TIMED_OPERAND.sub(timed, prose)
+    prose = _TIMED_OPERAND.sub(timed, claim)
     prose = _WORKING_COUNT.sub(lambda m: " " * len(m.group()), prose)
     kept = tuple(dict.fromkeys(operands))[:MAX_OPERANDS]
     return Working(_COUNTED.sub(_blank_bare, prose), frozenset(counts), kept)

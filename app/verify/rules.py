@@ -159,14 +159,11 @@ def _unsourced(claim: str, known: Known) -> bool:
     writes out with a given operand."""
     worked: frozenset[Key] | None = None
     prose, counts, operands = working(claim)
-    # an amount × the ratio of two periods named ("月額3,000円", "年間") or a count the
-    # claim writes ("für zwei Nächte also bis 360 €")
-    amounts = known.periods_between(claim) | known.counted_in(claim)
     for operand in operands:  # "× 12か月": given, or the year the texts name ("年間")
         if any(not (known.periodic(f) or known.confirms(f)) for f in claims(operand)):
             return True
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
-        if known.scaled(figure, counts, amounts) or known.confirms(figure):
+        if known.scaled(figure, counts) or known.confirms(figure):
             continue
         if worked is None:
             worked = shown(claim, known)  # once, and only for a claim that needs it
