@@ -540,9 +540,15 @@ _PAID_BY = [
 # After an amount of money, the unit of time it is paid or charged by, right after a word
 # of rate: "$250 per week", "R$ 45 por dia útil", "€40 a day", "$40/hour" (not "$50 and",
 # nor "$500 per user per month": the unit must come next).
+# The words of rate before a unit of time, in the languages read: "per week", "a day",
+# "im Monat", "om måneden", "za dzień", "в месяц", "на день", "per ogni giorno".
+_EACH = r"(?:each|every|jede[nrs]?|chaque|cada|ogni|elke)"
+_PER_WORDS = (
+    r"(?:/\s?|(?:per|pro|par|por|a|an|je|im|om|i|à|al|za|в|на)\s(?:" + _EACH + r"\s)?"
+    r"|" + _EACH + r"\s)"
+)
 _PER_UNIT = re.compile(
-    r"\s?(?:/\s?|(?:per|pro|par|por|a|an|je|à|al|each|every|jede[nrs]?|chaque|cada|ogni|elke)\s)"
-    rf"(?P<unit>{_alternatives(_PAID_BY)})(?![^\W\d_])"
+    rf"\s?{_PER_WORDS}(?P<unit>{_alternatives(_PAID_BY)})(?![^\W\d_])"
     r"|\s?/\s?(?P<short>h|d|w)(?![^\W\d_])",  # "40 €/h"
     _FLAGS,
 )
@@ -550,8 +556,7 @@ _PER_UNIT = re.compile(
 # minute", "€4,000 a month"): read as its value per second too, so the same rate written
 # per another unit ("10 requests per second", "€48,000 a year") compares equal.
 _PER_TIME = re.compile(
-    r"(?:\s[^\W\d_]{3,20})?\s?(?:/\s?|(?:per|pro|par|por|a|an|je|im|om|i|à|al|each|every|jede[nrs]?|"
-    r"chaque|cada|ogni|elke)\s)"
+    rf"(?:\s[^\W\d_]{{3,20}})?\s?{_PER_WORDS}"
     rf"(?P<unit>{_alternatives(u for u in _LATIN_UNITS if _UNITS[u][0] == 'duration')})"
     r"(?![^\W\d_])",
     _FLAGS,
@@ -960,11 +965,6 @@ _FREE_COUNT = re.compile(
     rf"(?!\s?(?:{_alternatives(_GLUED_UNITS)}))",
     _FLAGS,
 )
-# A count of time the asker writes ("4 dni", "3 weeks")
-_TIME_COUNT = re.compile(
-    rf"(?<![\w.,/:#$€£¥₹-])([0-9]{{1,4}})\s?(?:{_TIME_UNITS})(?![^\W\d_{CJK}])",
-    _FLAGS,
-)
 
 
 def _count(value: Fraction) -> bool:
@@ -985,7 +985,6 @@ class Known:
     paid: frozenset[Fraction] = frozenset()  # a rate times a count of its units the asker gave
     spans: tuple[tuple[Fraction, Fraction], ...] = ()  # seconds a month or year may hold
     factors: frozenset[Fraction] = frozenset()  # counts of things the asker writes: "we are 14"
-    days: frozenset[Fraction] = frozenset()  # counts of time the asker writes: "4 dni"
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
@@ -1009,32 +1008,27 @@ class Known:
             if kind == "rate"
             for money, seconds in [raw.split("/")]
         )
-        counts = {
+        asked = {
             Fraction(raw) for text in counted for kind, raw in figures(text) if kind == "duration"
         }
-        spans = sorted(counts)[:PAID_POOL]
+        durations = sorted(asked)[:PAID_POOL]
         paid = frozenset(
             money * (span / seconds)
             for money, seconds in sorted(rates)[:PAID_POOL]
-            for span in spans
+            for span in durations
             if (span / seconds).denominator == 1 and span / seconds >= 2
         )
         numbers = tuple(sorted(bounded.get("number", ())))
         calendar = tuple(sorted(_span(raw) for kind, raw in keys if kind == "span"))
-        things, times = (
-            frozenset(
-                sorted(
-                    value
-                    for text in counted
-                    for number in pattern.findall(text)
-                    if _count(value := Fraction(number))
-                )[:FACTORS]
-            )
-            for pattern in (_FREE_COUNT, _TIME_COUNT)
+        things = frozenset(
+            sorted(
+                value
+                for text in counted
+                for number in _FREE_COUNT.findall(text)
+                if _count(value := Fraction(number))
+            )[:FACTORS]
         )
-        return cls(
-            keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL], things, times
-        )
+        return cls(keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL], things)
 
     def scaled(
         self,
@@ -1046,9 +1040,10 @@ class Known:
         times or divided by a count of the claim's working ("× 12", "divisé par quatre":
         €45k a quarter for €180,000 a year). The count is a whole number (2 to 1000), not
         glued to a word ("Q2", "P1"), and the figure its kind's: an amount from an amount,
-        a duration from a duration. A count of time the asker writes multiplies amounts
-        only ("a trip of 4 days": 180 zł for 45 zł a day; not 60 days' notice for 30 and
-        "within 2 weeks"). Which count applies is the answer's reasoning: "$6,000" for
+        a duration from a duration. A count of time the asker writes ("a trip of 4 days")
+        multiplies only a rate given per its unit (`paid`: 180 zł for "45 zł za dzień"; not
+        $3,600 for "$40 per hour" and "90 minutes", nor 60 days' notice for 30 and "within
+        2 weeks"). Which count applies is the answer's reasoning: "$6,000" for
         $500 per user per month, 10 users and 12 months passes, and "$60,000" fails (two
         counts are no product the rule tries): both are the judge's. Counts the claim writes
         elsewhere, or the ratio of two periods the texts name ("monthly", "annual"), scale
@@ -1059,12 +1054,9 @@ class Known:
             if target is None or target <= 0 or kind in ("percent", "time"):
                 continue
             pool = self.pools.get(kind, frozenset())
-            money = kind == "money"
-            asked = self.factors | self.days if money else self.factors
-            working = counts
-            if any(target / n in pool for n in asked | working):
+            if any(target / n in pool for n in self.factors | counts):
                 return True
-            if any(target * n in pool for n in working):
+            if any(target * n in pool for n in counts):
                 return True
         return False
 

@@ -361,8 +361,11 @@ def test_the_last_figures_set_written_blind_as_recorded() -> None:
     end of stop 34 after both reviews' mends, and first run on 83dc43d: 40 of 150 good
     answers failed (the day's start: 63), 33 of 50 wrong figures caught (32). An amount
     times a count the claim writes was tried and dropped after a blind review ("$10 …
-    arrives in 2 days" passed for $5); "євро" is read. The rest are chains, sums within the
-    claim, dates from a computed date, and conversions the texts do not name."""
+    arrives in 2 days" passed for $5); "євро" is read. A count of days the asker writes
+    then multiplied any amount; it now multiplies only a rate given per its unit ($3,600
+    passed for "$40 per hour" and "90 minutes"), which fails "€ 2,40 per thuiswerkdag"
+    for 9 days (41). The rest are chains, sums within the claim, dates from a computed
+    date, and conversions the texts do not name."""
     as_recorded(
         FRESH11,
         good=150,
@@ -381,6 +384,7 @@ def test_the_last_figures_set_written_blind_as_recorded() -> None:
             "figures11-39",
             "figures11-61",
             "figures11-62",
+            "figures11-71",
             "figures11-72",
             "figures11-74",
             "figures11-83",

@@ -508,7 +508,9 @@ PAID = [
     ("Each gets €250 (€1,000÷4).", "The budget is €1,000.", "?"),
     ("一年是120万元，10万元乘以12个月。", "每月10万元。", "一年多少？"),
     ("上半年收入为500万元。", "H1 revenue: 500万元.", "?"),
-    # an amount times a count the asker writes
+    # an amount times a count of its unit of time the asker writes, through the rate
+    ("Za 4 dni dostaniesz 180 zł.", "Dieta wynosi 45 zł za dzień.", "Jadę na 4 dni."),
+    ("Con 14 giornate ti arrivano 112,00 €.", "8,00 € per ogni giorno in ufficio.", "14 giorni?"),
     ("За 6 днів отримаєш **480 євро**.", "Добові — 80 євро на день.", "Їду на 6 днів."),
     # a time with a dot, as Scandinavian and Turkish write it; still a decimal too
     ("Det blir **11:00 AM–1:00 PM**.", "Kantina serverer lunsj kl. 11.00–13.00.", "?"),
@@ -841,6 +843,9 @@ def test_a_heading_alone_has_no_content_whatever_its_words() -> None:
         ("The shop opens at 10.45 am.", "The shop opens at 9 am.", "?"),
         ("Přispívá 1 000 Kč měsíčně, tedy 10 000 Kč ročně.", "Příspěvek: 1 000 Kč měsíčně.", "?"),
         ("Det blir **11:30 AM**.", "Kantina serverer lunsj kl. 11.00–13.00.", "?"),
+        # a count of time the asker writes multiplies only a rate per its unit (found by
+        # reading the change again: minutes times an hourly rate passed)
+        ("That comes to $3,600.", "Billed at $40 per hour.", "A session of 90 minutes?"),
         # a count of time the asker writes multiplies amounts only
         ("The notice is 60 days.", "The notice is 30 days.", "Can I leave within 2 weeks?"),
     ],
