@@ -119,7 +119,8 @@ _CURRENCY_FIRST = "usd eur gbp chf jpy cad aud sek nok dkk pln inr".split()
 # hours, or 6 pm in French.
 _ALSO = {Fraction(2592000): (Fraction(31536000, 12),)}
 # The days months or years of the calendar may hold: "400 days" is "just over 13 months"
-# (13 months hold 393 to 397 days, give or take a week), "13 weeks" three months. A figure
+# (13 months hold 393 to 397 days, give or take a day for every two months), "13 weeks"
+# three months. A figure
 # in one of these units is also a span of days, which a duration given in days or weeks
 # may fall in, and the other way round; a count of days or weeks is exact.
 _CALENDAR = {Fraction(2592000): 1, Fraction(31536000): 12}  # months in each unit
@@ -1019,7 +1020,7 @@ class Known:
             if (span / seconds).denominator == 1 and span / seconds >= 2
         )
         numbers = tuple(sorted(bounded.get("number", ())))
-        calendar = tuple(sorted(_span(raw) for kind, raw in keys if kind == "span"))
+        calendar = tuple(sorted(_span(raw)[:2] for kind, raw in keys if kind == "span"))
         things = frozenset(
             sorted(
                 value
@@ -1117,7 +1118,7 @@ class Known:
         ("just over 13 months" for 400 days), or a figure in days or weeks lies in the span
         of months or years given ("13 weeks" for 3 months). Months and years are compared
         with each other only exactly ("12 months" is a year; "13 months" is not)."""
-        spans = [_span(raw) for kind, raw in claim if kind == "span"]
+        spans = [_span(raw)[:2] for kind, raw in claim if kind == "span"]
         if spans:
             return any(
                 least <= given <= most for least, most in spans for given in self._counted_days
@@ -1136,7 +1137,7 @@ class Known:
             months * scale
             for kind, raw in self.keys
             if kind == "span"
-            for months in [Fraction(raw.rsplit("/", 1)[1])]
+            for months in [_span(raw).months]
             for scale in (_MONTH_SECONDS, Fraction(_YEAR_SECONDS, 12))
         }
         return frozenset(self.pools.get("duration", frozenset()) - calendar)
@@ -1402,10 +1403,18 @@ def _month_days(months: int) -> tuple[int, int]:
     return min(sums), max(sums)
 
 
-def _span(raw: str) -> tuple[Fraction, Fraction]:
-    """The least and most seconds of a span key ("33350400/34905600/13")."""
-    least, most, _ = raw.split("/")
-    return Fraction(least), Fraction(most)
+class Span(NamedTuple):
+    """A span key read: the least and most seconds the months hold, and the months."""
+
+    least: Fraction
+    most: Fraction
+    months: Fraction
+
+
+def _span(raw: str) -> Span:
+    """A span key ("33350400/34905600/13") read."""
+    least, most, months = raw.split("/")
+    return Span(Fraction(least), Fraction(most), Fraction(months))
 
 
 def _day(iso: str) -> datetime.date | None:
@@ -1418,7 +1427,7 @@ def _day(iso: str) -> datetime.date | None:
 
 def _months(raw: str) -> int | None:
     """The whole months of a span key."""
-    count = Fraction(raw.rsplit("/", 1)[1])
+    count = _span(raw).months
     return int(count) if count.denominator == 1 and 0 < count <= MAX_MONTHS else None
 
 
