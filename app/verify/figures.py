@@ -120,9 +120,9 @@ _CURRENCY_FIRST = "usd eur gbp chf jpy cad aud sek nok dkk pln inr".split()
 _ALSO = {Fraction(2592000): (Fraction(31536000, 12),)}
 # The days months or years of the calendar may hold: "400 days" is "just over 13 months"
 # (13 months hold 393 to 397 days, give or take a day for every two months), "13 weeks"
-# three months. A figure
-# in one of these units is also a span of days, which a duration given in days or weeks
-# may fall in, and the other way round; a count of days or weeks is exact.
+# three months. A figure in one of these units is also a span of days, which a duration
+# given in days or weeks may fall in, and the other way round; a count of days or weeks
+# is exact.
 _CALENDAR = {Fraction(2592000): 1, Fraction(31536000): 12}  # months in each unit
 # Give or take a day for every two months: "just over 13 months" for 400 days (13 months
 # hold 393 to 397), "four weeks" for a month; not 26 days, nor "50 weeks" for a year.
