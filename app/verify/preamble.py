@@ -7,7 +7,7 @@ word of an answer, a code span, a link or a mention. A short draft that ends on 
 or that states no fact and ends on a hand or arrow pointing down or an hourglass,
 promises what never comes, in any language. So does a draft of headings alone, or of bold
 titles that name the question's subject ("*Urlop na żądanie*"), and, in reply to a
-question, one of emoji alone (but 👍 or ✅, which say yes) or a word and a waving hand.
+question, one of emoji alone (but 👍 or ✅, which say yes).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import re
 
 from app.verify.figures import claims
 from app.verify.length import QUESTION_MARK, ask_of
-from app.verify.scan import BARE_URL, CJK, CLOSING_MARKS, MASK, QUOTED, Layout
+from app.verify.scan import BARE_URL, CLOSING_MARKS, MASK, QUOTED, Layout
+from app.verify.topic import content_terms
 
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
 LONG = 1500  # characters: more than any preamble; such a draft has content
@@ -102,9 +103,6 @@ _TITLE_MARKS = re.compile(r"[#*_~]+")
 _BOLD_LINE = re.compile(r"^[ \t]*[*_~]", re.M)  # a title line not a heading
 _INNER_MARK = re.compile(r"[,:;—–-]\s|[，：；、]")  # a clause: an answer, not a title
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$|[.!?。！？]\s*\n")
-_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
-_CJK_RUN = re.compile(f"[{CJK}]+")
-STEM = 5  # letters a word is known by: "urlopu" and "urlop", "flags" and "flag"
 ECHO_WORDS = 3  # words of a title, at least, to tell it names the question's subject
 ECHO_SHARE = 0.6  # of a title's words found in the question
 
@@ -144,10 +142,9 @@ def _titled(titles: str, question: str) -> bool:
     ends a sentence, and either all are headings ("## VPN hemifrån": a heading is never an
     answer alone) or, for bold lines, which may be a terse answer ("**Room 4.12**", "*The
     Berlin office*", "*Remote work: no*"), none has a clause or states a fact and most of
-    their words (at least three) are the question's ("*Richiesta carta carburante*"), by
-    their first letters (inflected forms: "richiesta", "richiedere") or, in scripts
-    without spaces, by pairs of characters. "*Urlop na żądanie*" (two words) is left to
-    the judge."""
+    their words (at least three) are the question's ("*Richiesta carta carburante*"), as
+    OFF_TOPIC reads words (`content_terms`: by their first letters, so "urlop" and
+    "urlopu" meet; by pairs of characters in scripts without spaces)."""
     text = _TITLE_MARKS.sub(" ", titles)
     if _SENTENCE_END.search(text):
         return False
@@ -155,17 +152,9 @@ def _titled(titles: str, question: str) -> bool:
         return True
     if _INNER_MARK.search(text) or _FACT.search(text) or next(claims(text), None):
         return False  # "*Remote work: no*", "**Yes, it is closed**": a terse answer
-    words = _stems(text)
-    return len(words) >= ECHO_WORDS and len(words & _stems(question)) >= ECHO_SHARE * len(words)
-
-
-def _stems(text: str) -> set[str]:
-    """A text's words of four letters or more, by their first five, and its pairs of CJK
-    characters."""
-    lowered = text.lower()
-    cjk = _CJK_RUN.findall(lowered)
-    pairs = {run[i : i + 2] for run in cjk for i in range(len(run) - 1)}
-    return {word[:STEM] for word in _LONG_WORD.findall(lowered)} | pairs
+    words = content_terms(text)
+    shared = words & content_terms(question)
+    return len(words) >= ECHO_WORDS and len(shared) >= ECHO_SHARE * len(words)
 
 
 def _asks(question: str) -> bool:

@@ -768,7 +768,7 @@ def test_cyrillic_words_meet_by_a_shorter_stem() -> None:
             "*Feature flag cleanup after rollout*",
             "How do feature flags get cleaned up after a rollout?",
         ),
-        ("## Before your last day\n", "What should I do before my last day?"),
+        ("## Before your last working day\n", "What should I do before my last working day?"),
         ("*Richiesta carta carburante*", "Come faccio la richiesta della carta carburante?"),
         ("# 本番ログの確認方法", "本番ログの確認方法を教えて？"),
         # emoji in reply to a question
