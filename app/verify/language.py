@@ -30,7 +30,7 @@ import fasttext  # fasttext-predict
 
 from app.verify.length import ask_of
 from app.verify.patterns import PatternSet
-from app.verify.scan import BARE_URL, MASK, QUOTED
+from app.verify.scan import BARE_URL, MASK, QUOTED, SHORTCODE
 
 # The languages the model tells apart, by script; every other writing system is one
 # language for the rule (Devanagari: Hindi; Hangul: Korean; kana: Japanese; Han alone:
@@ -56,7 +56,7 @@ REWRITTEN = 0.5  # of an answer's words found in what the message quotes: a rewr
 _WORDS = re.compile(r"[^\W\d_]{3,}")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # not text: the detector cannot take them
-_SHORTCODE = re.compile(r":[a-z0-9_+-]+:")
+_SHORTCODE = re.compile(SHORTCODE)
 _SCRIPTS = {
     "latin": re.compile("[A-Za-z\u00c0-\u024f\u1e00-\u1eff]"),
     "cyrillic": re.compile("[\u0400-\u052f]"),

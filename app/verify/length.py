@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
-from app.verify.scan import CJK, MASK, scan
+from app.verify.scan import CJK, MASK, PICTOGRAPH, SHORTCODE, scan
 
 # An answer needs at least a tenth of the ask's visible characters, never fewer than
 # FLOOR and never more than CAP (a sentence).
@@ -52,13 +52,10 @@ _SENTENCE_END = re.compile(
     r"(?<=[.!?\u037e؟])\s+|(?<=[\u0370-\u03ff\u1f00-\u1fff];)\s+|(?<=[。！？])|\n"
 )
 # An answer of emoji alone: pictographs, their modifiers and joiners, or Slack shortcodes
-_EMOJI_ONLY = re.compile(
-    r"\s*(?:(?:[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u200d\ufe0f]"
-    r"|:[a-z0-9_+-]+:)\s*)+"
-)
-QUESTION_MARK = re.compile(f"[?？¿\u037e؟]|{_GREEK_QUESTION}")
-_EXCLAIMS = re.compile(r"[!！¡]|[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]|:[a-z0-9_+-]+:")
-_QUESTION_END = re.compile(rf"(?:[?？\u037e؟]|{_GREEK_QUESTION})\W*$")  # Latin, CJK, Greek, Arabic
+_EMOJI_ONLY = re.compile(rf"\s*(?:(?:{PICTOGRAPH}|[\u200d\ufe0f]|{SHORTCODE})\s*)+")
+QUESTION_MARK = re.compile(f"[?？¿\u037e؟]|{_GREEK_QUESTION}")  # Latin, CJK, Greek, Arabic
+_EXCLAIMS = re.compile(rf"[!！¡]|{PICTOGRAPH}|{SHORTCODE}")
+_QUESTION_END = re.compile(rf"(?:{QUESTION_MARK.pattern})\W*$")
 
 
 def too_short(answer: str, question: str) -> bool:

@@ -16,7 +16,15 @@ import re
 
 from app.verify.figures import claims
 from app.verify.length import QUESTION_MARK, ask_of
-from app.verify.scan import BARE_URL, CLOSING_MARKS, MASK, QUOTED, Layout
+from app.verify.scan import (
+    BARE_URL,
+    CLOSING_MARKS,
+    MASK,
+    PICTOGRAPH,
+    QUOTED,
+    SHORTCODE,
+    Layout,
+)
 from app.verify.topic import content_terms
 
 SHORT = 300  # characters: a longer draft that ends on a colon is an answer, cut or not
@@ -89,7 +97,7 @@ LEAD_IN_WORDS = 16  # a lead-in sentence longer than this says something
 LATE_PROMISE_WORDS = 20
 # Not an answer either: headings (a title line) and emoji.
 _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,2}[ \t]*)$", re.M)
-_EMOJI = re.compile(r":[a-z0-9_+-]+:|[\U0001f100-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f]")
+_EMOJI = re.compile(f"{SHORTCODE}|{PICTOGRAPH}|\ufe0f")
 
 _OWN_WORDS = re.compile(r"[^\W\d_]")  # a letter outside quotation marks
 _ANY_WORD = re.compile(r"[^\W_]")  # a letter or a digit
