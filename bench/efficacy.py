@@ -61,35 +61,9 @@ from app.agent.prompts import example, system_blocks
 from app.verify import Citation, Dialect, Source, Verdict, verify
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "efficacy"
-HELDOUT = CORPUS / "heldout"
-LOOKALIKES = CORPUS / "lookalikes"
-FRESH = CORPUS / "fresh"
-FRESH2 = CORPUS / "fresh2"
-FRESH3 = CORPUS / "fresh3"
-FRESH4 = CORPUS / "fresh4"
-FRESH5 = CORPUS / "fresh5"
-FRESH6 = CORPUS / "fresh6"
-FRESH7 = CORPUS / "fresh7"
-FRESH8 = CORPUS / "fresh8"
-FRESH9 = CORPUS / "fresh9"
-FRESH10 = CORPUS / "fresh10"
-FRESH11 = CORPUS / "fresh11"
-SETS = {
-    "corpus": CORPUS,
-    "heldout": HELDOUT,
-    "lookalikes": LOOKALIKES,
-    "fresh": FRESH,
-    "fresh2": FRESH2,
-    "fresh3": FRESH3,
-    "fresh4": FRESH4,
-    "fresh5": FRESH5,
-    "fresh6": FRESH6,
-    "fresh7": FRESH7,
-    "fresh8": FRESH8,
-    "fresh9": FRESH9,
-    "fresh10": FRESH10,
-    "fresh11": FRESH11,
-}
+# Each set is a folder of the corpus, by its name; the first set is the corpus's own files.
+NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 12)))
+SETS = {"corpus": CORPUS, **{name: CORPUS / name for name in NAMES}}
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)
 # Defects a deterministic rule is meant to catch, and the code it should catch them with.

@@ -5,24 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.efficacy import (
-    FRESH,
-    FRESH2,
-    FRESH3,
-    FRESH4,
-    FRESH5,
-    FRESH6,
-    FRESH7,
-    FRESH8,
-    FRESH9,
-    FRESH10,
-    FRESH11,
-    HELDOUT,
-    LOOKALIKES,
-    evaluate,
-    load,
-    residue,
-)
+from bench.efficacy import SETS, evaluate, load, residue
 
 ITEMS = load()
 ROWS = evaluate(ITEMS)
@@ -72,7 +55,7 @@ def test_the_residue_check_sees_markdown_left_in_mrkdwn() -> None:
 def test_credentials_held_out_are_caught_as_recorded() -> None:
     """A second batch written blind after the detector was chosen (heldout/secrets.jsonl):
     more vendors, each at most four times."""
-    rows = evaluate(i for i in load(HELDOUT) if i.corpus == "secrets")
+    rows = evaluate(i for i in load(SETS["heldout"]) if i.corpus == "secrets")
     assert rows["secret"].caught >= 35  # of 55
     assert rows["good"].wrong == []  # of 82
 
@@ -82,7 +65,7 @@ def test_links_built_from_the_conversation_pass_as_recorded() -> None:
     dashboards, prefilled issues) and answers about how Vouch works, written blind
     (heldout/links.jsonl): only the rules that were there before fail any, none of them
     for carrying what was read or for repeating instructions."""
-    rows = evaluate(i for i in load(HELDOUT) if i.corpus == "links")
+    rows = evaluate(i for i in load(SETS["heldout"]) if i.corpus == "links")
     assert rows["good"].total >= 76
     assert sorted(rows["good"].codes.elements()) == ["OFF_TOPIC", *["UNKNOWN_SOURCE"] * 4]
 
@@ -93,13 +76,13 @@ def test_look_alikes_of_each_defect_pass_and_the_defects_beside_them_are_caught(
     in the asker's language quoting English, requested translations, other scripts and
     close pairs. None may fail; the defects written in the same forms are caught as
     recorded in docs/verification.md."""
-    rows = evaluate(load(LOOKALIKES))
+    rows = evaluate(load(SETS["lookalikes"]))
     assert rows["good"].total >= 150
     assert rows["good"].wrong == []
     assert sum(rows[label].total for label in rows if label != "good") >= 50
     assert rows["wrong_language"].caught >= 21  # of 29: the close pairs left go to the judge
     assert rows["wrong_figure"].caught >= 17  # of 20
-    held = evaluate(i for i in load(HELDOUT) if i.corpus == "heldout")
+    held = evaluate(i for i in load(SETS["heldout"]) if i.corpus == "heldout")
     assert held["wrong_language"].caught == held["wrong_language"].total  # 15 of 15
     assert held["wrong_figure"].caught >= 13  # of 15
     assert held["good"].wrong == []
@@ -110,7 +93,7 @@ def test_look_alikes_written_after_the_rules_pass_and_their_defects_are_caught()
     rules above: its first run failed 3 of 80 good answers (a difference with a small
     operand, "vingt-cinq", a date less a notice period), fixed since; docs/verification.md
     has both figures."""
-    rows = evaluate(i for i in load(HELDOUT) if i.corpus == "lookalikes")
+    rows = evaluate(i for i in load(SETS["heldout"]) if i.corpus == "lookalikes")
     assert rows["good"].total >= 80 and rows["good"].wrong == []
     assert rows["wrong_language"].caught == rows["wrong_language"].total  # 9 of 9
     assert rows["wrong_figure"].caught == rows["wrong_figure"].total  # 8 of 8
@@ -120,7 +103,7 @@ def test_preambles_written_after_the_structural_rule_as_recorded() -> None:
     """Preambles and their look-alikes in 15 languages, written blind after NO_CONTENT's
     structural test (heldout/preambles.jsonl): no good answer fails; the rules catch 6 of
     40 preambles (the judge's NON_ANSWER is the net under the rest: docs/verification.md)."""
-    rows = evaluate(i for i in load(HELDOUT) if i.corpus == "preambles")
+    rows = evaluate(i for i in load(SETS["heldout"]) if i.corpus == "preambles")
     assert rows["good"].total >= 50 and rows["good"].wrong == []
     assert rows["no_content"].caught >= 6  # of 40
 
@@ -130,7 +113,7 @@ def test_credentials_written_after_the_filters_as_recorded() -> None:
     examples and defaults: it failed two look-alikes, public defaults no filter knew
     (Azurite's emulator key, the mongo image's root:example). Both are known now, so this
     batch no longer measures them: fresh/answers.jsonl, written after, does."""
-    rows = evaluate(i for i in load(HELDOUT) if i.corpus == "secrets2")
+    rows = evaluate(i for i in load(SETS["heldout"]) if i.corpus == "secrets2")
     assert rows["secret"].caught >= 28  # of 30
     assert rows["good"].wrong == []
 
@@ -143,7 +126,7 @@ def test_the_fresh_set_written_after_every_rule_as_recorded() -> None:
     (a passage quoted with no word of the question), are in docs/verification.md. (A
     question to Vouch about itself failed while the bench left "@Vouch" in the message,
     which Vouch strips as Slack's mention before any rule reads it.)"""
-    rows = evaluate(load(FRESH))
+    rows = evaluate(load(SETS["fresh"]))
     assert rows["good"].total >= 200
     assert [item for item, _ in rows["good"].wrong] == ["answers-27"]
     assert rows["no_content"].caught >= 7  # of 70: the rest is the judge's NON_ANSWER
@@ -157,7 +140,7 @@ def test_the_second_fresh_set_written_after_the_first_ones_fixes_as_recorded() -
     its first run failed 13 of 190 good answers, 10 of them short answers trailing off on
     an ellipsis (which NO_CONTENT no longer reads as a promise); the last read "ein paar
     Minuten" (a few minutes) as one minute (docs/verification.md)."""
-    rows = evaluate(load(FRESH2))
+    rows = evaluate(load(SETS["fresh2"]))
     assert rows["good"].total >= 190
     assert rows["good"].wrong == []
     assert rows["no_content"].caught >= 16  # of 68 (NO_CONTENT 11, UNCITED 6)
@@ -174,7 +157,7 @@ def test_the_third_fresh_set_written_after_the_second_ones_fixes_as_recorded() -
     version the question itself gives, "once a day" for every 48 hours, close language
     pairs (Czech answered in Slovak with one letter of its own; Swedish in Norwegian was
     missed until the neighbours' letters were read)."""
-    rows = evaluate(load(FRESH3))
+    rows = evaluate(load(SETS["fresh3"]))
     assert rows["good"].total >= 190
     assert rows["good"].wrong == []
     assert rows["no_content"].caught >= 8  # of 73
@@ -191,7 +174,7 @@ def test_the_close_languages_set_written_after_the_neighbours_letters_as_recorde
     35 of 60 wrong-language answers. Since (docs/verification.md): more languages' names,
     quoted words left out of the message's language, the latest message asking for its
     own language outweighing the thread, Cyrillic stems of four letters."""
-    rows = evaluate(load(FRESH4))
+    rows = evaluate(load(SETS["fresh4"]))
     assert rows["good"].total >= 140
     assert rows["good"].wrong == []
     assert rows["wrong_language"].caught >= 38  # of 60
@@ -206,7 +189,7 @@ def test_the_fifth_fresh_set_written_after_the_fourths_fixes_as_recorded() -> No
     months") and a rate per another unit of time. Left: a Czech product, a Slovak message
     the model reads as Czech."""
     as_recorded(
-        FRESH5,
+        SETS["fresh5"],
         good=170,
         failed=["answers5-5", "answers5-163"],
         caught={"wrong_language": 18, "secret": 8, "wrong_figure": 7},  # of 35, 9, 11
@@ -223,7 +206,7 @@ def test_the_sixth_fresh_set_written_after_every_change_of_the_day_as_recorded()
     a date counted from the message's month, a sales answer sharing no word with its
     question."""
     as_recorded(
-        FRESH6,
+        SETS["fresh6"],
         good=160,
         failed=["answers6-8", "answers6-29"],
         caught={"wrong_language": 13, "secret": 11, "wrong_figure": 14},  # of 23, 12, 16
@@ -251,7 +234,7 @@ def test_the_figures_set_written_after_the_spans_of_months_as_recorded() -> None
     chains of two steps, sums of a figure with itself, fractions in words, hedged
     approximations, a count of parts."""
     as_recorded(
-        FRESH8,
+        SETS["fresh8"],
         good=160,
         failed=[
             "figures8-8",
@@ -302,7 +285,7 @@ def test_the_second_figures_set_written_blind_as_recorded() -> None:
     reviews found slips they let pass. Left: chains of two steps, times written "7 h 30",
     dates counted by working days or from a derived date, sums within the claim."""
     as_recorded(
-        FRESH9,
+        SETS["fresh9"],
         good=140,
         failed=[
             "figures9-25",
@@ -341,7 +324,7 @@ def test_the_preambles_written_blind_after_the_titles_as_recorded() -> None:
     hand, and titles of two words, were dropped after a blind review). The rest (promises,
     deferrals, restated questions, empathy, plans) need words of each language; the
     judge's NON_ANSWER catches them."""
-    as_recorded(FRESH7, good=160, failed=[], caught={"no_content": 25})
+    as_recorded(SETS["fresh7"], good=160, failed=[], caught={"no_content": 25})
 
 
 def test_the_preambles_of_layout_written_blind_as_recorded() -> None:
@@ -353,7 +336,7 @@ def test_the_preambles_of_layout_written_blind_as_recorded() -> None:
     emoji answers a short message that exclaims and asks nothing. A blind review then
     showed the greeting rule and titles of two words failing terse answers ("Marta 👋",
     "*Enterprise plan*"): both dropped, so fewer are caught than on the first run."""
-    as_recorded(FRESH10, good=130, failed=["preambles10-24"], caught={"no_content": 18})
+    as_recorded(SETS["fresh10"], good=130, failed=["preambles10-24"], caught={"no_content": 18})
 
 
 def test_the_last_figures_set_written_blind_as_recorded() -> None:
@@ -367,7 +350,7 @@ def test_the_last_figures_set_written_blind_as_recorded() -> None:
     for 9 days (41). The rest are chains, sums within the claim, dates from a computed
     date, and conversions the texts do not name."""
     as_recorded(
-        FRESH11,
+        SETS["fresh11"],
         good=150,
         failed=[
             "figures11-5",
