@@ -191,7 +191,9 @@ _RULES = (
         False,
         "A cited sentence states a figure (number, version, date or duration) that no source "
         "or message gives.",
-        "State figures exactly as the cited source gives them, or leave them out.",
+        "State figures exactly as the cited source gives them. For a figure you worked out, "
+        'show the working with the given figures ("2 × €180 = €360", "€600 ÷ 12 = €50"); '
+        "otherwise leave it out.",
     ),
     Rule(
         "OUTSIDE_PING",

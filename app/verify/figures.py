@@ -19,7 +19,7 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
@@ -1196,26 +1196,35 @@ class Known:
         return False
 
 
-# A product written out with its operands, each a single figure or number between the
-# signs: "9 × $1,850 = $16,650", "240 km × 30 Cent = 72 €", "30 Urlaubstage × 4/5 = 24".
-# A number is read whole (possessively), and never from inside another: linear time.
+# A calculation written out with its operands, each a single figure or number between the
+# signs: "9 × $1,850 = $16,650", "240 km × 30 Cent = 72 €", "30 Urlaubstage × 4/5 = 24",
+# "14 € + 14 € + 28 € = 56 €", "35.000 € / 14 = 2.500 €", a running one ("2 × 190 km =
+# 380 km × 0,30 € = 114 €"). A number is read whole (possessively), and never from inside
+# another: linear time.
 _OPERAND = (
-    r"(?:[$€£¥₹]|R\$)?\s?[0-9](?:[0-9.,\u202f\u00a0']++)?(?:/[0-9]{1,3})?"
-    r"(?:\s?(?:[$€£¥₹%％]|[^\W\d_]{1,15}))?"
+    r"(?:[$€£¥₹]|R\$)?\s?(?:[0-9]{1,2}:[0-9]{2}(?![0-9])|[0-9](?:[0-9.,\u202f\u00a0']++)?(?:/[0-9]{1,3})?)"
+    r"(?:\s?(?:[$€£¥₹%％]|[^\W\d_]{1,15}\.?))?"  # "kr.", "Kč"
     r"(?:\s(?:per|pro|por|par|a|je|à|al)\s[^\W\d_]{1,15}(?:\s[^\W\d_]{1,15})?)?"  # "pro km"
 )
-_TIMES = r"\s?(?:[×✕⨉·]|(?<=\s)[xX](?=\s))\s?"
-_PRODUCT = re.compile(
-    rf"(?<![\w.,/\u00a0\u202f'])(?P<operands>{_OPERAND}(?:{_TIMES}{_OPERAND}){{1,3}})"
-    rf"\s?[=＝]\s?(?P<result>{_OPERAND})(?![0-9])"
+# Signs that are also dashes, slashes and colons in prose count only set apart by spaces.
+_OPERATOR = r"\s?(?:[×✕⨉·÷+−]|(?<=\s)[xX/:\-–](?=\s))\s?"
+_EXPRESSION = rf"{_OPERAND}(?:{_OPERATOR}{_OPERAND}){{0,5}}"
+_EQUALS = r"\s?[=＝≈]\s?"
+_EQUATION = re.compile(
+    rf"(?<![\w.,/\u00a0\u202f'])(?:{_EXPRESSION})(?:{_EQUALS}(?:{_EXPRESSION})){{1,4}}(?![0-9])"
 )
-_SPLIT_TIMES = re.compile(_TIMES)
+_SPLIT_EQUALS = re.compile(_EQUALS)
+_SPLIT_OPERATOR = re.compile(f"({_OPERATOR})")
+_ADDS, _SUBTRACTS, _DIVIDES = frozenset("+"), frozenset("−-–"), frozenset("÷/:")
 _EMPHASIS = re.compile(r"[*_~]+")  # bold and italics around a figure: "= *$16,650*"
 _FRACTION = re.compile(r"^([0-9]{1,3})/([0-9]{1,3})$")
-MAX_SHOWN = 10  # products read per claim
+MAX_SHOWN = 10  # calculations read per text
 MAX_COMBINATIONS = 81  # readings of the operands tried together
+ROUNDING = Fraction(1, 100)  # a result rounded to its written digits is at most this far off
 
 Reading = tuple[str, Fraction, Fraction | None]  # kind, value, seconds per unit (durations)
+Value = tuple[str, Fraction]  # the kind and value of a calculation's term or result
+_ALONE = {"time": "time", "percent": "share"}  # how a term of one such operand is read
 # A bare count next to a sign of multiplication or division: the answer's working ("12 ×
 # € 29", "× 12", "÷ 60"), not a figure it claims. A count followed by a unit stays one.
 _SIGN_OF_PRODUCT = "[×✕⨉÷]"  # not *, which is bold or italic in Slack
@@ -1300,38 +1309,84 @@ def _blank_bare(m: re.Match[str]) -> str:
     return m.group()[: m.start(1) - m.start()] + " " * len(m.group(1))
 
 
-def shown(claim: str, known: Known) -> frozenset[Key]:
-    """The results of the products a claim writes out ("9 × $1,850 = $16,650", "3 shifts ×
-    8 hours = 24 hours"), where the arithmetic holds and every operand that is a figure (an
-    amount, a duration, a size, a percentage) is given. At most one operand is an amount,
-    a duration or a size; no factor is one; and time is multiplied by money only through a
-    rate given per that unit ("$40 per hour" for hours, not "90 minutes × $40"). A bare
-    count (of months, of licences) is the answer's reasoning, which a lone number does
-    not claim: the judge weighs it."""
+def shown(text: str, known: Known, worked: frozenset[Key] = frozenset()) -> frozenset[Key]:
+    """The results of the calculations `text` writes out ("9 × $1,850 = $16,650", "€600 ÷
+    12 = €50", "14 € + 14 € + 28 € = 56 €"), where the arithmetic holds, to the digits the
+    result is written with, and every operand that is a figure (an amount, a duration, a
+    size, a percentage, a time of day) is given or the result of a calculation shown before
+    it: in `worked`, or earlier in `text`. A running calculation ("2 × 190 km = 380 km ×
+    0,30 € = 114 €") is read a step at a time. A product has at most one amount, duration
+    or size, and no factor of one; time is multiplied by money only through a rate given
+    per that unit ("$40 per hour" for hours, not "90 minutes × $40"). A quotient divides
+    by a count, an amount by a number of units of time ("€600 ÷ 12 months"), or a figure by
+    one of its kind. A sum adds figures of one kind, or durations to a time of day. A bare
+    count (of months, of nights) is the answer's reasoning, which a lone number does not
+    claim, and products of bare counts prove no figure: the judge weighs them, as it weighs
+    which given figures a calculation uses."""
     results: set[Key] = set()
-    for m in itertools.islice(_PRODUCT.finditer(_EMPHASIS.sub("", claim)), MAX_SHOWN):
-        readings = [_readings(part, known) for part in _SPLIT_TIMES.split(m.group("operands"))]
-        if not all(readings):
-            continue
-        result = frozenset(key for found in claims(m.group("result")) for key in found)
-        combinations = itertools.islice(itertools.product(*readings), MAX_COMBINATIONS)
-        products = {p for c in combinations for p in _product(list(c), known)}
-        if any((kind, _number(kind, raw)) in products for kind, raw in result):
-            results |= result
+    for m in itertools.islice(_EQUATION.finditer(_EMPHASIS.sub("", text)), MAX_SHOWN):
+        steps = _SPLIT_EQUALS.split(m.group())
+        for before, after in itertools.pairwise(steps):
+            first = _SPLIT_OPERATOR.split(after, maxsplit=1)[0]
+            result = frozenset(key for found in claims(first) for key in found)
+            values = _evaluate(before, known, worked | results)
+            if values and _equals(values, result):
+                results |= result
     return frozenset(results)
 
 
-def _product(factors: list[Reading], known: Known) -> list[tuple[str, Fraction]]:
+def _evaluate(expression: str, known: Known, worked: frozenset[Key]) -> set[Value]:
+    """What an expression may come to, over the readings of its operands."""
+    parts = _SPLIT_OPERATOR.split(expression)
+    operands, signs = parts[0::2], [part.strip() for part in parts[1::2]]
+    readings = [_readings(operand, known, worked) for operand in operands]
+    if not all(readings):
+        return set()
+    values: set[Value] = set()
+    for combination in itertools.islice(itertools.product(*readings), MAX_COMBINATIONS):
+        values.update(_calculate(combination, signs, known))
+    return values
+
+
+def _calculate(readings: Sequence[Reading], signs: Sequence[str], known: Known) -> list[Value]:
+    """The values of one reading of an expression: products and quotients first, then sums
+    from the left. A time of day and a percentage standing alone are read as they are."""
+    terms: list[tuple[int, list[Reading], list[Reading]]] = [(1, [readings[0]], [])]
+    for sign, reading in zip(signs, readings[1:], strict=True):
+        if sign in _ADDS or sign in _SUBTRACTS:
+            terms.append((1 if sign in _ADDS else -1, [reading], []))
+        elif sign in _DIVIDES:
+            terms[-1][2].append(reading)
+        else:
+            terms[-1][1].append(reading)
+    options = [
+        [(alone, factors[0][1])]  # "14:10 + 15 min", "$41,760 − 10%"
+        if (alone := _ALONE.get(factors[0][0] if len(factors) == 1 else "")) and not divisors
+        else _quotient(_product(factors, known), divisors)
+        for _, factors, divisors in terms
+    ]
+    found = []
+    for chosen in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
+        total = _sum([(sign, value) for (sign, _, _), value in zip(terms, chosen, strict=True)])
+        if total is not None:
+            found.append(total)
+    return found
+
+
+def _product(factors: list[Reading], known: Known) -> list[Value]:
     """The kind and value of a product of readings, if it is one the rule checks; and, for
-    an amount or a duration, its value as the number written ("30 Urlaubstage × 4/5 = 24")."""
+    an amount or a duration, its value as the number written ("30 Urlaubstage × 4/5 = 24").
+    A product of bare counts is a "count", which no figure of a unit equals."""
     measured = [f for f in factors if f[0] in ("money", "duration", "size")]
     counts = [f[1] for f in factors if f[0] in ("number", "percent")]
-    if len(measured) + len(counts) != len(factors) or any(v in (0, 1) for v in counts):
+    if len(measured) + len(counts) != len(factors) or (
+        len(factors) > 1 and any(v in (0, 1) for v in counts)
+    ):
         return []
     scale = math.prod(counts, start=Fraction(1))
     kinds = sorted(f[0] for f in measured)
     if not kinds:
-        return [("number", scale)]
+        return [("count", scale)]
     if kinds == ["duration", "money"]:  # a rate per that unit, times a count of units
         (_, amount, _), (_, span, unit) = sorted(measured)[::-1]
         if unit is None or (amount, unit) not in known.rates:
@@ -1344,10 +1399,71 @@ def _product(factors: list[Reading], known: Known) -> list[tuple[str, Fraction]]
     return []
 
 
-def _readings(operand: str, known: Known) -> list[Reading]:
-    """What an operand may stand for: a fraction ("4/5"), a bare count, or a given figure in
-    each of its forms (a duration in seconds, with the unit it is written in). Nothing if
-    it is a figure no source or message gives."""
+def _quotient(values: list[Value], divisors: list[Reading]) -> list[Value]:
+    """`values` divided by each divisor: by a count, an amount by a number of units of time
+    ("€600 ÷ 12 months"), or a figure by one of its kind (a number)."""
+    for kind, by, unit in divisors:
+        divided: list[Value] = []
+        for of, value in values:
+            if kind in ("number", "percent") and by:
+                divided.append((of, value / by))
+            elif kind == "duration" and of == "money" and unit:
+                divided.append((of, value / (by / unit)))
+            elif kind == of and kind in ("money", "duration", "size") and by:
+                divided.append(("number", value / by))
+        values = divided
+    return values
+
+
+def _sum(terms: list[tuple[int, Value]]) -> Value | None:
+    """Signed terms added from the left: figures of one kind (a count among numbers is a
+    number), durations to a time of day (on the clock), and a percentage added to or taken
+    from the total so far ("$41,760 − 10% = $37,584"); None for any other mix."""
+    (sign, (kind, total)), rest = terms[0], terms[1:]
+    if sign < 0 or kind == "share":
+        return None
+    for sign, (other, value) in rest:
+        if other == "share":
+            total *= 1 + sign * value
+            continue
+        if {kind, other} == {"count", "number"}:
+            kind = "number"
+        elif other != kind and (kind, other) != ("time", "duration"):
+            return None
+        total += sign * value
+    if kind == "time":
+        return kind, total % 86400
+    return (kind, total) if total > 0 else None
+
+
+def _equals(values: set[Value], result: frozenset[Key]) -> bool:
+    """Whether a calculation comes to its written result, of its kind, to the digits the
+    result is written with. A number, or a product of bare counts, equals only a bare
+    number: "3 × 20 ms" is not "60 seconds"."""
+    wanted = [(kind, v) for kind, raw in result if (v := _number(kind, raw)) is not None]
+    return any(
+        other == ("number" if kind == "count" else kind) and _rounds_to(value, target)
+        for kind, value in values
+        for other, target in wanted
+    )
+
+
+def _rounds_to(value: Fraction, written: Fraction) -> bool:
+    """Whether `written` is `value`, or `value` rounded to the decimals `written` has and
+    within ROUNDING of it ("€85.71" and "≈ €86" for 600 ÷ 7, not "2" for 2.4)."""
+    if value == written:
+        return True
+    scale = 1
+    while (written * scale).denominator != 1 and scale < 10**6:
+        scale *= 10
+    rounded = Fraction(math.floor(value * scale + Fraction(1, 2)), scale)
+    return rounded == written and abs(value - written) <= abs(value) * ROUNDING
+
+
+def _readings(operand: str, known: Known, worked: frozenset[Key] = frozenset()) -> list[Reading]:
+    """What an operand may stand for: a fraction ("4/5"), a bare count, or a figure given or
+    worked out before, in each of its forms (a duration in seconds, with the unit it is
+    written in). Nothing if it is a figure no source or message gives."""
     operand = operand.strip()
     fraction = _FRACTION.match(operand)
     if fraction:
@@ -1358,12 +1474,12 @@ def _readings(operand: str, known: Known) -> list[Reading]:
     written = sorted(_values(numbers[0])) if numbers else []
     if figure is None:  # a bare count: its written value
         return [("number", value, None) for value in written[:2]]
-    if not known.confirms(figure):
+    if not (known.confirms(figure) or figure & worked):
         return []
     found: list[Reading] = []
     for kind, raw in sorted(figure)[:3]:
         value = _number(kind, raw)
-        if value is None or kind not in ("money", "duration", "size", "percent", "number"):
+        if value is None or kind not in ("money", "duration", "size", "percent", "number", "time"):
             continue
         if kind == "duration":
             found += [(kind, value, value / w) for w in written[:2] if w]

@@ -67,7 +67,7 @@ def content_findings(
     written = {normalise_url(url) for said_text in texts for url in _links_in(said_text)}
     cited = [] if cited is None else cited
     yield from citation_findings(layout, sources, citations, cited, files, written=written)
-    yield from figure_findings((*sources, *files), citations, (question, *said))
+    yield from figure_findings((*sources, *files), citations, (question, *said), text)
 
 
 @functools.lru_cache(maxsize=512)
@@ -140,33 +140,41 @@ def _link_findings(
 
 
 def figure_findings(
-    sources: Sequence[Source], citations: Sequence[Citation], messages: Sequence[str]
+    sources: Sequence[Source],
+    citations: Sequence[Citation],
+    messages: Sequence[str],
+    answer: str = "",
 ) -> Iterator[Finding]:
     """UNSOURCED_FIGURE for each cited claim with a figure that no source and no message of
-    the conversation gives (in any of its forms: units, number formats, dates)."""
+    the conversation gives (in any of its forms: units, number formats, dates), nor a
+    calculation the answer shows works out; located at the claim in `answer` when it is
+    there, so the feedback quotes it."""
     claimed = {citation.claim for citation in citations if citation.claim}
     if not sources or not claimed:
         return
     known = _known(tuple(source.text for source in sources), tuple(messages))
-    unsourced = {claim for claim in claimed if _unsourced(claim, known)}
+    answered = shown(answer, known)
+    unsourced = {claim for claim in claimed if _unsourced(claim, known, answered)}
     for number, citation in enumerate(citations, 1):
         if citation.claim in unsourced:
-            yield Finding("UNSOURCED_FIGURE", 0, 0, detail=f"(citation {number})")
+            start = max(answer.find(citation.claim), 0)
+            end = start + len(citation.claim) if answer.startswith(citation.claim, start) else 0
+            yield Finding("UNSOURCED_FIGURE", start, end, detail=f"(citation {number})")
 
 
-def _unsourced(claim: str, known: Known) -> bool:
-    """Whether a figure of the claim is neither given nor the result of a product it
-    writes out with a given operand."""
+def _unsourced(claim: str, known: Known, answered: frozenset[Key] = frozenset()) -> bool:
+    """Whether a figure of the claim is neither given nor the result of a calculation the
+    claim or the answer (`answered`) shows with given operands."""
     worked: frozenset[Key] | None = None
     prose, counts, operands = working(claim)
     for operand in operands:  # "× 12か月": given, or the year the texts name ("年間")
         if any(not (known.periodic(f) or known.confirms(f)) for f in claims(operand)):
             return True
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
-        if known.scaled(figure, counts) or known.confirms(figure):
+        if known.scaled(figure, counts) or known.confirms(figure) or figure & answered:
             continue
         if worked is None:
-            worked = shown(claim, known)  # once, and only for a claim that needs it
+            worked = shown(claim, known, answered)  # once, and only for a claim that needs it
         if not figure & worked:
             return True
     return False

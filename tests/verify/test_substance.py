@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.verify import Citation, Source, figures, verify
+from app.verify import Citation, Source, feedback, figures, verify
 from tests.examples import examples
 
 PREAMBLES = [
@@ -852,3 +852,94 @@ def test_a_heading_alone_has_no_content_whatever_its_words() -> None:
 )
 def test_the_working_explains_away_no_slip(claim: str, source: str, question: str) -> None:
     assert restated_flagged(claim, source, question)
+
+
+# (claim, source, question): calculations written out, as the drafting prompt asks for a
+# figure worked out from given ones: sums, differences, quotients, shares, running
+# calculations, rounding to the digits written, a time of day plus a duration
+CALCULATED = [
+    ("Zusammen: 14 € + 14 € + 28 € = 56 €.", "28 € pro Tag, 14 € am An- und Abreisetag.", "?"),
+    ("Soit 600 € ÷ 12 = 50 € par mois.", "Forfait : jusqu'à 600 € par an.", "?"),
+    ("Cada paga: 35.000 € / 14 = 2.500 €.", "El salario se reparte en 14 pagas.", "35.000 €?"),
+    ("Dus 600 € : 4 = 150 €.", "Budget: 600 € per kwartaal.", "?"),
+    ("Ida y vuelta: 2 × 72 km = 144 km × 0,26 € = 37,44 €.", "0,26 € por km.", "72 km de ida"),
+    (
+        "Es bleiben 20.000 km − 19.800 km = 200 km.",
+        "3,81 kr. für die ersten 20.000 km.",
+        "19.800 km",
+    ),
+    ("Per day: €600 ÷ 7 ≈ €85.71.", "The allowance is €600 a week.", "?"),
+    ("Per day: €600 ÷ 7 ≈ €86.", "The allowance is €600 a week.", "?"),
+    ("First update by 14:10 + 15 min = 14:25 UTC.", "First update within 15 minutes.", "At 14:10?"),
+    ("This week: €250 + 2 × €50 = €350.", "€250 per week plus €50 per incident.", "2 incidents"),
+    ("$29 × 120 × 12 = $41,760 − 10% = $37,584 a year.", "Team: $29. Discount: 10%.", "120?"),
+    ("L'employeur paie 60 % × 190 € = 114 €.", "Financés à 60 % par l'employeur.", "190 € ?"),
+    ("日当は2,500円 × 3日 = 7,500円です。", "日当は1日あたり2,500円です。", "2泊3日"),
+    ("자가 차량은 300원 × 240km = 72,000원입니다.", "km당 300원을 지급합니다.", "왕복 240km"),
+    ("32 ore ÷ 8 ore = 4.", "Orario standard: 8 ore giornaliere.", "32 ore di ROL?"),
+]
+# ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
+# nothing gives, bare counts for a figure with a unit
+MISCALCULATED = [
+    ("Zusammen: 14 € + 14 € + 28 € = 66 €.", "28 € pro Tag, 14 € am An- und Abreisetag.", "?"),
+    ("Zusammen: 14 € + 16 € + 28 € = 58 €.", "28 € pro Tag, 14 € am An- und Abreisetag.", "?"),
+    ("Soit 600 € ÷ 12 = 60 € par mois.", "Forfait : jusqu'à 600 € par an.", "?"),
+    ("Soit 720 € ÷ 12 = 60 € par mois.", "Forfait : jusqu'à 600 € par an.", "?"),
+    ("Ida y vuelta: 2 × 72 km = 144 km × 0,29 € = 41,76 €.", "0,26 € por km.", "72 km de ida"),
+    ("Ida y vuelta: 2 × 72 km = 154 km × 0,26 € = 40,04 €.", "0,26 € por km.", "72 km de ida"),
+    ("Per day: €600 ÷ 7 ≈ €84.", "The allowance is €600 a week.", "?"),
+    ("Per day: €600 ÷ 7 ≈ €90.", "The allowance is €600 a week.", "?"),
+    ("First update by 14:10 + 15 min = 14:35 UTC.", "First update within 15 minutes.", "At 14:10?"),
+    ("First update by 14:10 + 25 min = 14:35 UTC.", "First update within 15 minutes.", "At 14:10?"),
+    ("$29 × 120 × 12 = $41,760 − 15% = $35,496 a year.", "Team: $29. Discount: 10%.", "120?"),
+    ("Shifts: 3 × 8 = 24 hours.", "A shift lasts 6 hours.", "?"),
+    ("3 × 20 ms = 60 seconds.", "Retry after 20 ms.", "?"),
+    ("14:10 + 14:25 = 28:35.", "First update within 15 minutes.", "At 14:10?"),
+    ("Per person: €12 ÷ 5 = €2.", "The taxi costs €12.", "?"),  # 2.4 is not 2
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), CALCULATED)
+def test_a_calculation_shown_with_given_figures_passes(
+    claim: str, source: str, question: str
+) -> None:
+    assert not restated_flagged(claim, source, question)
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), MISCALCULATED)
+def test_a_calculation_explains_away_no_slip(claim: str, source: str, question: str) -> None:
+    assert restated_flagged(claim, source, question)
+
+
+def test_a_result_the_answer_works_out_may_be_used_by_a_later_claim() -> None:
+    """The distance worked out in one sentence is an operand of the next sentence's claim;
+    a distance the answer states without working, or works out wrong, is not."""
+    source = "Für Fahrten mit dem Privat-Pkw gilt eine Pauschale von 0,30 € pro Kilometer."
+
+    def flagged(first: str, claim: str = "380 km × 0,30 € = 114 €.") -> bool:
+        verdict = verify(
+            f"{first} {claim}",
+            question="Das sind 190 km einfach. Was bekomme ich?",
+            sources=(Source("s1", "Reisen", "https://wiki.example.com/r", source),),
+            citations=(Citation("s1", "", source, claim),),
+        )
+        return "UNSOURCED_FIGURE" in verdict.codes
+
+    assert not flagged("Hin und zurück: 2 × 190 km = 380 km.")
+    assert flagged("Hin und zurück sind das 380 km.")
+    assert flagged("Hin und zurück: 2 × 195 km = 390 km.", "390 km × 0,30 € = 117 €.")
+
+
+def test_the_feedback_quotes_the_claim_with_an_unsourced_figure() -> None:
+    source = "Übernachtungskosten werden bis 180 € pro Nacht erstattet."
+    claim = "Für zwei Nächte sind das bis 380 €."
+    verdict = verify(
+        f"Gute Reise!\n{claim}",
+        question="Zwei Nächte in Hamburg?",
+        sources=(Source("s1", "Reisen", "https://wiki.example.com/r", source),),
+        citations=(Citation("s1", "", source, claim),),
+    )
+    [found] = [i for i in verdict.issues if i.code == "UNSOURCED_FIGURE"]
+    assert verdict.text[found.start : found.end] == claim
+    assert "(line 2: 'Für zwei Nächte sind das bis 380 €.')" in feedback(verdict)
+    assert "2 × €180 = €360" in feedback(verdict)  # how to show a figure worked out
