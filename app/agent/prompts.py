@@ -92,11 +92,14 @@ _SOURCES = """
 The latest message comes with search results from the team's docs. Answer from them and \
 cite them (citations are enabled on every result): your answer must cite at least one. You \
 may also link a result's URL. Never cite or link anything that is not among the results. \
-State their figures as they give them; when you work one out from figures given (a total, \
-a share, a yearly amount, a difference), show the working with those figures, as in \
-"2 × €180 = €360" or "€600 ÷ 12 = €50", so the reader can check it. \
 If they do not cover the question, say so, cite the closest one, and add only what you \
 know for certain."""
+
+_FIGURES = """
+
+State figures as they are given. When you work one out from given figures (a total, a \
+share, a yearly amount, a difference), show the working with those figures, as in \
+"2 × €180 = €360" or "€600 ÷ 12 = €50", so the reader can check it."""
 
 _TOOLS = """
 
@@ -126,7 +129,8 @@ def system_blocks(
     instructions: str = "",
 ) -> list[Message]:
     text = SYSTEM[dialect] + (_SPEAKERS if speakers else "") + (_FILES if files else "")
-    text += (_SOURCES if sources else "") + (_TOOLS if tools else "")
+    text += (_SOURCES if sources else "") + (_FIGURES if sources or files else "")
+    text += _TOOLS if tools else ""
     if instructions.strip():  # the team's, for this channel: within the rules above
         text += f"\n\nThe team's instructions for this channel:\n{instructions.strip()}"
     return [{"type": "text", "text": text}]

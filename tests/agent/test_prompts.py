@@ -12,7 +12,7 @@ from app.agent.prompts import (
     retry_messages,
     system_blocks,
 )
-from app.verify import Dialect, verify
+from app.verify import Citation, Dialect, Source, verify
 
 
 @pytest.mark.parametrize("dialect", ["mrkdwn", "markdown"])
@@ -88,3 +88,21 @@ def test_a_thread_of_three_people_reaches_the_model_with_their_names() -> None:
     assert "wrote:" not in system_blocks("mrkdwn")[0]["text"]
     unnamed = conversation_messages(Conversation((Turn("user", "earlier"),), "now"))
     assert unnamed[0]["content"][0]["text"] == "earlier\n\nnow"  # nobody named: as before
+
+
+def test_the_model_is_asked_to_show_its_working_wherever_figures_are_checked() -> None:
+    """UNSOURCED_FIGURE checks cited figures against the docs and files given: with either,
+    the model is asked to show a figure it works out, in the form the rule reads; without
+    them nothing is checked and nothing is asked."""
+    asked = "show the working with those figures"
+    assert asked in system_blocks("mrkdwn", sources=True)[0]["text"]
+    assert asked in system_blocks("markdown", files=True)[0]["text"]
+    assert asked not in system_blocks("mrkdwn", tools=True)[0]["text"]
+    example = "2 × €180 = €360"
+    verdict = verify(
+        f"Two nights: {example}.",
+        question="Two nights?",
+        sources=(Source("s1", "Travel", "https://wiki.example.com/t", "Hotels: €180 a night."),),
+        citations=(Citation("s1", "", "Hotels: €180 a night.", f"Two nights: {example}."),),
+    )
+    assert verdict.passed  # the example the prompt gives is one the rule reads
