@@ -1201,8 +1201,15 @@ class Known:
 # "14 € + 14 € + 28 € = 56 €", "35.000 € / 14 = 2.500 €", a running one ("2 × 190 km =
 # 380 km × 0,30 € = 114 €"). A number is read whole (possessively), and never from inside
 # another: linear time.
+# A number: a time of day, thousands set apart by spaces ("210 000 zł"), or digits with
+# their separators, possibly a fraction ("4/5").
+_OPERAND_NUMBER = (
+    r"[0-9]{1,2}:[0-9]{2}(?![0-9])"
+    r"|[0-9]{1,3}(?:\x20[0-9]{3})++(?![0-9])(?:,[0-9]+)?"
+    r"|[0-9](?:[0-9.,\u202f\u00a0']++)?(?:/[0-9]{1,3})?"
+)
 _OPERAND = (
-    r"(?:[$€£¥₹]|R\$)?\s?(?:[0-9]{1,2}:[0-9]{2}(?![0-9])|[0-9](?:[0-9.,\u202f\u00a0']++)?(?:/[0-9]{1,3})?)"
+    rf"(?:[$€£¥₹]|R\$)?\s?(?:{_OPERAND_NUMBER})"
     r"(?:\s?(?:[$€£¥₹%％]|[^\W\d_]{1,15}\.?))?"  # "kr.", "Kč"
     r"(?:\s(?:per|pro|por|par|a|je|à|al)\s[^\W\d_]{1,15}(?:\s[^\W\d_]{1,15})?)?"  # "pro km"
 )
@@ -1211,7 +1218,8 @@ _OPERATOR = r"\s?(?:[×✕⨉·÷+−]|(?<=\s)[xX/:\-–](?=\s))\s?"
 _EXPRESSION = rf"{_OPERAND}(?:{_OPERATOR}{_OPERAND}){{0,5}}"
 _EQUALS = r"\s?[=＝≈]\s?"
 _EQUATION = re.compile(
-    rf"(?<![\w.,/\u00a0\u202f'])(?:{_EXPRESSION})(?:{_EQUALS}(?:{_EXPRESSION})){{1,4}}(?![0-9])"
+    rf"(?<![\w.,/\u00a0\u202f'])(?<![0-9]\x20)"
+    rf"(?:{_EXPRESSION})(?:{_EQUALS}(?:{_EXPRESSION})){{1,4}}(?![0-9])"
 )
 _SPLIT_EQUALS = re.compile(_EQUALS)
 _SPLIT_OPERATOR = re.compile(f"({_OPERATOR})")
@@ -1225,6 +1233,7 @@ ROUNDING = Fraction(1, 100)  # a result rounded to its written digits is at most
 Reading = tuple[str, Fraction, Fraction | None]  # kind, value, seconds per unit (durations)
 Value = tuple[str, Fraction]  # the kind and value of a calculation's term or result
 _ALONE = {"time": "time", "percent": "share"}  # how a term of one such operand is read
+_NUMBERS = ("count", "number", "plain")  # kinds of numbers, weakest first
 # A bare count next to a sign of multiplication or division: the answer's working ("12 ×
 # € 29", "× 12", "÷ 60"), not a figure it claims. A count followed by a unit stays one.
 _SIGN_OF_PRODUCT = "[×✕⨉÷]"  # not *, which is bold or italic in Slack
@@ -1330,7 +1339,7 @@ def shown(text: str, known: Known, worked: frozenset[Key] = frozenset()) -> froz
             first = _SPLIT_OPERATOR.split(after, maxsplit=1)[0]
             result = frozenset(key for found in claims(first) for key in found)
             values = _evaluate(before, known, worked | results)
-            if values and _equals(values, result):
+            if values and _equals(values, result, first):
                 results |= result
     return frozenset(results)
 
@@ -1376,9 +1385,11 @@ def _calculate(readings: Sequence[Reading], signs: Sequence[str], known: Known) 
 def _product(factors: list[Reading], known: Known) -> list[Value]:
     """The kind and value of a product of readings, if it is one the rule checks; and, for
     an amount or a duration, its value as the number written ("30 Urlaubstage × 4/5 = 24").
-    A product of bare counts is a "count", which no figure of a unit equals."""
+    A product of numbers is "plain" when each is given (its result may carry any unit: "32 ÷
+    8 = 4 giorni" for 32 hours at 8 a day), and a "count" when one is a bare count nothing
+    gives, which no figure of a unit equals ("3 × 8 = 24 hours" for 6-hour shifts)."""
     measured = [f for f in factors if f[0] in ("money", "duration", "size")]
-    counts = [f[1] for f in factors if f[0] in ("number", "percent")]
+    counts = [f[1] for f in factors if f[0] in ("number", "percent", "bare")]
     if len(measured) + len(counts) != len(factors) or (
         len(factors) > 1 and any(v in (0, 1) for v in counts)
     ):
@@ -1386,7 +1397,7 @@ def _product(factors: list[Reading], known: Known) -> list[Value]:
     scale = math.prod(counts, start=Fraction(1))
     kinds = sorted(f[0] for f in measured)
     if not kinds:
-        return [("count", scale)]
+        return [("count" if any(f[0] == "bare" for f in factors) else "plain", scale)]
     if kinds == ["duration", "money"]:  # a rate per that unit, times a count of units
         (_, amount, _), (_, span, unit) = sorted(measured)[::-1]
         if unit is None or (amount, unit) not in known.rates:
@@ -1405,7 +1416,7 @@ def _quotient(values: list[Value], divisors: list[Reading]) -> list[Value]:
     for kind, by, unit in divisors:
         divided: list[Value] = []
         for of, value in values:
-            if kind in ("number", "percent") and by:
+            if kind in ("number", "percent", "bare") and by:
                 divided.append((of, value / by))
             elif kind == "duration" and of == "money" and unit:
                 divided.append((of, value / (by / unit)))
@@ -1416,9 +1427,10 @@ def _quotient(values: list[Value], divisors: list[Reading]) -> list[Value]:
 
 
 def _sum(terms: list[tuple[int, Value]]) -> Value | None:
-    """Signed terms added from the left: figures of one kind (a count among numbers is a
-    number), durations to a time of day (on the clock), and a percentage added to or taken
-    from the total so far ("$41,760 − 10% = $37,584"); None for any other mix."""
+    """Signed terms added from the left: figures of one kind (numbers of different kinds
+    make the weakest: a bare count makes a count), durations to a time of day (on the
+    clock), and a percentage added to or taken from the total so far ("$41,760 − 10% =
+    $37,584"); None for any other mix."""
     (sign, (kind, total)), rest = terms[0], terms[1:]
     if sign < 0 or kind == "share":
         return None
@@ -1426,8 +1438,8 @@ def _sum(terms: list[tuple[int, Value]]) -> Value | None:
         if other == "share":
             total *= 1 + sign * value
             continue
-        if {kind, other} == {"count", "number"}:
-            kind = "number"
+        if kind in _NUMBERS and other in _NUMBERS:
+            kind = min(kind, other, key=_NUMBERS.index)
         elif other != kind and (kind, other) != ("time", "duration"):
             return None
         total += sign * value
@@ -1436,15 +1448,18 @@ def _sum(terms: list[tuple[int, Value]]) -> Value | None:
     return (kind, total) if total > 0 else None
 
 
-def _equals(values: set[Value], result: frozenset[Key]) -> bool:
+def _equals(values: set[Value], result: frozenset[Key], written: str) -> bool:
     """Whether a calculation comes to its written result, of its kind, to the digits the
-    result is written with. A number, or a product of bare counts, equals only a bare
-    number: "3 × 20 ms" is not "60 seconds"."""
+    result is written with. A count, or the number a figure is written with, equals only a
+    bare number ("3 × 20 ms" is not "60 seconds"); given numbers alone may come to the
+    number any result is written with ("32 ÷ 8 = 4 giorni")."""
     wanted = [(kind, v) for kind, raw in result if (v := _number(kind, raw)) is not None]
+    numbers = _ANY_NUMBER.findall(written)
+    plain = [("plain", v) for v in _values(numbers[0])] if numbers else []
     return any(
         other == ("number" if kind == "count" else kind) and _rounds_to(value, target)
         for kind, value in values
-        for other, target in wanted
+        for other, target in [*wanted, *plain, *(("plain", v) for k, v in wanted if k == "number")]
     )
 
 
@@ -1460,6 +1475,12 @@ def _rounds_to(value: Fraction, written: Fraction) -> bool:
     return rounded == written and abs(value - written) <= abs(value) * ROUNDING
 
 
+def _given(value: Fraction, known: Known, worked: frozenset[Key]) -> bool:
+    """Whether a number is written in the texts or worked out before."""
+    key = ("number", _plain(value))
+    return key in known.keys or key in worked
+
+
 def _readings(operand: str, known: Known, worked: frozenset[Key] = frozenset()) -> list[Reading]:
     """What an operand may stand for: a fraction ("4/5"), a bare count, or a figure given or
     worked out before, in each of its forms (a duration in seconds, with the unit it is
@@ -1472,8 +1493,11 @@ def _readings(operand: str, known: Known, worked: frozenset[Key] = frozenset()) 
     figure = next(claims(operand), None)
     numbers = _ANY_NUMBER.findall(operand)
     written = sorted(_values(numbers[0])) if numbers else []
-    if figure is None:  # a bare count: its written value
-        return [("number", value, None) for value in written[:2]]
+    if figure is None:  # a count: given (or one), or bare
+        return [
+            ("number" if value == 1 or _given(value, known, worked) else "bare", value, None)
+            for value in written[:2]
+        ]
     if not (known.confirms(figure) or figure & worked):
         return []
     found: list[Reading] = []
