@@ -1234,6 +1234,9 @@ Reading = tuple[str, Fraction, Fraction | None]  # kind, value, seconds per unit
 Value = tuple[str, Fraction]  # the kind and value of a calculation's term or result
 _ALONE = {"time": "time", "percent": "share"}  # how a term of one such operand is read
 _NUMBERS = ("count", "number", "plain")  # kinds of numbers, weakest first
+# Numbers the calendar and the units give: one, working days and days of a week, months,
+# hours of a day, weeks of a year, minutes, percent, days of a year, thousands
+_CONSTANTS = frozenset(map(Fraction, (1, 5, 7, 12, 24, 52, 60, 100, 365, 366, 1000)))
 # A bare count next to a sign of multiplication or division: the answer's working ("12 ×
 # € 29", "× 12", "÷ 60"), not a figure it claims. A count followed by a unit stays one.
 _SIGN_OF_PRODUCT = "[×✕⨉÷]"  # not *, which is bold or italic in Slack
@@ -1340,7 +1343,7 @@ def shown(text: str, known: Known, worked: frozenset[Key] = frozenset()) -> froz
             result = frozenset(key for found in claims(first) for key in found)
             values = _evaluate(before, known, worked | results)
             if values and _equals(values, result, first):
-                results |= result
+                results |= result | _as_numbers(first)
     return frozenset(results)
 
 
@@ -1417,7 +1420,7 @@ def _quotient(values: list[Value], divisors: list[Reading]) -> list[Value]:
         divided: list[Value] = []
         for of, value in values:
             if kind in ("number", "percent", "bare") and by:
-                divided.append((of, value / by))
+                divided.append(("count" if (of, kind) == ("plain", "bare") else of, value / by))
             elif kind == "duration" and of == "money" and unit:
                 divided.append((of, value / (by / unit)))
             elif kind == of and kind in ("money", "duration", "size") and by:
@@ -1475,10 +1478,18 @@ def _rounds_to(value: Fraction, written: Fraction) -> bool:
     return rounded == written and abs(value - written) <= abs(value) * ROUNDING
 
 
+def _as_numbers(written: str) -> frozenset[Key]:
+    """The number a result is written with, as a number later steps may use ("200 ÷ 25 = 8",
+    then "160 ÷ 8"): a lone digit is no figure, but a worked one is given."""
+    numbers = _ANY_NUMBER.findall(written)
+    return frozenset(("number", _plain(v)) for v in _values(numbers[0])) if numbers else frozenset()
+
+
 def _given(value: Fraction, known: Known, worked: frozenset[Key]) -> bool:
-    """Whether a number is written in the texts or worked out before."""
+    """Whether a number is written in the texts, worked out before, or one the calendar
+    and the units give (7 days a week, 5 working days, 12 months, 60 minutes …)."""
     key = ("number", _plain(value))
-    return key in known.keys or key in worked
+    return value in _CONSTANTS or key in known.keys or key in worked
 
 
 def _readings(operand: str, known: Known, worked: frozenset[Key] = frozenset()) -> list[Reading]:
@@ -1487,9 +1498,10 @@ def _readings(operand: str, known: Known, worked: frozenset[Key] = frozenset()) 
     written in). Nothing if it is a figure no source or message gives."""
     operand = operand.strip()
     fraction = _FRACTION.match(operand)
-    if fraction:
+    if fraction:  # given when both its numbers are: "4/5" for 4 days of a 5-day week
         low, high = int(fraction.group(1)), int(fraction.group(2))
-        return [("number", Fraction(low, high), None)] if high else []
+        given = all(n == 1 or _given(Fraction(n), known, worked) for n in (low, high))
+        return [("number" if given else "bare", Fraction(low, high), None)] if high else []
     figure = next(claims(operand), None)
     numbers = _ANY_NUMBER.findall(operand)
     written = sorted(_values(numbers[0])) if numbers else []

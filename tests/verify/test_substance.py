@@ -877,6 +877,15 @@ CALCULATED = [
     ("日当は2,500円 × 3日 = 7,500円です。", "日当は1日あたり2,500円です。", "2泊3日"),
     ("자가 차량은 300원 × 240km = 72,000원입니다.", "km당 300원을 지급합니다.", "왕복 240km"),
     ("32 ore ÷ 8 ore = 4.", "Orario standard: 8 ore giornaliere.", "32 ore di ROL?"),
+    # given numbers alone: the result may carry a unit
+    ("32 ÷ 8 = *4 giorni*.", "Orario standard: 8 ore giornaliere.", "32 ore di ROL?"),
+    ("Zostały 4 − 1 = *3 dni*.", "4 dni urlopu na żądanie w roku.", "Jeden wykorzystałem."),
+    ("30 ÷ 5 × 4 = 24 Urlaubstage.", "5-Tage-Woche: 30 Urlaubstage.", "Ich arbeite 4 Tage."),
+    ("Anteilig 30 × 4/5 = 24 Tage.", "5-Tage-Woche: 30 Urlaubstage.", "Ich arbeite 4 Tage."),
+    ("Premia: 210 000 zł − 150 000 zł = 60 000 zł.", "Próg: 150 000 zł.", "Mam 210 000 zł."),
+    # numbers the calendar gives, and a lone digit worked out before
+    ("25 ÷ 5 = **5 veckor**.", "Alla anställda har 25 semesterdagar per år.", "?"),
+    ("200 ÷ 25 = 8, so 160 ÷ 8 = 20 dagen.", "200 uur per jaar (25 dagen).", "160 uur?"),
 ]
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
@@ -896,6 +905,11 @@ MISCALCULATED = [
     ("3 × 20 ms = 60 seconds.", "Retry after 20 ms.", "?"),
     ("14:10 + 14:25 = 28:35.", "First update within 15 minutes.", "At 14:10?"),
     ("Per person: €12 ÷ 5 = €2.", "The taxi costs €12.", "?"),  # 2.4 is not 2
+    # a bare count nothing gives, among numbers: the result may not carry a unit
+    ("Zostało 6 − 1 = *5 dni*.", "4 dni urlopu na żądanie w roku.", "Jeden wykorzystałem."),
+    ("30 ÷ 8 × 4 = 15 Urlaubstage.", "5-Tage-Woche: 30 Urlaubstage.", "Ich arbeite 4 Tage."),
+    ("200 ÷ 25 = 9, so 160 ÷ 8 = 20 dagen.", "200 uur per jaar (25 dagen).", "160 uur?"),
+    ("Premia: 210 000 zł − 150 000 zł = 50 000 zł.", "Próg: 150 000 zł.", "Mam 210 000 zł."),
 ]
 
 
