@@ -19,7 +19,7 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
@@ -529,7 +529,7 @@ _QUANTITY = re.compile(
     rf"(?![^\W{CJK}])",
     _FLAGS,
 )
-_ANY_NUMBER = re.compile(_NUMBER)
+ANY_NUMBER = re.compile(_NUMBER)
 _COMMA_THOUSANDS = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
 _DOT_THOUSANDS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+")
 _SPACE_THOUSANDS = re.compile(r"[0-9]{1,3}(?:['\x20][0-9]{3})+")
@@ -576,8 +576,8 @@ def figures(text: str) -> frozenset[Key]:
     keys.update(rates)
     keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
     keys |= _periods(text)
-    for number in _ANY_NUMBER.findall(text):
-        keys.update(("number", _plain(v)) for v in _values(number))
+    for number in ANY_NUMBER.findall(text):
+        keys.update(("number", canonical(v)) for v in written_values(number))
     return frozenset(keys)
 
 
@@ -606,7 +606,7 @@ def read(
             per = _PER_UNIT.match(text, m.end())
             if per is not None:
                 seconds = _UNITS[(per.group("unit") or per.group("short")).lower()][1]
-                rates.extend(("rate", f"{value}/{_plain(seconds)}") for _, value in keys)
+                rates.extend(("rate", f"{value}/{canonical(seconds)}") for _, value in keys)
 
 
 def _take_dates(
@@ -774,7 +774,7 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     decimal: frozenset[Key] = frozenset()
     if m.group("dotted"):  # "18.15": a quarter past six in the evening, or a number
         written = m.group()[: m.end("m") - m.start()]
-        decimal = frozenset(("number", _plain(v)) for v in _values(written))
+        decimal = frozenset(("number", canonical(v)) for v in written_values(written))
     if half:
         if not 1 <= hour <= 12:
             return decimal
@@ -787,7 +787,7 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
 def _quantity(m: re.Match[str]) -> frozenset[Key]:
     number, multiplier = m.group("num"), m.group("mult")
     unit = (m.group("unit") or m.group("glued") or "").lower()
-    values = _scaled(_values(number), multiplier)
+    values = _scaled(written_values(number), multiplier)
     if not values:
         return frozenset()
     if m.group("and_half") and unit:
@@ -802,13 +802,13 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     money = _UNITS.get(unit, ("",))[0] == "money"
     if m.group("sym") or money:
         cents = _UNITS[unit][1] if money else Fraction(1)
-        return frozenset({("money", _plain(v * cents)) for v in values})
+        return frozenset({("money", canonical(v * cents)) for v in values})
     if unit in _UNITS:
         keys = _with_unit(values, unit)
         if _UNITS[unit] == _UNITS["day"] and _working(m):  # five to a week: seven days
             keys |= _with_unit(frozenset(v * Fraction(7, 5) for v in values if v % 5 == 0), unit)
         return keys
-    plain = frozenset(("number", _plain(v)) for v in values)
+    plain = frozenset(("number", canonical(v)) for v in values)
     if multiplier:
         return plain
     # A spelled number with no unit ("seize", "doze", "venti" are words too), or a lone
@@ -829,7 +829,7 @@ def _per_second(keys: frozenset[Key], text: str, end: int) -> frozenset[Key]:
     _, scale = _UNITS[per.group("unit").lower()]
     spans = {scale, *_ALSO.get(scale, ())}
     return frozenset(
-        ("per", f"{kind}:{_plain(Fraction(raw) / span)}") for kind, raw in keys for span in spans
+        ("per", f"{kind}:{canonical(Fraction(raw) / span)}") for kind, raw in keys for span in spans
     )
 
 
@@ -855,9 +855,9 @@ def _with_unit(values: frozenset[Fraction], unit: str) -> frozenset[Key]:
     scales = {unit_scale, *_ALSO.get(unit_scale, ())}
     if kind == "size":
         scales.add(_decimal(unit_scale))
-    keys = {(kind, _plain(v * s)) for v in values for s in scales}
+    keys = {(kind, canonical(v * s)) for v in values for s in scales}
     if unit_scale == _UNITS["year"][1]:  # "2025年", "2025년": a year of the calendar
-        keys |= {("number", _plain(v)) for v in values if v.denominator == 1 and v >= 1000}
+        keys |= {("number", canonical(v)) for v in values if v.denominator == 1 and v >= 1000}
     if unit_scale in _CALENDAR:  # a span of days: "13 months" are 393 to 397 days, give or take
         keys |= {_span_key(v * _CALENDAR[unit_scale]) for v in values}
     if unit in _CLOCK_UNITS:  # "18h": 18 hours, or 6 pm
@@ -866,7 +866,7 @@ def _with_unit(values: frozenset[Fraction], unit: str) -> frozenset[Key]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _values(number: str) -> frozenset[Fraction]:
+def written_values(number: str) -> frozenset[Fraction]:
     """The values a written number can mean: "1,000" is a thousand, "1,5" one and a half,
     "1.000" a thousand in German or one in English, "1 000" and "1'000" a thousand."""
     word = _WORDS.get(number.lower())
@@ -919,7 +919,7 @@ def _decimal(scale: Fraction) -> Fraction:
     return Fraction(1000**power)
 
 
-def _plain(value: Fraction) -> str:
+def canonical(value: Fraction) -> str:
     """A value as a key: whole, or to 12 significant digits ("14814.72", not "14814.7")."""
     return str(value.numerator) if value.denominator == 1 else f"{float(value):.12g}"
 
@@ -939,7 +939,7 @@ def _periods(text: str) -> set[Key]:
     keys |= {("period", str(s)) for s in periods}
     if "every" in lowered:
         for m in _EVERY.finditer(text):
-            keys.add(("duration", _plain(_UNITS[m.group(1).lower()][1])))
+            keys.add(("duration", canonical(_UNITS[m.group(1).lower()][1])))
     return keys
 
 
@@ -995,7 +995,7 @@ class Known:
         keys = frozenset(key for text in (*texts, *counted) for key in figures(text))
         pools: dict[str, set[Fraction]] = {}
         for kind, raw in keys:
-            value = _number(kind, raw)
+            value = key_value(kind, raw)
             if value is not None and value > 0:
                 pools.setdefault(_GROUPS.get(kind, kind), set()).add(value)
         bounded = {g: frozenset(sorted(v)[-ARITHMETIC_POOL:]) for g, v in pools.items()}
@@ -1051,7 +1051,7 @@ class Known:
         nothing: which amount they belong to is not read, and "$10 … arrives in 2 days"
         or "Monthly plan $150. Annual plan $1,500." would pass a wrong $20 or $1,800."""
         for kind, raw in claim:
-            target = _number(kind, raw)
+            target = key_value(kind, raw)
             if target is None or target <= 0 or kind in ("percent", "time"):
                 continue
             pool = self.pools.get(kind, frozenset())
@@ -1089,7 +1089,7 @@ class Known:
     def _derives(self, kind: str, raw: str) -> bool:
         if kind in ("date", "day"):
             return self._dated(kind, raw)
-        target = _number(kind, raw)
+        target = key_value(kind, raw)
         whole = kind != "number" or target is None or target.denominator == 1
         if target is None or target <= 0 or not whole:
             return False  # a decimal without a unit is a version or a ratio, not a sum
@@ -1196,47 +1196,7 @@ class Known:
         return False
 
 
-# A calculation written out with its operands, each a single figure or number between the
-# signs: "9 × $1,850 = $16,650", "240 km × 30 Cent = 72 €", "30 Urlaubstage × 4/5 = 24",
-# "14 € + 14 € + 28 € = 56 €", "35.000 € / 14 = 2.500 €", a running one ("2 × 190 km =
-# 380 km × 0,30 € = 114 €"). A number is read whole (possessively), and never from inside
-# another: linear time.
-# A number: a time of day, thousands set apart by spaces ("210 000 zł"), or digits with
-# their separators, possibly a fraction ("4/5").
-_OPERAND_NUMBER = (
-    r"[0-9]{1,2}:[0-9]{2}(?![0-9])"
-    r"|[0-9]{1,3}(?:\x20[0-9]{3})++(?![0-9])(?:,[0-9]+)?"
-    r"|[0-9](?:[0-9.,\u202f\u00a0']++)?(?:/[0-9]{1,3})?"
-)
-_OPERAND = (
-    rf"(?:[$€£¥₹]|R\$)?\s?(?:{_OPERAND_NUMBER})"
-    r"(?:\s?(?:[$€£¥₹%％]|[^\W\d_]{1,15}\.?))?"  # "kr.", "Kč"
-    r"(?:\s(?:per|pro|por|par|a|je|à|al)\s[^\W\d_]{1,15}(?:\s[^\W\d_]{1,15})?)?"  # "pro km"
-)
-# Signs that are also dashes, slashes and colons in prose count only set apart by spaces.
-_OPERATOR = r"\s?(?:[×✕⨉·÷+−]|(?<=\s)[xX/:\-–](?=\s))\s?"
-_EXPRESSION = rf"{_OPERAND}(?:{_OPERATOR}{_OPERAND}){{0,5}}"
-_EQUALS = r"\s?[=＝≈]\s?"
-_EQUATION = re.compile(
-    rf"(?<![\w.,/\u00a0\u202f'])(?<![0-9]\x20)"
-    rf"(?:{_EXPRESSION})(?:{_EQUALS}(?:{_EXPRESSION})){{1,4}}(?![0-9])"
-)
-_SPLIT_EQUALS = re.compile(_EQUALS)
-_SPLIT_OPERATOR = re.compile(f"({_OPERATOR})")
-_ADDS, _SUBTRACTS, _DIVIDES = frozenset("+"), frozenset("−-–"), frozenset("÷/:")
-_EMPHASIS = re.compile(r"[*_~]+")  # bold and italics around a figure: "= *$16,650*"
-_FRACTION = re.compile(r"^([0-9]{1,3})/([0-9]{1,3})$")
-MAX_SHOWN = 10  # calculations read per text
-MAX_COMBINATIONS = 81  # readings of the operands tried together
-ROUNDING = Fraction(1, 100)  # a result rounded to its written digits is at most this far off
-
-Reading = tuple[str, Fraction, Fraction | None]  # kind, value, seconds per unit (durations)
-Value = tuple[str, Fraction]  # the kind and value of a calculation's term or result
-_ALONE = {"time": "time", "percent": "share"}  # how a term of one such operand is read
-_NUMBERS = ("count", "number", "plain")  # kinds of numbers, weakest first
-# Numbers the calendar and the units give: one, working days and days of a week, months,
-# hours of a day, weeks of a year, minutes, percent, days of a year, thousands
-_CONSTANTS = frozenset(map(Fraction, (1, 5, 7, 12, 24, 52, 60, 100, 365, 366, 1000)))
+CURRENCY_SYMBOLS = "$€£¥₹₽₺₩₴₪₫₱฿₦"  # before or after an amount
 # A bare count next to a sign of multiplication or division: the answer's working ("12 ×
 # € 29", "× 12", "÷ 60"), not a figure it claims. A count followed by a unit stays one.
 _SIGN_OF_PRODUCT = "[×✕⨉÷]"  # not *, which is bold or italic in Slack
@@ -1245,11 +1205,12 @@ _SIGN_OF_PRODUCT = "[×✕⨉÷]"  # not *, which is bold or italic in Slack
 # is the working when the sign is set apart by spaces or an amount follows it ("12 × € 29",
 # "12×€29"), not in "10× faster". CJK writes no spaces: "10万円×12か月".
 _AFTER_SIGN = r"(?:(?<![0-9])[×✕⨉]|÷)\s?"  # "÷" is never a dimension: "(€1,000÷4)"
-_BEFORE_SIGN = rf"(?=\s{_SIGN_OF_PRODUCT}\s|\s?{_SIGN_OF_PRODUCT}\s?[$€£¥₹])"
-_WORKING_COUNT = re.compile(
-    rf"(?<![\w.,/$€£¥₹])[0-9]{{1,4}}{_BEFORE_SIGN}"
+_BEFORE_SIGN = rf"(?=\s{_SIGN_OF_PRODUCT}\s|\s?{_SIGN_OF_PRODUCT}\s?[{CURRENCY_SYMBOLS}])"
+_THOUSANDS_AFTER = r"[\x20\u00a0\u202f'][0-9]{3}(?![0-9])"  # "1 200": 1 is no count
+_WORKING_COUNT = re.compile(  # not a part of "1 200 kr" either side of the sign
+    rf"(?<![\w.,/$€£¥₹])(?<![0-9][\x20\u00a0\u202f'])[0-9]{{1,4}}{_BEFORE_SIGN}"
     r"|(?:(?<=(?<![0-9])[×✕⨉])|(?<=(?<![0-9])[×✕⨉]\s)|(?<=÷)|(?<=÷\s))"
-    rf"[0-9]{{1,4}}(?![\w/]|[.,][0-9]|\s[^\W\d_])"
+    rf"[0-9]{{1,4}}(?![\w/]|[.,][0-9]|\s[^\W\d_]|{_THOUSANDS_AFTER})"
 )
 # Words of multiplication and division, before the count: "gange 12", "divisé par quatre",
 # "делим на 24"; in CJK, glued to the words around ("乘以12个月").
@@ -1261,7 +1222,7 @@ _TIMES_WORDS = (
 )
 _BY = rf"(?:{_AFTER_SIGN}|(?<![^\W\d_])(?:{_TIMES_WORDS})\s?|(?:乘以|除以)\s?)"
 _COUNTED = re.compile(
-    rf"{_BY}(?:([0-9]{{1,4}})(?![0-9]|[.,][0-9])|([^\W\d_]+))",
+    rf"{_BY}(?:([0-9]{{1,4}})(?![0-9]|[.,][0-9]|{_THOUSANDS_AFTER})|([^\W\d_]+))",
     re.IGNORECASE,
 )
 # A count of months, weeks or days the working multiplies by ("× 12か月", "乘以12个月",
@@ -1293,7 +1254,7 @@ def working(claim: str) -> Working:
     explain away any slip."""
     counted = _COUNTED.findall(claim)
     numbers = _WORKING_COUNT.findall(claim) + [digits for digits, _ in counted if digits]
-    counts = {value for number in numbers for value in _values(number) if _count(value)}
+    counts = {value for number in numbers for value in written_values(number) if _count(value)}
     counts |= {
         Fraction(_WORDS[word.lower()])
         for _, word in counted
@@ -1321,209 +1282,6 @@ def _blank_bare(m: re.Match[str]) -> str:
     return m.group()[: m.start(1) - m.start()] + " " * len(m.group(1))
 
 
-def shown(text: str, known: Known, worked: frozenset[Key] = frozenset()) -> frozenset[Key]:
-    """The results of the calculations `text` writes out ("9 × $1,850 = $16,650", "€600 ÷
-    12 = €50", "14 € + 14 € + 28 € = 56 €"), where the arithmetic holds, to the digits the
-    result is written with, and every operand that is a figure (an amount, a duration, a
-    size, a percentage, a time of day) is given or the result of a calculation shown before
-    it: in `worked`, or earlier in `text`. A running calculation ("2 × 190 km = 380 km ×
-    0,30 € = 114 €") is read a step at a time. A product has at most one amount, duration
-    or size, and no factor of one; time is multiplied by money only through a rate given
-    per that unit ("$40 per hour" for hours, not "90 minutes × $40"). A quotient divides
-    by a count, an amount by a number of units of time ("€600 ÷ 12 months"), or a figure by
-    one of its kind. A sum adds figures of one kind, or durations to a time of day. A bare
-    count (of months, of nights) is the answer's reasoning, which a lone number does not
-    claim, and products of bare counts prove no figure: the judge weighs them, as it weighs
-    which given figures a calculation uses."""
-    results: set[Key] = set()
-    for m in itertools.islice(_EQUATION.finditer(_EMPHASIS.sub("", text)), MAX_SHOWN):
-        steps = _SPLIT_EQUALS.split(m.group())
-        for before, after in itertools.pairwise(steps):
-            first = _SPLIT_OPERATOR.split(after, maxsplit=1)[0]
-            result = frozenset(key for found in claims(first) for key in found)
-            values = _evaluate(before, known, worked | results)
-            if values and _equals(values, result, first):
-                results |= result | _as_numbers(first)
-    return frozenset(results)
-
-
-def _evaluate(expression: str, known: Known, worked: frozenset[Key]) -> set[Value]:
-    """What an expression may come to, over the readings of its operands."""
-    parts = _SPLIT_OPERATOR.split(expression)
-    operands, signs = parts[0::2], [part.strip() for part in parts[1::2]]
-    readings = [_readings(operand, known, worked) for operand in operands]
-    if not all(readings):
-        return set()
-    values: set[Value] = set()
-    for combination in itertools.islice(itertools.product(*readings), MAX_COMBINATIONS):
-        values.update(_calculate(combination, signs, known))
-    return values
-
-
-def _calculate(readings: Sequence[Reading], signs: Sequence[str], known: Known) -> list[Value]:
-    """The values of one reading of an expression: products and quotients first, then sums
-    from the left. A time of day and a percentage standing alone are read as they are."""
-    terms: list[tuple[int, list[Reading], list[Reading]]] = [(1, [readings[0]], [])]
-    for sign, reading in zip(signs, readings[1:], strict=True):
-        if sign in _ADDS or sign in _SUBTRACTS:
-            terms.append((1 if sign in _ADDS else -1, [reading], []))
-        elif sign in _DIVIDES:
-            terms[-1][2].append(reading)
-        else:
-            terms[-1][1].append(reading)
-    options = [
-        [(alone, factors[0][1])]  # "14:10 + 15 min", "$41,760 − 10%"
-        if (alone := _ALONE.get(factors[0][0] if len(factors) == 1 else "")) and not divisors
-        else _quotient(_product(factors, known), divisors)
-        for _, factors, divisors in terms
-    ]
-    found = []
-    for chosen in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
-        total = _sum([(sign, value) for (sign, _, _), value in zip(terms, chosen, strict=True)])
-        if total is not None:
-            found.append(total)
-    return found
-
-
-def _product(factors: list[Reading], known: Known) -> list[Value]:
-    """The kind and value of a product of readings, if it is one the rule checks; and, for
-    an amount or a duration, its value as the number written ("30 Urlaubstage × 4/5 = 24").
-    A product of numbers is "plain" when each is given (its result may carry any unit: "32 ÷
-    8 = 4 giorni" for 32 hours at 8 a day), and a "count" when one is a bare count nothing
-    gives, which no figure of a unit equals ("3 × 8 = 24 hours" for 6-hour shifts)."""
-    measured = [f for f in factors if f[0] in ("money", "duration", "size")]
-    counts = [f[1] for f in factors if f[0] in ("number", "percent", "bare")]
-    if len(measured) + len(counts) != len(factors) or (
-        len(factors) > 1 and any(v in (0, 1) for v in counts)
-    ):
-        return []
-    scale = math.prod(counts, start=Fraction(1))
-    kinds = sorted(f[0] for f in measured)
-    if not kinds:
-        return [("count" if any(f[0] == "bare" for f in factors) else "plain", scale)]
-    if kinds == ["duration", "money"]:  # a rate per that unit, times a count of units
-        (_, amount, _), (_, span, unit) = sorted(measured)[::-1]
-        if unit is None or (amount, unit) not in known.rates:
-            return []
-        return [("money", amount * span / unit * scale)]
-    if len(kinds) == 1:
-        kind, value, unit = measured[0]
-        written = value / unit if unit else value
-        return [(kind, value * scale), ("number", written * scale)]
-    return []
-
-
-def _quotient(values: list[Value], divisors: list[Reading]) -> list[Value]:
-    """`values` divided by each divisor: by a count, an amount by a number of units of time
-    ("€600 ÷ 12 months"), or a figure by one of its kind (a number)."""
-    for kind, by, unit in divisors:
-        divided: list[Value] = []
-        for of, value in values:
-            if kind in ("number", "percent", "bare") and by:
-                divided.append(("count" if (of, kind) == ("plain", "bare") else of, value / by))
-            elif kind == "duration" and of == "money" and unit:
-                divided.append((of, value / (by / unit)))
-            elif kind == of and kind in ("money", "duration", "size") and by:
-                divided.append(("number", value / by))
-        values = divided
-    return values
-
-
-def _sum(terms: list[tuple[int, Value]]) -> Value | None:
-    """Signed terms added from the left: figures of one kind (numbers of different kinds
-    make the weakest: a bare count makes a count), durations to a time of day (on the
-    clock), and a percentage added to or taken from the total so far ("$41,760 − 10% =
-    $37,584"); None for any other mix."""
-    (sign, (kind, total)), rest = terms[0], terms[1:]
-    if sign < 0 or kind == "share":
-        return None
-    for sign, (other, value) in rest:
-        if other == "share":
-            total *= 1 + sign * value
-            continue
-        if kind in _NUMBERS and other in _NUMBERS:
-            kind = min(kind, other, key=_NUMBERS.index)
-        elif other != kind and (kind, other) != ("time", "duration"):
-            return None
-        total += sign * value
-    if kind == "time":
-        return kind, total % 86400
-    return (kind, total) if total > 0 else None
-
-
-def _equals(values: set[Value], result: frozenset[Key], written: str) -> bool:
-    """Whether a calculation comes to its written result, of its kind, to the digits the
-    result is written with. A count, or the number a figure is written with, equals only a
-    bare number ("3 × 20 ms" is not "60 seconds"); given numbers alone may come to the
-    number any result is written with ("32 ÷ 8 = 4 giorni")."""
-    wanted = [(kind, v) for kind, raw in result if (v := _number(kind, raw)) is not None]
-    numbers = _ANY_NUMBER.findall(written)
-    plain = [("plain", v) for v in _values(numbers[0])] if numbers else []
-    return any(
-        other == ("number" if kind == "count" else kind) and _rounds_to(value, target)
-        for kind, value in values
-        for other, target in [*wanted, *plain, *(("plain", v) for k, v in wanted if k == "number")]
-    )
-
-
-def _rounds_to(value: Fraction, written: Fraction) -> bool:
-    """Whether `written` is `value`, or `value` rounded to the decimals `written` has and
-    within ROUNDING of it ("€85.71" and "≈ €86" for 600 ÷ 7, not "2" for 2.4)."""
-    if value == written:
-        return True
-    scale = 1
-    while (written * scale).denominator != 1 and scale < 10**6:
-        scale *= 10
-    rounded = Fraction(math.floor(value * scale + Fraction(1, 2)), scale)
-    return rounded == written and abs(value - written) <= abs(value) * ROUNDING
-
-
-def _as_numbers(written: str) -> frozenset[Key]:
-    """The number a result is written with, as a number later steps may use ("200 ÷ 25 = 8",
-    then "160 ÷ 8"): a lone digit is no figure, but a worked one is given."""
-    numbers = _ANY_NUMBER.findall(written)
-    return frozenset(("number", _plain(v)) for v in _values(numbers[0])) if numbers else frozenset()
-
-
-def _given(value: Fraction, known: Known, worked: frozenset[Key]) -> bool:
-    """Whether a number is written in the texts, worked out before, or one the calendar
-    and the units give (7 days a week, 5 working days, 12 months, 60 minutes …)."""
-    key = ("number", _plain(value))
-    return value in _CONSTANTS or key in known.keys or key in worked
-
-
-def _readings(operand: str, known: Known, worked: frozenset[Key] = frozenset()) -> list[Reading]:
-    """What an operand may stand for: a fraction ("4/5"), a bare count, or a figure given or
-    worked out before, in each of its forms (a duration in seconds, with the unit it is
-    written in). Nothing if it is a figure no source or message gives."""
-    operand = operand.strip()
-    fraction = _FRACTION.match(operand)
-    if fraction:  # given when both its numbers are: "4/5" for 4 days of a 5-day week
-        low, high = int(fraction.group(1)), int(fraction.group(2))
-        given = all(n == 1 or _given(Fraction(n), known, worked) for n in (low, high))
-        return [("number" if given else "bare", Fraction(low, high), None)] if high else []
-    figure = next(claims(operand), None)
-    numbers = _ANY_NUMBER.findall(operand)
-    written = sorted(_values(numbers[0])) if numbers else []
-    if figure is None:  # a count: given (or one), or bare
-        return [
-            ("number" if value == 1 or _given(value, known, worked) else "bare", value, None)
-            for value in written[:2]
-        ]
-    if not (known.confirms(figure) or figure & worked):
-        return []
-    found: list[Reading] = []
-    for kind, raw in sorted(figure)[:3]:
-        value = _number(kind, raw)
-        if value is None or kind not in ("money", "duration", "size", "percent", "number", "time"):
-            continue
-        if kind == "duration":
-            found += [(kind, value, value / w) for w in written[:2] if w]
-        else:
-            found.append((kind, value / 100 if kind == "percent" else value, None))
-    return found
-
-
 def _span_key(months: Fraction) -> Key:
     """The span of days a number of months may hold, give or take a day for every two, in
     seconds, and the months ("33350400/34905600/13")."""
@@ -1533,7 +1291,7 @@ def _span_key(months: Fraction) -> Key:
         least, most = math.floor(months * 28), math.ceil(months * 31)
     slack = math.ceil(months / SLACK_MONTHS_PER_DAY)
     low, high = max(least - slack, 1) * 86400, (most + slack) * 86400
-    return ("span", f"{low}/{high}/{_plain(months)}")
+    return ("span", f"{low}/{high}/{canonical(months)}")
 
 
 # Days from 1 January 2024 to the start of each month, over four years (a leap cycle) and
@@ -1593,7 +1351,7 @@ def _add_months(start: datetime.date, count: int) -> datetime.date:
     return datetime.date(year, month + 1, min(start.day, last))
 
 
-def _number(kind: str, raw: str) -> Fraction | None:
+def key_value(kind: str, raw: str) -> Fraction | None:
     if kind == "time":
         hours, minutes = raw.split(":")
         return Fraction(int(hours) * 3600 + int(minutes) * 60)

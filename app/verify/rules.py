@@ -10,9 +10,10 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from urllib.parse import urlsplit, urlunsplit
 
+from app.verify.calculations import shown
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
-from app.verify.figures import Key, Known, claims, shown, working
+from app.verify.figures import Key, Known, claims, working
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
 from app.verify.length import too_short
@@ -154,7 +155,9 @@ def figure_findings(
         return
     known = _known(tuple(source.text for source in sources), tuple(messages))
     answered = shown(answer, known)
-    unsourced = {claim for claim in claimed if _unsourced(claim, known, answered)}
+    unsourced = {
+        claim for claim in claimed if _unsourced(claim, known, answered, read=claim in answer)
+    }
     for number, citation in enumerate(citations, 1):
         if citation.claim in unsourced:
             start = max(answer.find(citation.claim), 0)
@@ -162,9 +165,12 @@ def figure_findings(
             yield Finding("UNSOURCED_FIGURE", start, end, detail=f"(citation {number})")
 
 
-def _unsourced(claim: str, known: Known, answered: frozenset[Key] = frozenset()) -> bool:
+def _unsourced(
+    claim: str, known: Known, answered: frozenset[Key] = frozenset(), *, read: bool = False
+) -> bool:
     """Whether a figure of the claim is neither given nor the result of a calculation the
-    claim or the answer (`answered`) shows with given operands."""
+    claim or the answer (`answered`) shows with given operands; a claim the answer holds
+    was `read` with it."""
     worked: frozenset[Key] | None = None
     prose, counts, operands = working(claim)
     for operand in operands:  # "× 12か月": given, or the year the texts name ("年間")
@@ -173,8 +179,8 @@ def _unsourced(claim: str, known: Known, answered: frozenset[Key] = frozenset())
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
         if known.scaled(figure, counts) or known.confirms(figure) or figure & answered:
             continue
-        if worked is None:
-            worked = shown(claim, known, answered)  # once, and only for a claim that needs it
+        if worked is None:  # once, and only for a claim that needs it
+            worked = answered if read else shown(claim, known, answered)
         if not figure & worked:
             return True
     return False

@@ -886,6 +886,16 @@ CALCULATED = [
     # numbers the calendar gives, and a lone digit worked out before
     ("25 ÷ 5 = **5 veckor**.", "Alla anställda har 25 semesterdagar per år.", "?"),
     ("200 ÷ 25 = 8, so 160 ÷ 8 = 20 dagen.", "200 uur per jaar (25 dagen).", "160 uur?"),
+    # found by a blind review: forms a model writes
+    ("Teil 2 – 30 Urlaubstage × 4/5 = 24 Urlaubstage.", "5-Tage-Woche: 30 Urlaubstage.", "4?"),
+    ("日割りは600円÷7≒86円です。", "在宅手当は週600円です。", "1日あたりは？"),
+    ("合计14元+14元+28元=56元。", "餐补：28元；出发和返回日14元。", "?"),
+    ("CHF 14 + CHF 14 + CHF 28 = CHF 56.", "CHF 28 pro Tag, CHF 14 pro Reisetag.", "?"),
+    ("€150 + €150 = €300, and €300 ÷ €1,200 = 25%.", "Each pays €150 of €1,200.", "?"),
+    ("About 50 h ÷ 7 ≈ 7,1 h a day.", "The budget is 50 h a week.", "?"),
+    ("From 10:30 − 9:00 = 90 min.", "Check-in 9:00, boarding 10:30.", "?"),
+    ("Open 9:00 – 17:00 = 8 h.", "Opening hours: 9:00 to 17:00.", "?"),
+    ("$29 × 120 × 12 ≈ $41.8k a year.", "Team: $29 per user per month.", "120 seats?"),
 ]
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
@@ -909,6 +919,19 @@ MISCALCULATED = [
     ("Zostało 6 − 1 = *5 dni*.", "4 dni urlopu na żądanie w roku.", "Jeden wykorzystałem."),
     ("30 ÷ 8 × 4 = 15 Urlaubstage.", "5-Tage-Woche: 30 Urlaubstage.", "Ich arbeite 4 Tage."),
     ("200 ÷ 25 = 9, so 160 ÷ 8 = 20 dagen.", "200 uur per jaar (25 dagen).", "160 uur?"),
+    # found by a blind review: bare digits, units that differ, digits written, time ranges
+    ("Strecke: 9 + 9 + 6 = 24 km.", "Die Strecke ist 18 km lang.", "?"),
+    ("45 mi + 12 km + 8 km = 65 km.", "Legs: 45 mi, 12 km and 8 km.", "?"),
+    ("120 kg + 30 km + 50 km = 200 km.", "Load 120 kg; legs of 30 km and 50 km.", "?"),
+    ("€14 + €14 + €28 = $56.", "€28 a day, €14 on travel days.", "?"),
+    ("Per day: €600 ÷ 7 = €86.00.", "The allowance is €600 a week.", "?"),
+    ("Per day: €600 ÷ 7 = €85.70.", "The allowance is €600 a week.", "?"),
+    ("3 × €19.99 = €60.", "A seat costs €19.99.", "?"),
+    ("14 € + 14 € + 28 € = 56 € − 10 % = 50 €.", "28 € am Tag, 14 € am Reisetag, 10 % Abzug.", "?"),
+    ("Offen von 9:00 – 17:00 = 16 h.", "Geöffnet 9:00 bis 17:00.", "?"),
+    ("09:00 – 11:00 = 22 h.", "Workshop 09:00 to 11:00.", "?"),
+    ("Total : 1 200 € + 200 € + 200 € = 600 €.", "Plafond : 200 € et 1 200 €.", "?"),
+    ("€600 ÷ 120/100 = €500.", "The allowance is €600.", "?"),
     ("Premia: 210 000 zł − 150 000 zł = 50 000 zł.", "Próg: 150 000 zł.", "Mam 210 000 zł."),
 ]
 
@@ -942,6 +965,19 @@ def test_a_result_the_answer_works_out_may_be_used_by_a_later_claim() -> None:
     assert not flagged("Hin und zurück: 2 × 190 km = 380 km.")
     assert flagged("Hin und zurück sind das 380 km.")
     assert flagged("Hin und zurück: 2 × 195 km = 390 km.", "390 km × 0,30 € = 117 €.")
+
+
+def test_an_ambiguous_result_holds_only_in_the_reading_that_was_worked_out() -> None:
+    """ "1.500 €" worked out as 3 × 500 € is 1,500, not also the 1,50 € it may read as."""
+    source = "Die Lizenz kostet 500 €."
+    claim = "Die Gebühr beträgt 1,50 € pro Tag."
+    verdict = verify(
+        f"3 × 500 € = 1.500 €. {claim}",
+        question="Drei Lizenzen?",
+        sources=(Source("s1", "Preise", "https://wiki.example.com/p", source),),
+        citations=(Citation("s1", "", source, claim),),
+    )
+    assert "UNSOURCED_FIGURE" in verdict.codes
 
 
 def test_the_feedback_quotes_the_claim_with_an_unsourced_figure() -> None:
