@@ -41,7 +41,12 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
   day) in 18 languages, with wrong figures in the same forms, written blind on 2026-11-27;
 - `fresh9` (fresh9/): everyday answers that quote or work out figures (a yearly amount, a
   share, what is left, a deadline from a date, another unit, 12- or 24-hour times) in 18
-  languages, with slips in the same forms, written blind in parallel with fresh8's fixes.
+  languages, with slips in the same forms, written blind in parallel with fresh8's fixes;
+- `fresh12` (fresh12/): everyday answers citing docs with several figures, most working
+  one out, in 18 languages, with slips in the same forms, written blind under the drafting
+  prompt that asks for the working ("2 × €180 = €360");
+- `retries` (retries/): the second attempts at the good answers the rules failed, written
+  after the feedback by a helper playing the model, each judged correct by a reviewer.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
 went the wrong way, with their codes.
 """
@@ -62,7 +67,7 @@ from app.verify import Citation, Dialect, Source, Verdict, verify
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "efficacy"
 # Each set is a folder of the corpus, by its name; the first set is the corpus's own files.
-NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 13)))
+NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 13)), "retries")
 SETS = {"corpus": CORPUS, **{name: CORPUS / name for name in NAMES}}
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

@@ -17,6 +17,7 @@ judge's to weigh. Figures added together share their unit ("45 mi + 12 km" is no
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import math
 import re
@@ -28,8 +29,10 @@ from typing import NamedTuple
 from app.verify.figures import (
     ANY_NUMBER,
     CURRENCY_SYMBOLS,
+    DATES,
     Key,
     Known,
+    add_months,
     canonical,
     claims,
     key_value,
@@ -46,11 +49,13 @@ _NUMBER = (
 )
 _UNIT = rf"(?:[{CURRENCY_SYMBOLS}%％]|(?![xX]\s?[0-9])[^\W\d_]{{1,15}}\.?)"  # "kr.", "円"
 _PER = r"\s(?:per|pro|por|par|a|je|à|al)\s[^\W\d_]{1,15}(?:\s[^\W\d_]{1,15})?"  # "pro km"
+_DATE = "|".join(f"(?i:{pattern.pattern})" for pattern in DATES)  # "2 maj 2025", "6月5日"
 # An operand is atomic: once read, it is never read shorter, so a run of operands that
 # leads to no "=" fails at once instead of trying every split of its spaces and units.
+_ASIDE = r"(?:\s?[(（][^()（）\n]{1,20}[)）])?"  # "14日（2週間）"
 _OPERAND = (
-    rf"(?>(?:[{CURRENCY_SYMBOLS}]|R\$|[A-Z]{{3}}\x20)?\s?(?:{_NUMBER})"
-    rf"(?:\s?{_UNIT})?(?:{_PER})?)"
+    rf"(?>(?:{_DATE}|(?:[{CURRENCY_SYMBOLS}]|R\$|[A-Z]{{3}}\x20)?\s?(?:{_NUMBER})"
+    rf"(?:\s?{_UNIT})?(?:{_PER})?){_ASIDE})"
 )
 # Signs that are also dashes, slashes and colons in prose count only set apart by spaces.
 _OPERATOR = r"\s?(?:[×✕⨉·÷+−]|(?<=\s)[xX/:\-–](?=\s))\s?"
@@ -76,8 +81,15 @@ MAX_COMBINATIONS = 81  # readings of the operands tried together
 MAX_TRIES = 500  # readings of calculations tried per text (a bound on the work)
 ROUNDING = Fraction(1, 100)  # a result rounded to its written digits is at most this far off
 # Numbers the calendar and the units give: one, working days and days of a week, months,
-# hours of a day, weeks of a year, minutes, percent, days of a year, thousands
-CONSTANTS = frozenset(map(Fraction, (1, 5, 7, 12, 24, 52, 60, 100, 365, 366, 1000)))
+# hours of a day, days of a month, weeks of a year, minutes, percent, days of a year,
+# thousands; and the whole ("100 %") and the units of time ("365日", "24 Stunden")
+CONSTANTS = frozenset(map(Fraction, (1, 5, 7, 12, 24, 30, 31, 52, 60, 100, 365, 366, 1000)))
+_CONSTANT_FIGURES = frozenset(
+    {("number", n) for n in CONSTANTS}
+    | {("percent", Fraction(100))}
+    | {("duration", Fraction(s)) for s in (60, 3600, 86400, 604800, 31536000, 31622400)}
+)
+_KINDS = frozenset({"number", "percent", "duration"})
 
 # kind, value, seconds per unit written (durations). Kinds of operands: the figures'
 # ("money", "duration", "size", "percent", "time"), "figure" (a given figure read as a
@@ -90,6 +102,11 @@ Reading = tuple[str, Fraction, Fraction | None]
 Value = tuple[str, Fraction]
 _NUMBERS = ("count", "written", "plain", "figured")  # kinds of numbers, weakest first
 _MEASURED = ("money", "duration", "size")
+# Operands that stand alone as a term: a time of day, a date (with its year, or a day of a
+# month), a number of calendar months, and a percentage, added or taken off as a share
+_ALONE = {"time": "time", "date": "date", "day": "day", "months": "months", "percent": "share"}
+_DATED = frozenset({"date", "day"})
+_OWN_ARITHMETIC = frozenset({"duration", "time", "percent", "date", "day", "months"})
 _COUNTS = ("number", "figure", "percent", "bare")
 
 
@@ -111,7 +128,7 @@ class _Reader:
         if operand not in self.figures:
             figure = next(claims(operand), None)
             constant = figure is not None and any(
-                kind == "number" and Fraction(raw) in CONSTANTS for kind, raw in figure
+                (kind, Fraction(raw)) in _CONSTANT_FIGURES for kind, raw in figure if kind in _KINDS
             )
             given = figure is not None and (constant or self.known.confirms(figure))
             self.figures[operand] = (figure, given)
@@ -130,10 +147,10 @@ def shown(text: str, known: Known, worked: frozenset[Key] = frozenset()) -> froz
             first = _SPLIT_OPERATOR.split(after, maxsplit=1)[0].strip()
             # a run's first expression may start with a list's number: "Teil 2 – 30 × 4/5"
             for expression in _suffixes(before) if i == 0 else (before,):
-                values, units = _evaluate(expression, reader, worked | results)
+                values, units, constants = _evaluate(expression, reader, worked | results)
                 held = _held(values, first, units, approximate=sign in _APPROXIMATE)
                 if held:
-                    results |= held
+                    results |= held | constants
                     break
     return frozenset(results)
 
@@ -168,14 +185,18 @@ class Units(NamedTuple):
     figures: frozenset[str]
 
 
-def _evaluate(expression: str, reader: _Reader, worked: frozenset[Key]) -> tuple[set[Value], Units]:
-    """What an expression may come to, over the readings of its operands, and its units."""
+def _evaluate(
+    expression: str, reader: _Reader, worked: frozenset[Key]
+) -> tuple[set[Value], Units, frozenset[Key]]:
+    """What an expression may come to, over the readings of its operands; its units; and
+    the figures among its operands that the calendar gives ("1 uur", "365日"), which the
+    claim states with the result."""
     parts = _SPLIT_OPERATOR.split(expression)
     operands, signs = [part.strip() for part in parts[0::2]], [p.strip() for p in parts[1::2]]
     readings = [_readings(operand, reader, worked) for operand in operands]
     shared = _shared_unit(operands, signs, readings) if all(readings) else None
     if shared is None:
-        return set(), Units("", frozenset())
+        return set(), Units("", frozenset()), frozenset()
     figures = frozenset(
         _unit(operand)
         for operand, found in zip(operands, readings, strict=True)
@@ -186,7 +207,14 @@ def _evaluate(expression: str, reader: _Reader, worked: frozenset[Key]) -> tuple
         if not reader.spend():
             break
         values.update(_calculate(combination, signs, reader.known))
-    return values, Units(shared, figures)
+    constants = frozenset(
+        (kind, raw)
+        for operand in operands
+        if (figure := reader.figure(operand)[0])
+        for kind, raw in figure
+        if kind in _KINDS and (kind, Fraction(raw)) in _CONSTANT_FIGURES
+    )
+    return values, Units(shared, figures), constants
 
 
 def _shared_unit(
@@ -195,8 +223,10 @@ def _shared_unit(
     """The unit the terms of a sum are written in ("€", "km"), "" for none or no sum, None
     if two differ ("45 mi + 12 km", "€14 + $28"). Times and durations have their own
     arithmetic ("1 h + 30 min"), and a term that is a product carries no unit of its own."""
-    if not any(sign in _ADDS or sign in _SUBTRACTS for sign in signs):
-        return ""
+    if not any(sign in _ADDS or sign in _SUBTRACTS for sign in signs) or any(
+        kind in _DATED for found in readings for kind, _, _ in found
+    ):
+        return ""  # no sum, or a date's ("11월 3일 + 7일 = 11월 10일")
     alone = [True] * len(operands)  # operands that are a term by themselves
     for i, sign in enumerate(signs):
         if not (sign in _ADDS or sign in _SUBTRACTS):
@@ -204,7 +234,7 @@ def _shared_unit(
     units = {
         _unit(operand)
         for operand, single, found in zip(operands, alone, readings, strict=True)
-        if single and not any(kind in ("duration", "time", "percent") for kind, _, _ in found)
+        if single and not any(kind in _OWN_ARITHMETIC for kind, _, _ in found)
     } - {""}
     return None if len(units) > 1 else next(iter(units), "")
 
@@ -241,9 +271,9 @@ def _term(factors: list[Reading], divisors: list[Reading], known: Known) -> list
     operand is given, "figured" when a given figure is multiplied or divided by a bare
     count ("2 × 190 km = 380 km"), and a "count" when bare counts make them alone ("3 × 8
     = 24 hours" for 6-hour shifts, "9 + 9 + 6 = 24 km", prove nothing)."""
-    if len(factors) == 1 and not divisors and factors[0][0] in ("time", "percent"):
+    if len(factors) == 1 and not divisors and factors[0][0] in _ALONE:
         kind, value, _ = factors[0]
-        return [("time" if kind == "time" else "share", value)]
+        return [(_ALONE[kind], value)]
     operands = {kind for kind, _, _ in (*factors, *divisors)}
     number = "plain"
     if "bare" in operands:
@@ -301,10 +331,12 @@ def _sum(signs: list[str], terms: list[Value]) -> Value | None:
     """Signed terms added from the left: figures of one kind (numbers of different kinds
     make the weakest), durations added to or taken from a time of day (on the clock), a
     percentage added to or taken off the total so far ("$41,760 − 10% = $37,584"), or
-    percentages alone ("25% + 25% = 50%"). Two times of day make the duration between:
-    "17:00 − 9:00", or a range, "9:00 – 17:00"; the later first, or the range forwards,
-    and never across midnight. None for any other mix."""
+    percentages alone ("25% + 25% = 50%"). Two times of day make the duration between
+    them, "17:00 − 9:00" or a range, "9:00 – 17:00", never across midnight ("9:00 – 17:00"
+    is not 16 hours). None for any other mix."""
     kinds = [kind for kind, _ in terms]
+    if kinds[0] in _DATED and len(terms) > 1:
+        return _dated(signs, terms)
     if len(terms) == 1 or kinds == ["time", "time"] or all(k == "share" for k in kinds):
         return _alone(signs, terms)
     if kinds[0] == "share" or ("time" in kinds and (kinds[0] != "time" or kinds.count("time") > 1)):
@@ -333,10 +365,28 @@ def _alone(signs: list[str], terms: list[Value]) -> Value | None:
         return ("percent", value * 100) if kind == "share" else terms[0]
     if terms[0][0] == "time":
         (_, start), (_, end) = terms
-        between = abs(end - start) if signs[1] == "–" else start - end
-        return ("duration", between) if between > 0 else None
+        between = abs(end - start)
+        return ("duration", between) if between else None
     total = sum((_signed(s, v) for s, (_, v) in zip(signs, terms, strict=True)), Fraction(0))
     return ("percent", total * 100) if total > 0 else None
+
+
+def _dated(signs: list[str], terms: list[Value]) -> Value | None:
+    """A date plus or minus whole days ("2 maj 2025 + 3 × 7 dagar", a number alone: "11월
+    3일 + 7일") or calendar months ("31 dicembre 2024 + 18 mesi"); a day of a month is
+    counted in a common and a leap year's calendar."""
+    (kind, start), rest = terms[0], terms[1:]
+    day = datetime.date.fromordinal(int(start))
+    for sign, (other, value) in zip(signs[1:], rest, strict=True):
+        if other == "duration" and value % 86400 == 0:
+            day += datetime.timedelta(days=int(_signed(sign, value) / 86400))
+        elif other in _NUMBERS and value.denominator == 1:  # "11월 3일 + 7일": days
+            day += datetime.timedelta(days=int(_signed(sign, value)))
+        elif other == "months" and value.denominator == 1:
+            day = add_months(day, int(_signed(sign, value)))
+        else:
+            return None
+    return kind, Fraction(day.toordinal())
 
 
 def _signed(sign: str, value: Fraction) -> Fraction:
@@ -354,6 +404,9 @@ def _held(values: set[Value], written: str, units: Units, *, approximate: bool) 
     unit = _unit(written)
     if units.shared and not unit.startswith(units.shared):
         return set()
+    dated = {value for value in values if value[0] in _DATED}
+    if dated:
+        return _dates_held(dated, written)
     numbers = ANY_NUMBER.findall(written)
     if not numbers:
         return set()
@@ -387,6 +440,21 @@ def _held(values: set[Value], written: str, units: Units, *, approximate: bool) 
                 ):
                     held.add(("number", canonical(w)))
                     held.update((k, raw) for k, raw, t in result if t == w or len(result) == 1)
+    return held
+
+
+def _dates_held(values: set[Value], written: str) -> set[Key]:
+    """The keys of a date result that a date calculation comes to: the same date, or the
+    same day of the month when either is written without its year."""
+    found = {key for figure in claims(written) for key in figure}
+    held: set[Key] = set()
+    for kind, value in values:
+        iso = datetime.date.fromordinal(int(value)).isoformat()
+        for key in found:
+            if key in (("date", iso), ("day", iso[5:])) or (
+                kind == "day" and key[0] == "date" and key[1][5:] == iso[5:]
+            ):
+                held.add(key)
     return held
 
 
@@ -455,7 +523,7 @@ def _readings(operand: str, reader: _Reader, worked: frozenset[Key]) -> list[Rea
         ]
     if not (given_figure or figure & worked):
         return []
-    found: list[Reading] = []
+    found: list[Reading] = _dates(figure)
     for kind, raw in sorted(figure)[:3]:
         value = key_value(kind, raw)
         if value is None or kind not in ("money", "duration", "size", "percent", "number", "time"):
@@ -473,3 +541,30 @@ def _readings(operand: str, reader: _Reader, worked: frozenset[Key]) -> list[Rea
                 )
             )
     return found
+
+
+# The years a day of a month is counted in: a common and a leap year
+_YEARS = (2025, 2028)
+
+
+def _dates(figure: frozenset[Key]) -> list[Reading]:
+    """A figure's readings as a date (its ordinal), a day of a month (in a common and in a
+    leap year), or a whole number of calendar months ("18 mesi")."""
+    found: list[Reading] = []
+    for kind, raw in figure:
+        if kind == "date":
+            day = _ordinal(raw)
+            found += [("date", day, None)] if day else []
+        elif kind == "day":
+            found += [("day", d, None) for y in _YEARS if (d := _ordinal(f"{y}-{raw}"))]
+        elif kind == "span":
+            months = Fraction(raw.rsplit("/", 1)[1])
+            found += [("months", months, None)] if months.denominator == 1 else []
+    return found
+
+
+def _ordinal(iso: str) -> Fraction | None:
+    try:
+        return Fraction(datetime.date.fromisoformat(iso).toordinal())
+    except ValueError:
+        return None

@@ -461,6 +461,8 @@ _DAY_MONTH = re.compile(  # 3 March 2026, 20. Dezember 2024, 20 de diciembre de 
     rf"(?:,?\s+(?:de\s+)?([0-9]{{4}}))?(?![0-9])",
     _FLAGS,
 )
+# The forms a date is written in (a calculation reads them as operands)
+DATES = (_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _CJK_DATE, _MONTH_DAY, _DAY_MONTH)
 # 15:30, 3:30 pm, 3 pm, 15.30 Uhr, 9 Uhr, 18h30, 午後3時30分
 _VERSION = re.compile(
     r"(?:\b(?:v|version\s|release\s)\s?([0-9]+(?:\.[0-9]+)*)"
@@ -1174,7 +1176,7 @@ class Known:
             for shift in days:
                 reached |= {start + datetime.timedelta(d) for d in (shift, -shift)}
             for count in months:
-                for moved in (_add_months(start, count), _add_months(start, -count)):
+                for moved in (add_months(start, count), add_months(start, -count)):
                     reached |= {moved, moved - datetime.timedelta(1)}
         return (
             frozenset(day.isoformat() for day in reached),
@@ -1341,7 +1343,7 @@ def _months(raw: str) -> int | None:
     return int(count) if count.denominator == 1 and 0 < count <= MAX_MONTHS else None
 
 
-def _add_months(start: datetime.date, count: int) -> datetime.date:
+def add_months(start: datetime.date, count: int) -> datetime.date:
     """The same day `count` months later (or earlier), or the month's last day."""
     index = start.year * 12 + start.month - 1 + count
     year, month = divmod(index, 12)

@@ -173,8 +173,11 @@ def _unsourced(
     was `read` with it."""
     worked: frozenset[Key] | None = None
     prose, counts, operands = working(claim)
-    for operand in operands:  # "× 12か月": given, or the year the texts name ("年間")
-        if any(not (known.periodic(f) or known.confirms(f)) for f in claims(operand)):
+    for operand in operands:  # "× 12か月": given, the year the texts name ("年間"), or the
+        # calendar's in a calculation the answer shows ("3 × 7 dagar")
+        if any(
+            not (known.periodic(f) or known.confirms(f) or f & answered) for f in claims(operand)
+        ):
             return True
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
         if known.scaled(figure, counts) or known.confirms(figure) or figure & answered:

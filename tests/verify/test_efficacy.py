@@ -413,3 +413,51 @@ def test_the_set_written_with_the_working_shown_as_recorded() -> None:
         failed=["figures12-18"],
         caught={"wrong_figure": 35},  # of 50
     )
+
+
+def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
+    """What the model writes after UNSOURCED_FIGURE's feedback (retries/): for each of the
+    108 good answers the rules failed on every set at 67c8ee3, a helper playing the model
+    was given the drafting prompt, the conversation, its first attempt and the feedback as
+    the loop gives it, and wrote the second attempt; a blind reviewer judged all 108
+    correct. Most show their working, as the fix asks. On 67c8ee3: 52 of 108 passed (half
+    A 23 of 54, half B 29). The calculations read since were found on half B (40 of 54),
+    and measured on half A, unseen: 30 of 54; A was read after that, for the fraction rule's
+    four and for dates. Left: dates counted in working days or from a date worked out in
+    words ("le 3 du mois suivant"), "tre måneder", "9 h 30", complements written as a
+    factor ("× 0.9" for 10% off), "Mois de 30 jours" as a premise, links and a translation
+    (the held-out set's deliberate failures)."""
+    as_recorded(
+        SETS["retries"],
+        good=108,
+        failed=[
+            "retries-links-066",
+            "retries-answers5-163",
+            "retries-figures8-21",
+            "retries-figures8-33",
+            "retries-figures8-40",
+            "retries-figures8-129",
+            "retries-figures8-137",
+            "retries-figures8-156",
+            "retries-figures8-174",
+            "retries-figures8-194",
+            "retries-figures8-216",
+            "retries-figures9-26",
+            "retries-figures9-35",
+            "retries-figures9-50",
+            "retries-figures9-97",
+            "retries-figures9-104",
+            "retries-figures9-134",
+            "retries-figures9-179",
+            "retries-figures11-18",
+            "retries-figures11-61",
+            "retries-figures11-72",
+            "retries-figures11-85",
+            "retries-figures11-142",
+            "retries-figures11-162",
+            "retries-figures11-173",
+            "retries-figures11-179",
+            "retries-figures11-197",
+        ],
+        caught={},
+    )

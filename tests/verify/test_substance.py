@@ -896,6 +896,19 @@ CALCULATED = [
     ("From 10:30 − 9:00 = 90 min.", "Check-in 9:00, boarding 10:30.", "?"),
     ("Open 9:00 – 17:00 = 8 h.", "Opening hours: 9:00 to 17:00.", "?"),
     ("$29 × 120 × 12 ≈ $41.8k a year.", "Team: $29 per user per month.", "120 seats?"),
+    # dates counted by days, weeks or months; what the calendar gives
+    ("Nästa: 2 maj 2025 + 3 × 7 dagar = *23 maj 2025*.", "Var tredje vecka.", "2 maj 2025?"),
+    (
+        "次は6月5日 + 14日（2週間）= *2025年6月19日*です。",
+        "リリースは2週間ごと。",
+        "6月5日でした。",
+    ),
+    ("11월 3일 + 7일 = **11월 10일**까지예요.", "복귀 후 7일 이내.", "11월 3일에 복귀했어요."),
+    ("Scade: 31 dicembre 2024 + 18 mesi = 30 giugno 2026.", "Entro 18 mesi.", "31 dicembre 2024?"),
+    ("Erinnerung: 1. Juni − 14 Tage = 18. Mai.", "14 Tage vorher.", "Ablauf am 1. Juni?"),
+    ("Tolerance: 100 % − 99,9 % = 0,1 %.", "SLA: 99,9 % par mois.", "?"),
+    ("Zweites Update: 14:40 + 1 Stunde = 15:40.", "Updates stündlich.", "Erstes um 14:40."),
+    ("400日 − 365日 = 35日です。", "監査ログは400日保存されます。", "?"),
 ]
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
@@ -932,6 +945,12 @@ MISCALCULATED = [
     ("09:00 – 11:00 = 22 h.", "Workshop 09:00 to 11:00.", "?"),
     ("Total : 1 200 € + 200 € + 200 € = 600 €.", "Plafond : 200 € et 1 200 €.", "?"),
     ("€600 ÷ 120/100 = €500.", "The allowance is €600.", "?"),
+    ("Nästa: 2 maj 2025 + 3 × 7 dagar = *24 maj 2025*.", "Var tredje vecka.", "2 maj 2025?"),
+    ("11월 3일 + 7일 = **11월 11일**까지예요.", "복귀 후 7일 이내.", "11월 3일에 복귀했어요."),
+    ("Scade: 31 dicembre 2024 + 18 mesi = 31 luglio 2026.", "Entro 18 mesi.", "31 dicembre 2024?"),
+    ("Scade: 30 dicembre 2024 + 18 mesi = 30 giugno 2026.", "Entro 18 mesi.", "?"),
+    ("Tolerance: 100 % − 99,9 % = 0,2 %.", "SLA: 99,9 % par mois.", "?"),
+    ("Zweites Update: 14:40 + 2 Stunden = 16:40.", "Updates stündlich.", "Erstes um 14:40."),
     ("Premia: 210 000 zł − 150 000 zł = 50 000 zł.", "Próg: 150 000 zł.", "Mam 210 000 zł."),
 ]
 
