@@ -22,7 +22,7 @@ from pydantic import SecretStr
 
 from app.settings import Settings
 from app.wiring import Vouch
-from app.work.redis_store import RedisStore
+from app.work.redis_store import TIMEOUT, RedisStore
 from tests.fakes.anthropic import FakeAnthropic, Reply
 from tests.fakes.server import patience, wait_healthy
 from tests.fakes.slack import BOT_USER, FakeSlack
@@ -52,7 +52,11 @@ async def instances(settings: Settings, url: str) -> AsyncIterator[Pair]:
     """Two instances on one Redis, as REDIS_URL makes them (each thread log shared: none
     is complete on its own)."""
     settings = settings.model_copy(update={"redis_url": SecretStr(url)})
-    records = [RedisStore(url, settings.dedupe_ttl, timeout=0.5) for _ in range(2)]
+    # Redis's own timeout, scaled to the machine's load: a hundred deliveries at once on a
+    # busy machine took over the 0.5 s this was, and a refused delivery (500, which Slack
+    # sends again) is the outage tests' subject, not these
+    timeout = patience(TIMEOUT)
+    records = [RedisStore(url, settings.dedupe_ttl, timeout=timeout) for _ in range(2)]
     apps = [make_app(settings, store=r) for r in records]
     yield apps[0], apps[1]
     for app in apps:
