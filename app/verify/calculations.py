@@ -1,18 +1,21 @@
 """Calculations an answer writes out with their operands, and which of their results hold.
 
 "2 × €180 = €360", "€600 ÷ 12 = €50", "14 € + 14 € + 28 € = 56 €", "$41,760 − 10% =
-$37,584", "14:10 + 15 min = 14:25", "€300 ÷ €1,200 = 25%", and running ones, "2 × 190 km =
-380 km × 0,30 € = 114 €", read a step at a time. The drafting prompt asks the model to show
-what it works out in this form (app.agent.prompts), and UNSOURCED_FIGURE's fix says so: a
-result shown here is sourced like a given figure.
+$37,584", "14:10 + 15 min = 14:25", "€300 ÷ €1,200 = 25%", "2 maj 2025 + 3 × 7 dagar = 23
+maj 2025", and running ones, "2 × 190 km = 380 km × 0,30 € = 114 €", read a step at a time.
+The drafting prompt asks the model to show what it works out in this form
+(app.agent.prompts), and UNSOURCED_FIGURE's fix says so: a result that holds is sourced
+like a given figure.
 
-A result holds when the arithmetic does, to the digits it is written with (with "=", a
-result with decimals may be rounded to them; with "≈", any result), and every operand that
-is a figure (an amount, a duration, a size, a percentage, a time of day, a number of 10 or
-more) is given, one the calendar gives (12 months, 7 days …) or the result of an earlier
-step. A bare count (of nights, of people) is the answer's reasoning and may multiply or
-divide a figure; which count, and which given figure, a calculation should use is the
-judge's to weigh. Figures added together share their unit ("45 mi + 12 km" is no sum).
+A result holds when the arithmetic does, to the digits it is written with: with "=", a
+result written with decimals may be rounded to them, one without is exact; with "≈", any
+rounding to the digits written; at most ROUNDING (or APPROXIMATE) of the value off. Every
+operand that is a figure (an amount, a duration, a size, a percentage, a date, a time of
+day, a number of 10 or more) is given or the result of an earlier step; a bare number may
+also be one the calendar gives (12 months, 7 days …). A bare count (of nights, of people)
+is the answer's reasoning and may multiply or divide a figure; which count, and which
+given figure, a calculation should use is the judge's to weigh. Figures added together
+share their unit, and an amount keeps its currency.
 """
 
 from __future__ import annotations
@@ -30,31 +33,37 @@ from app.verify.figures import (
     ANY_NUMBER,
     CURRENCY_SYMBOLS,
     DATES,
+    YEARS,
     Key,
     Known,
     add_months,
     canonical,
     claims,
+    date_of,
     key_value,
     written_values,
 )
 from app.verify.scan import CJK
 
 # A number: a time of day, thousands set apart by spaces ("210 000 zł"), or digits with
-# their separators, possibly a fraction ("4/5").
+# their separators, ending on a digit ("= 24. See"), possibly a fraction ("4/5").
 _NUMBER = (
     r"[0-9]{1,2}:[0-9]{2}(?![0-9])"
     r"|[0-9]{1,3}(?:\x20[0-9]{3})++(?![0-9])(?:,[0-9]+)?"
-    r"|[0-9](?:[0-9.,\u202f\u00a0']*[0-9])?(?:/[0-9]{1,3})?"  # ends on a digit: "= 24. See"
+    r"|[0-9](?:[0-9.,\u202f\u00a0']*[0-9])?(?:/[0-9]{1,3})?"
 )
-_UNIT = rf"(?:[{CURRENCY_SYMBOLS}%％]|(?![xX]\s?[0-9])[^\W\d_]{{1,15}}\.?)"  # "kr.", "円"
+_CODE = r"[A-Z]{3}\x20"  # "CHF 14"
+# A unit after a number ("kr.", "円"); not an "x" of product ("2 x €180")
+_UNIT = (
+    rf"(?:[{CURRENCY_SYMBOLS}%％]"
+    rf"|(?![xX]\s?(?:[0-9{CURRENCY_SYMBOLS}]|{_CODE}))[^\W\d_]{{1,15}}\.?)"
+)
 _PER = r"\s(?:per|pro|por|par|a|je|à|al)\s[^\W\d_]{1,15}(?:\s[^\W\d_]{1,15})?"  # "pro km"
 _DATE = "|".join(f"(?i:{pattern.pattern})" for pattern in DATES)  # "2 maj 2025", "6月5日"
-# An operand is atomic: once read, it is never read shorter, so a run of operands that
-# leads to no "=" fails at once instead of trying every split of its spaces and units.
 _ASIDE = r"(?:\s?[(（][^()（）\n]{1,20}[)）])?"  # "14日（2週間）"
+# An operand is atomic: once read, it is never read shorter.
 _OPERAND = (
-    rf"(?>(?:{_DATE}|(?:[{CURRENCY_SYMBOLS}]|R\$|[A-Z]{{3}}\x20)?\s?(?:{_NUMBER})"
+    rf"(?>(?:{_DATE}|(?:[{CURRENCY_SYMBOLS}]|R\$|{_CODE})?\s?(?:{_NUMBER})"
     rf"(?:\s?{_UNIT})?(?:{_PER})?){_ASIDE})"
 )
 # Signs that are also dashes, slashes and colons in prose count only set apart by spaces.
@@ -69,90 +78,260 @@ _SIGNS = re.compile("[=＝≈≒]")
 _SPLIT_EQUALS = re.compile(_EQUALS)
 _SPLIT_OPERATOR = re.compile(f"({_OPERATOR})")
 _ADDS, _SUBTRACTS, _DIVIDES = frozenset("+"), frozenset("−-–"), frozenset("÷/:")
+_RANGES = frozenset("-–")  # between two times of day: from the first to the second
+_LISTED = frozenset("-–:")  # after a list's number: "Teil 2 – 30 × 4/5"
 _APPROXIMATE = frozenset("≈≒")
 _EMPHASIS = re.compile(r"[*_~]+")  # bold and italics around a figure: "= *$16,650*"
 _FRACTION = re.compile(r"^([0-9]{1,3})/([0-9]{1,3})$")
 _NOT_UNIT = re.compile(r"[0-9\s.,:'/\u00a0\u202f]+")
+_PER_UNIT = re.compile(rf"{_PER}$")
 _DECIMALS = re.compile(r"[.,]([0-9]+)$")
 _MULTIPLIED = re.compile(r"[0-9]\s?(?:k|K|M|bn|Mio|Mrd|千|万|萬|億|억|만)")  # "$37.6k"
 WINDOW = 300  # characters read on each side of an equals sign
-MAX_SHOWN = 30  # calculations read per text
+MAX_RUNS = 30  # runs of calculations read per answer and its claims
 MAX_COMBINATIONS = 81  # readings of the operands tried together
-MAX_TRIES = 500  # readings of calculations tried per text (a bound on the work)
-ROUNDING = Fraction(1, 100)  # a result rounded to its written digits is at most this far off
-# Numbers the calendar and the units give: one, working days and days of a week, months,
-# hours of a day, days of a month, weeks of a year, minutes, percent, days of a year,
-# thousands; and the whole ("100 %") and the units of time ("365日", "24 Stunden")
-CONSTANTS = frozenset(map(Fraction, (1, 5, 7, 12, 24, 30, 31, 52, 60, 100, 365, 366, 1000)))
-_CONSTANT_FIGURES = frozenset(
-    {("number", n) for n in CONSTANTS}
-    | {("percent", Fraction(100))}
-    | {("duration", Fraction(s)) for s in (60, 3600, 86400, 604800, 31536000, 31622400)}
+MAX_TRIES = 500  # readings of calculations tried per answer and its claims
+ROUNDING = Fraction(1, 100)  # "=": a rounded result is at most this share of the value off
+APPROXIMATE = Fraction(5, 100)  # "≈": the same, for a result written as approximate
+# Bare numbers the calendar and the units give: one, working days and days of a week,
+# months, hours of a day, days of a month, weeks of a year, minutes, percent, days of a
+# year, thousands. A bare number only: "12 km" is a figure, given or not.
+CALENDAR = frozenset(map(Fraction, (1, 5, 7, 12, 24, 30, 31, 52, 60, 100, 365, 366, 1000)))
+_DAY_UNITS = frozenset({Fraction(86400), Fraction(604800)})  # durations counted in days
+# Hundredths of a currency, which a result may give in the currency itself
+_SUBUNITS = frozenset(
+    "c ct cent cents centavos céntimos centimes centesimi öre øre grosz groszy haléřů "
+    "копеек коп копійок".split()
 )
-_KINDS = frozenset({"number", "percent", "duration"})
 
 # kind, value, seconds per unit written (durations). Kinds of operands: the figures'
-# ("money", "duration", "size", "percent", "time"), "figure" (a given figure read as a
-# number: "72 km", "240"), "number" (a count given) and "bare" (a count nothing gives).
+# ("money", "duration", "size", "percent", "time", "date", "day"), "months" (a number of
+# calendar months), "figure" (a given figure read as a number: "72 km", "240"), "given"
+# (a count the texts give or a step worked out), "calendar" (a bare number of CALENDAR)
+# and "bare" (a count nothing gives).
 Reading = tuple[str, Fraction, Fraction | None]
-# kind and value of a term or result: the figures' kinds, and numbers: "figured" (of a
-# given figure, by counts), "plain" (of counts given), "count" (of counts, one bare),
-# "written" (a figure's number as written, "30 Urlaubstage × 4/5 = 24"), and "share" (a
-# percentage added or taken off)
+# kind and value of a term or result: the figures' kinds; "days" (a duration counted in
+# days, which a date may be shifted by); "share" (a percentage added or taken off); and
+# numbers: "plain" (every operand given, at least one not the calendar's), "figured" (a
+# given figure times or divided by bare counts), "calendar" (the calendar's alone),
+# "count" (with bare counts), "written" (a figure's number as written: "30 Urlaubstage ×
+# 4/5 = 24") and "ratio" (a figure divided by one of its kind: "€300 ÷ €1,200").
 Value = tuple[str, Fraction]
-_NUMBERS = ("count", "written", "plain", "figured")  # kinds of numbers, weakest first
+_NUMBERS = ("count", "calendar", "ratio", "written", "figured", "plain")  # weakest first
+_BARE_RESULTS = frozenset({"count", "calendar", "ratio", "written"})  # equal a bare number
 _MEASURED = ("money", "duration", "size")
-# Operands that stand alone as a term: a time of day, a date (with its year, or a day of a
-# month), a number of calendar months, and a percentage, added or taken off as a share
+_COUNTS = ("given", "figure", "calendar", "percent", "bare")
+# Operands that stand alone as a term: a time of day, a date, a number of calendar
+# months, and a percentage, added or taken off as a share
 _ALONE = {"time": "time", "date": "date", "day": "day", "months": "months", "percent": "share"}
 _DATED = frozenset({"date", "day"})
+_READ = frozenset({"money", "duration", "size", "percent", "number", "time"})  # figures' kinds
 _OWN_ARITHMETIC = frozenset({"duration", "time", "percent", "date", "day", "months"})
-_COUNTS = ("number", "figure", "percent", "bare")
+
+
+class Units(NamedTuple):
+    """What an expression's result may be written in: the unit its terms share when it
+    adds them ("" when it does not, or they have none), the units of its operands that are
+    figures read as numbers ("190 km"), and the currency of its amounts ("€")."""
+
+    shared: str
+    figures: frozenset[str]
+    currency: str
 
 
 @dataclass
-class _Reader:
-    """What one text's calculations are read against: the figures given, the readings
-    left to try, and each operand's figure once read (operands repeat)."""
+class Calculator:
+    """Reads the calculations of one answer and its claims against the figures given,
+    within one budget of readings, each operand's figure read once."""
 
     known: Known
     left: int = MAX_TRIES
-    figures: dict[str, tuple[frozenset[Key] | None, bool]] = field(default_factory=dict)
+    runs: int = MAX_RUNS
+    # results of calculations that were read and do not hold: a slip shown to the reader,
+    # whatever else might explain the figure ("3 × €180 × 2 = €360" is no "2 × €180")
+    refuted: set[Key] = field(default_factory=set)
+    _figures: dict[str, tuple[frozenset[Key] | None, bool]] = field(default_factory=dict)
 
-    def spend(self) -> bool:
-        self.left -= 1
-        return self.left >= 0
+    def shown(self, text: str, worked: frozenset[Key] = frozenset()) -> frozenset[Key]:
+        """The keys of the results that hold of the calculations `text` writes out;
+        `worked` are results shown before it (elsewhere in the answer), which its steps
+        may use."""
+        results: set[Key] = set()
+        for run in _runs(_EMPHASIS.sub("", text)):
+            if self.runs <= 0 or self.left <= 0:
+                break
+            self.runs -= 1
+            parts = _SPLIT_EQUALS.split(run)  # expression, sign, expression, sign, …
+            for i in range(0, len(parts) - 2, 2):
+                before, sign, after = parts[i], parts[i + 1], parts[i + 2]
+                result = _SPLIT_OPERATOR.split(after, maxsplit=1)[0].strip()
+                evaluated = False
+                for expression in self._expressions(before, first=i == 0):
+                    values, units, read = self._evaluate(expression, worked | results)
+                    held = self._held(values, result, units, approximate=sign in _APPROXIMATE)
+                    evaluated = evaluated or read
+                    if held:
+                        results |= held
+                        break
+                else:
+                    if evaluated:  # worked out, and wrong
+                        self.refuted |= {key for figure in claims(result) for key in figure}
+        return frozenset(results)
+
+    def _expressions(self, expression: str, *, first: bool) -> Iterator[str]:
+        """The expression; and, at a run's start, without a list's number before a dash
+        or colon ("Teil 2 – 30 Urlaubstage × 4/5 = 24"), or without what comes before a
+        colon set apart ("20 jours : 20 × 9,50 €")."""
+        yield expression
+        if not first:
+            return
+        parts = _SPLIT_OPERATOR.split(expression)
+        listed = len(parts) > 2 and parts[1].strip() in _LISTED
+        if listed and self.figure(parts[0].strip())[0] is None and not _unit(parts[0]):
+            yield "".join(parts[2:])
+        colons = [i for i in range(1, len(parts), 2) if parts[i].strip() == ":"]
+        if colons:  # French sets a colon apart: "Sur 20 jours : 20 × 9,50 € = 190 €"
+            yield "".join(parts[colons[-1] + 1 :])
 
     def figure(self, operand: str) -> tuple[frozenset[Key] | None, bool]:
-        """The operand's figure (None for a count) and whether it is given."""
-        if operand not in self.figures:
+        """The operand's figure (None for a count) and whether the texts give it."""
+        if operand not in self._figures:
             figure = next(claims(operand), None)
-            constant = figure is not None and any(
-                (kind, Fraction(raw)) in _CONSTANT_FIGURES for kind, raw in figure if kind in _KINDS
+            given = figure is not None and (
+                bool(figure & self.known.keys)  # a number as written: not 13 for 14 − 1
+                if all(kind == "number" for kind, _ in figure)
+                else self.known.confirms(figure)
             )
-            given = figure is not None and (constant or self.known.confirms(figure))
-            self.figures[operand] = (figure, given)
-        return self.figures[operand]
+            self._figures[operand] = (figure, given)
+        return self._figures[operand]
 
+    def _evaluate(self, expression: str, worked: frozenset[Key]) -> tuple[set[Value], Units, bool]:
+        """What an expression may come to, over the readings of its operands; its units;
+        and whether it was worked out from given figures, so that a result it does not
+        come to is a slip: it comes to something, or it mixes units or currencies ("2 ×
+        €14 + $28 = $56"). A product the rule does not compute (money times a duration
+        with no rate given per its unit) refutes nothing."""
+        parts = _SPLIT_OPERATOR.split(expression)
+        operands, signs = [p.strip() for p in parts[0::2]], [p.strip() for p in parts[1::2]]
+        readings = [self._readings(operand, worked) for operand in operands]
+        units = _units(operands, signs, readings) if all(readings) else None
+        if units is None:  # read, but in two units or currencies: no calculation
+            return set(), Units("", frozenset(), ""), all(readings)
+        values: set[Value] = set()
+        for combination in itertools.islice(itertools.product(*readings), MAX_COMBINATIONS):
+            self.left -= 1
+            if self.left < 0:
+                break
+            values.update(_calculate(combination, signs, self.known))
+        return values, units, bool(values)
 
-def shown(text: str, known: Known, worked: frozenset[Key] = frozenset()) -> frozenset[Key]:
-    """The keys of the results that hold of the calculations `text` writes out; `worked`
-    are results shown before it (elsewhere in the answer), which its steps may use."""
-    results: set[Key] = set()
-    reader = _Reader(known)
-    for run in itertools.islice(_runs(_EMPHASIS.sub("", text)), MAX_SHOWN):
-        parts = _SPLIT_EQUALS.split(run)  # expression, sign, expression, sign, …
-        for i in range(0, len(parts) - 2, 2):
-            before, sign, after = parts[i], parts[i + 1], parts[i + 2]
-            first = _SPLIT_OPERATOR.split(after, maxsplit=1)[0].strip()
-            # a run's first expression may start with a list's number: "Teil 2 – 30 × 4/5"
-            for expression in _suffixes(before) if i == 0 else (before,):
-                values, units, constants = _evaluate(expression, reader, worked | results)
-                held = _held(values, first, units, approximate=sign in _APPROXIMATE)
-                if held:
-                    results |= held | constants
-                    break
-    return frozenset(results)
+    def _readings(self, operand: str, worked: frozenset[Key]) -> list[Reading]:
+        """What an operand may stand for: a fraction ("4/5"), a count, or a figure given or
+        worked out before, in each of its forms (a duration in seconds, with the unit it is
+        written in; a date; a number of months). Nothing if it is a figure nothing gives."""
+        fraction = _FRACTION.match(operand)
+        if fraction:  # given when both its numbers are: "4/5" for 4 days of a 5-day week
+            parts = (Fraction(int(fraction.group(1))), Fraction(int(fraction.group(2))))
+            kinds = [self._count(part, operand, worked) for part in parts]
+            if not parts[1] or any(
+                n >= 10 and k == "bare" for n, k in zip(parts, kinds, strict=True)
+            ):
+                return []
+            kind = "bare" if "bare" in kinds else "given"
+            return [(kind, parts[0] / parts[1], None)]
+        figure, given = self.figure(operand)
+        numbers = ANY_NUMBER.findall(operand)
+        written = sorted(written_values(numbers[0])) if numbers else []
+        if figure is None:  # a count
+            return [(self._count(value, operand, worked), value, None) for value in written[:2]]
+        if not (given or figure & worked):
+            return _calendar(operand, figure)
+        found: list[Reading] = _dated(figure)
+        for kind, raw in sorted(figure)[:3]:
+            value = key_value(kind, raw)
+            if value is None or kind not in _READ:
+                continue
+            if kind == "duration":
+                found += [(kind, value, value / w) for w in written[:2] if w]
+            elif kind == "size" and _unit(operand) in self.known.per:  # "4.000 GB × 0,023 $"
+                found += [(kind, value, None), *(("figure", w, None) for w in written[:1])]
+            elif kind == "percent":
+                found.append((kind, value / 100, None))
+            else:
+                found.append(("figure" if kind == "number" else kind, value, None))
+        return found
+
+    def _count(self, value: Fraction, operand: str, worked: frozenset[Key]) -> str:
+        """A count's kind: given (a figure when written with a unit: "7 km"; and one, which
+        counts a day in, or one used: "4 − 1 = 3 dni"), the calendar's (a bare number
+        only), or bare."""
+        key = ("number", canonical(value))
+        if key in self.known.keys or key in worked or (value == 1 and not _unit(operand)):
+            return "figure" if _unit(operand) else "given"
+        return "calendar" if value in CALENDAR and not _unit(operand) else "bare"
+
+    def _held(
+        self, values: set[Value], result: str, units: Units, *, approximate: bool
+    ) -> set[Key]:
+        """The keys of a result that a value of its calculation comes to (`_comparable`
+        says which kinds compare)."""
+        unit = _unit(result)
+        if units.shared and not unit.startswith(units.shared):
+            return set()
+        dated = {value for value in values if value[0] in _DATED}
+        if dated:
+            return self._dates_held(dated, result)
+        numbers = ANY_NUMBER.findall(result)
+        if not numbers:
+            return set()
+        readings = [(w, _decimals(numbers[0], w)) for w in sorted(written_values(numbers[0]))]
+        keys = [
+            (kind, raw, target)
+            for found in claims(result)
+            for kind, raw in found
+            if (target := key_value(kind, raw)) is not None
+        ]
+        if any(kind == "money" for kind, _, _ in keys) and not _same_currency(units, result):
+            return set()
+        multiplied = _MULTIPLIED.search(result) is not None
+        percent = "%" in result or "％" in result
+        held: set[Key] = set()
+        for kind, value in values:
+            for rkind, raw, target in keys:
+                if not _comparable(kind, rkind, unit, units):
+                    continue
+                shown = value * 100 if percent and kind in _NUMBERS else value
+                if shown == target or (
+                    rkind != "time"
+                    and any(
+                        _close(shown * scale, w, d, approximate)
+                        for w, d in readings
+                        if w and (scale := _scale(target, w, rkind, multiplied))
+                    )
+                ):
+                    held.add((rkind, raw))
+            if kind == "plain" or (kind == "figured" and unit in units.figures):
+                for w, d in readings:
+                    if _close(value, w, d, approximate):
+                        held.add(("number", canonical(w)))
+                        held.update((k, raw) for k, raw, t in keys if t == w or len(keys) == 1)
+        return held
+
+    def _dates_held(self, values: set[Value], result: str) -> set[Key]:
+        """The keys of a date result that a date calculation comes to: the same date, or
+        the same day of the month when either is written without its year (a day of a
+        month shifted to a date with a year: a year the texts or the answer give)."""
+        found = {key for figure in claims(result) for key in figure}
+        held: set[Key] = set()
+        for kind, value in values:
+            iso = datetime.date.fromordinal(int(value)).isoformat()
+            for key in found:
+                dated = key[0] == "date" and kind == "day" and key[1][5:] == iso[5:]
+                if key in (("date", iso), ("day", iso[5:])) or (
+                    dated and ("number", key[1][:4]) in self.known.keys
+                ):
+                    held.add(key)
+        return held
 
 
 def _runs(text: str) -> Iterator[str]:
@@ -169,74 +348,39 @@ def _runs(text: str) -> Iterator[str]:
             yield m.group()
 
 
-def _suffixes(expression: str) -> Iterator[str]:
-    """The expression, then what follows each of its signs."""
-    parts = _SPLIT_OPERATOR.split(expression)
-    for i in range(0, len(parts), 2):
-        yield "".join(parts[i:])
-
-
-class Units(NamedTuple):
-    """The units an expression's result may be written in: the one its terms share when it
-    adds them ("" when it does not, or they have none), and those of its operands that are
-    figures read as numbers ("190 km")."""
-
-    shared: str
-    figures: frozenset[str]
-
-
-def _evaluate(
-    expression: str, reader: _Reader, worked: frozenset[Key]
-) -> tuple[set[Value], Units, frozenset[Key]]:
-    """What an expression may come to, over the readings of its operands; its units; and
-    the figures among its operands that the calendar gives ("1 uur", "365日"), which the
-    claim states with the result."""
-    parts = _SPLIT_OPERATOR.split(expression)
-    operands, signs = [part.strip() for part in parts[0::2]], [p.strip() for p in parts[1::2]]
-    readings = [_readings(operand, reader, worked) for operand in operands]
-    shared = _shared_unit(operands, signs, readings) if all(readings) else None
-    if shared is None:
-        return set(), Units("", frozenset()), frozenset()
+def _units(
+    operands: Sequence[str], signs: Sequence[str], readings: Sequence[list[Reading]]
+) -> Units | None:
+    """The expression's units, or None when its terms are written in two units ("45 mi +
+    12 km") or its amounts in two currencies ("2 × €14 + $28"). Times, durations,
+    percentages and dates have their own arithmetic ("1 h + 30 min", "11월 3일 + 7일"), and a
+    term that is a product carries no unit of its own."""
+    currencies = {
+        _currency(operand)
+        for operand, found in zip(operands, readings, strict=True)
+        if any(kind == "money" for kind, _, _ in found)
+    }
+    if len(currencies) > 1:
+        return None
     figures = frozenset(
         _unit(operand)
         for operand, found in zip(operands, readings, strict=True)
         if any(kind == "figure" for kind, _, _ in found)
     )
-    values: set[Value] = set()
-    for combination in itertools.islice(itertools.product(*readings), MAX_COMBINATIONS):
-        if not reader.spend():
-            break
-        values.update(_calculate(combination, signs, reader.known))
-    constants = frozenset(
-        (kind, raw)
-        for operand in operands
-        if (figure := reader.figure(operand)[0])
-        for kind, raw in figure
-        if kind in _KINDS and (kind, Fraction(raw)) in _CONSTANT_FIGURES
-    )
-    return values, Units(shared, figures), constants
-
-
-def _shared_unit(
-    operands: Sequence[str], signs: Sequence[str], readings: Sequence[list[Reading]]
-) -> str | None:
-    """The unit the terms of a sum are written in ("€", "km"), "" for none or no sum, None
-    if two differ ("45 mi + 12 km", "€14 + $28"). Times and durations have their own
-    arithmetic ("1 h + 30 min"), and a term that is a product carries no unit of its own."""
-    if not any(sign in _ADDS or sign in _SUBTRACTS for sign in signs) or any(
-        kind in _DATED for found in readings for kind, _, _ in found
-    ):
-        return ""  # no sum, or a date's ("11월 3일 + 7일 = 11월 10일")
+    currency = next(iter(currencies), "")
+    adds = any(sign in _ADDS or sign in _SUBTRACTS for sign in signs)
+    if not adds or any(kind in _DATED for found in readings for kind, _, _ in found):
+        return Units("", figures, currency)
     alone = [True] * len(operands)  # operands that are a term by themselves
     for i, sign in enumerate(signs):
         if not (sign in _ADDS or sign in _SUBTRACTS):
             alone[i] = alone[i + 1] = False
-    units = {
+    shared = {
         _unit(operand)
         for operand, single, found in zip(operands, alone, readings, strict=True)
         if single and not any(kind in _OWN_ARITHMETIC for kind, _, _ in found)
     } - {""}
-    return None if len(units) > 1 else next(iter(units), "")
+    return None if len(shared) > 1 else Units(next(iter(shared), ""), figures, currency)
 
 
 def _unit(operand: str) -> str:
@@ -244,9 +388,43 @@ def _unit(operand: str) -> str:
     return _NOT_UNIT.sub("", operand).casefold().rstrip(".")
 
 
+def _currency(operand: str) -> str:
+    """An amount's currency as written: its unit without a rate's "per km"."""
+    return _unit(_PER_UNIT.sub("", operand))
+
+
+def _same_currency(units: Units, result: str) -> bool:
+    """Whether an amount's result is in the currency of the amounts it comes from (cents
+    may make euros: "240 km × 30 Cent = 72 €")."""
+    if not units.currency or units.currency in _SUBUNITS:
+        return True
+    currency = _currency(result)
+    return currency.startswith(units.currency) or units.currency.startswith(currency)
+
+
+def _comparable(kind: str, result: str, unit: str, units: Units) -> bool:
+    """Whether a value of `kind` may equal a result key of kind `result` written with
+    `unit`: one of its kind; a number given alone ("plain") equals any number, a given
+    figure by bare counts one in its unit ("2 × 190 km = 380 km"; any, for a figure written
+    bare: "64 ÷ 4 = 16 台"), and the others only a
+    bare number ("9 + 9 + 6" is not "24 km", "€1,200 ÷ €300" not "€4"); a number equals a
+    percentage written with its sign ("€300 ÷ €1,200 = 25%")."""
+    if kind == result:
+        return True
+    if result == "percent":
+        return kind in _NUMBERS
+    if result != "number":
+        return False
+    return (
+        kind == "plain"
+        or (kind == "figured" and (not unit or bool(units.figures & {unit, ""})))
+        or (kind in _BARE_RESULTS and not unit)
+    )
+
+
 def _calculate(readings: Sequence[Reading], signs: Sequence[str], known: Known) -> list[Value]:
     """The values of one reading of an expression: products and quotients first, then sums
-    from the left. A time of day and a percentage standing alone are terms as they are."""
+    from the left."""
     terms: list[tuple[str, list[Reading], list[Reading]]] = [("+", [readings[0]], [])]
     for sign, reading in zip(signs, readings[1:], strict=True):
         if sign in _ADDS or sign in _SUBTRACTS:
@@ -267,27 +445,40 @@ def _calculate(readings: Sequence[Reading], signs: Sequence[str], known: Known) 
 
 
 def _term(factors: list[Reading], divisors: list[Reading], known: Known) -> list[Value]:
-    """The values of a product and its quotients. Numbers alone are "plain" when every
-    operand is given, "figured" when a given figure is multiplied or divided by a bare
-    count ("2 × 190 km = 380 km"), and a "count" when bare counts make them alone ("3 × 8
-    = 24 hours" for 6-hour shifts, "9 + 9 + 6 = 24 km", prove nothing)."""
+    """The values of a product and its quotients; a time, a date, a number of months or a
+    percentage standing alone as itself."""
     if len(factors) == 1 and not divisors and factors[0][0] in _ALONE:
         kind, value, _ = factors[0]
         return [(_ALONE[kind], value)]
     operands = {kind for kind, _, _ in (*factors, *divisors)}
-    number = "plain"
-    if "bare" in operands:
-        number = "figured" if "figure" in operands else "count"
+    number = "count"
+    if "bare" in operands and "figure" in operands:
+        number = "figured"
+    elif "bare" not in operands and operands & {"given", "figure"}:
+        number = "plain"
+    elif operands == {"calendar"}:
+        number = "calendar"
     values = _quotient(_product(factors, known), divisors)
-    return [(number if kind == "plain" else kind, value) for kind, value in values]
+    days = [
+        ("days", value / 86400)
+        for kind, value in values
+        if kind == "duration" and value % 86400 == 0 and _in_days(factors)
+    ]
+    return [(number if kind == "plain" else kind, value) for kind, value in values] + days
+
+
+def _in_days(factors: list[Reading]) -> bool:
+    """Whether a product's duration is counted in days or weeks ("3 × 7 dagar"), which a
+    date may be shifted by; not months or years read as days."""
+    return all(unit in _DAY_UNITS for kind, _, unit in factors if kind == "duration")
 
 
 def _product(factors: list[Reading], known: Known) -> list[Value]:
     """The kind and value of a product, if it is one the rule checks: at most one amount,
     duration or size, no factor of one, and time times money only through a rate given
     per that unit ("$40 per hour" for hours, not "90 minutes × $40"). Numbers alone are
-    "plain" (`_term` says which). A figure times counts is also the number it is written
-    with times them ("30 Urlaubstage × 4/5 = 24")."""
+    "plain" here (`_term` says which they are). A figure times counts is also the number
+    it is written with times them ("30 Urlaubstage × 4/5 = 24")."""
     measured = [f for f in factors if f[0] in _MEASURED]
     counts = [f[1] for f in factors if f[0] in _COUNTS]
     if len(measured) + len(counts) != len(factors) or (
@@ -311,9 +502,8 @@ def _product(factors: list[Reading], known: Known) -> list[Value]:
 
 
 def _quotient(values: list[Value], divisors: list[Reading]) -> list[Value]:
-    """`values` divided by each divisor: by a count (a bare one makes numbers a count), an
-    amount by a number of units of time ("€600 ÷ 12 months"), or a figure by one of its
-    kind (given numbers: "€300 ÷ €1,200" is 25%)."""
+    """`values` divided by each divisor: by a count, an amount by a number of units of time
+    ("€600 ÷ 12 months"), or a figure by one of its kind (a ratio: "€300 ÷ €1,200")."""
     for kind, by, unit in divisors:
         divided: list[Value] = []
         for of, value in values:
@@ -322,7 +512,7 @@ def _quotient(values: list[Value], divisors: list[Reading]) -> list[Value]:
             elif kind == "duration" and of == "money" and unit:
                 divided.append((of, value / (by / unit)))
             elif kind == of and kind in _MEASURED and by:
-                divided.append(("plain", value / by))
+                divided.append(("ratio", value / by))
         values = divided
     return values
 
@@ -331,13 +521,12 @@ def _sum(signs: list[str], terms: list[Value]) -> Value | None:
     """Signed terms added from the left: figures of one kind (numbers of different kinds
     make the weakest), durations added to or taken from a time of day (on the clock), a
     percentage added to or taken off the total so far ("$41,760 − 10% = $37,584"), or
-    percentages alone ("25% + 25% = 50%"). Two times of day make the duration between
-    them, "17:00 − 9:00" or a range, "9:00 – 17:00", never across midnight ("9:00 – 17:00"
-    is not 16 hours). None for any other mix."""
+    percentages alone ("25% + 25% = 50%"); a date shifted (`_shift`); the duration between
+    two times of day (`_between`). None for any other mix."""
     kinds = [kind for kind, _ in terms]
     if kinds[0] in _DATED and len(terms) > 1:
-        return _dated(signs, terms)
-    if len(terms) == 1 or kinds == ["time", "time"] or all(k == "share" for k in kinds):
+        return _shift(signs, terms)
+    if len(terms) == 1 or kinds == ["time", "time"] or all(kind == "share" for kind in kinds):
         return _alone(signs, terms)
     if kinds[0] == "share" or ("time" in kinds and (kinds[0] != "time" or kinds.count("time") > 1)):
         return None
@@ -346,7 +535,7 @@ def _sum(signs: list[str], terms: list[Value]) -> Value | None:
         if other == "share":
             total *= 1 + _signed(sign, value)
         elif kind in _NUMBERS and other in _NUMBERS:
-            kind = min(kind, other, key=_NUMBERS.index)
+            kind = _combined(kind, other)
             total += _signed(sign, value)
         elif other == kind or (kind, other) == ("time", "duration"):
             total += _signed(sign, value)
@@ -354,108 +543,60 @@ def _sum(signs: list[str], terms: list[Value]) -> Value | None:
             return None
     if kind == "time":
         return kind, total % 86400
+    kind = "count" if kind == "calendar" else kind
     return (kind, total) if total > 0 else None
 
 
+def _combined(kind: str, other: str) -> str:
+    """The kind of a sum of two numbers: the weaker. The calendar's numbers are weaker than
+    given ones: they convert units in products and prove nothing in sums ("30 + 12 = 42
+    Tage"); one is given ("4 − 1 = 3 dni"), and an off-by-one is the judge's."""
+    return min(kind, other, key=_NUMBERS.index)
+
+
 def _alone(signs: list[str], terms: list[Value]) -> Value | None:
-    """A term alone (a percentage as itself), percentages summed, or the duration between
-    two times of day."""
+    """A term alone (a percentage as itself), two times of day, or percentages summed."""
+    if terms[0][0] == "time" and len(terms) == 2:
+        return _between(signs[1], terms[0][1], terms[1][1])
     if len(terms) == 1:
         kind, value = terms[0]
         return ("percent", value * 100) if kind == "share" else terms[0]
-    if terms[0][0] == "time":
-        (_, start), (_, end) = terms
-        between = abs(end - start)
-        return ("duration", between) if between else None
     total = sum((_signed(s, v) for s, (_, v) in zip(signs, terms, strict=True)), Fraction(0))
     return ("percent", total * 100) if total > 0 else None
 
 
-def _dated(signs: list[str], terms: list[Value]) -> Value | None:
-    """A date plus or minus whole days ("2 maj 2025 + 3 × 7 dagar", a number alone: "11월
-    3일 + 7일") or calendar months ("31 dicembre 2024 + 18 mesi"); a day of a month is
-    counted in a common and a leap year's calendar."""
+def _between(sign: str, start: Fraction, end: Fraction) -> Value | None:
+    """The duration between two times of day: a range runs forwards, overnight too
+    ("22:00 – 06:00" is 8 hours, "9:00 – 17:00" is 8, never 16); a difference is the later
+    less the earlier ("17:00 − 9:00")."""
+    between = (end - start) % 86400 if sign in _RANGES else start - end
+    return ("duration", between) if between > 0 else None
+
+
+def _shift(signs: list[str], terms: list[Value]) -> Value | None:
+    """A date plus or minus whole days (a duration in days or weeks, "2 maj 2025 + 3 × 7
+    dagar"; a number the texts give, "11월 3일 + 7일") or calendar months ("31 dicembre
+    2024 + 18 mesi"); a day of a month is counted in a common and a leap year's calendar.
+    A bare count is no shift: any date is some count of days from another."""
     (kind, start), rest = terms[0], terms[1:]
     day = datetime.date.fromordinal(int(start))
     for sign, (other, value) in zip(signs[1:], rest, strict=True):
-        if other == "duration" and value % 86400 == 0:
-            day += datetime.timedelta(days=int(_signed(sign, value) / 86400))
-        elif other in _NUMBERS and value.denominator == 1:  # "11월 3일 + 7일": days
-            day += datetime.timedelta(days=int(_signed(sign, value)))
-        elif other == "months" and value.denominator == 1:
-            day = add_months(day, int(_signed(sign, value)))
-        else:
+        if value.denominator != 1:
+            return None
+        try:
+            if other == "days" or (other in ("plain", "figured") and 0 < value < 10_000):
+                day += datetime.timedelta(days=int(_signed(sign, value)))
+            elif other == "months":
+                day = add_months(day, int(_signed(sign, value)))
+            else:
+                return None
+        except OverflowError:
             return None
     return kind, Fraction(day.toordinal())
 
 
 def _signed(sign: str, value: Fraction) -> Fraction:
     return -value if sign in _SUBTRACTS else value
-
-
-def _held(values: set[Value], written: str, units: Units, *, approximate: bool) -> set[Key]:
-    """The keys of a result that a value of its calculation comes to. A figure's value
-    compares in its kind; a count or a figure's written number only with a bare number;
-    counts given alone with the number any result is written with ("32 ÷ 8 = 4 giorni")
-    and with a percentage ("€300 ÷ €1,200 = 25%"), and a figure read as a number, by bare
-    counts, with one in its unit ("2 × 190 km = 380 km", not "30 ÷ 8 × 4 = 15 days"). The
-    result of a sum is in its terms' unit. A worked number is given to later steps ("200 ÷
-    25 = 8", then "160 ÷ 8")."""
-    unit = _unit(written)
-    if units.shared and not unit.startswith(units.shared):
-        return set()
-    dated = {value for value in values if value[0] in _DATED}
-    if dated:
-        return _dates_held(dated, written)
-    numbers = ANY_NUMBER.findall(written)
-    if not numbers:
-        return set()
-    readings = [(w, _decimals(numbers[0], w)) for w in sorted(written_values(numbers[0]))]
-    result = [
-        (kind, raw, target)
-        for found in claims(written)
-        for kind, raw in found
-        if (target := key_value(kind, raw)) is not None
-    ]
-    multiplied = _MULTIPLIED.search(written) is not None
-    free = {"plain"} | ({"figured"} if not unit or unit in units.figures else set())
-    held: set[Key] = set()
-    for kind, value in values:
-        for rkind, raw, target in result:
-            if not (kind == rkind or (rkind == "number" and (kind in free or not unit))):
-                continue
-            if value == target or (
-                rkind != "time"
-                and any(
-                    _close(value * scale, w, d, approximate)
-                    for w, d in readings
-                    if w and (scale := _scale(target, w, rkind, multiplied))
-                )
-            ):
-                held.add((rkind, raw))
-        if kind in free:
-            for w, d in readings:
-                if _close(value, w, d, approximate) or (
-                    "%" in written and _close(value * 100, w, d, approximate)
-                ):
-                    held.add(("number", canonical(w)))
-                    held.update((k, raw) for k, raw, t in result if t == w or len(result) == 1)
-    return held
-
-
-def _dates_held(values: set[Value], written: str) -> set[Key]:
-    """The keys of a date result that a date calculation comes to: the same date, or the
-    same day of the month when either is written without its year."""
-    found = {key for figure in claims(written) for key in figure}
-    held: set[Key] = set()
-    for kind, value in values:
-        iso = datetime.date.fromordinal(int(value)).isoformat()
-        for key in found:
-            if key in (("date", iso), ("day", iso[5:])) or (
-                kind == "day" and key[0] == "date" and key[1][5:] == iso[5:]
-            ):
-                held.add(key)
-    return held
 
 
 def _scale(target: Fraction, written: Fraction, kind: str, multiplied: bool) -> Fraction:
@@ -471,15 +612,16 @@ def _scale(target: Fraction, written: Fraction, kind: str, multiplied: bool) -> 
 
 def _close(value: Fraction, written: Fraction, decimals: int, approximate: bool) -> bool:
     """Whether `value` is written as `written`: exactly, or rounded to the decimals it is
-    written with (with "=", only a result written with decimals: "€85.71"; with "≈",
-    any: "≈ €86"), at most ROUNDING of it off ("2" is not 2.4)."""
+    written with (with "=", only a result written with decimals, "€85.71"; with "≈", any,
+    "≈ €86"), at most ROUNDING of the value off (APPROXIMATE with "≈"; "2" is not 2.4)."""
     if value == written:
         return True
     if not (approximate or decimals):
         return False
     unit = Fraction(1, 10**decimals)
     rounded = math.floor(value / unit + Fraction(1, 2)) * unit
-    return rounded == written and abs(value - written) <= abs(value) * ROUNDING
+    bound = APPROXIMATE if approximate else ROUNDING
+    return rounded == written and abs(value - written) <= abs(value) * bound
 
 
 def _decimals(number: str, value: Fraction) -> int:
@@ -493,78 +635,23 @@ def _decimals(number: str, value: Fraction) -> int:
     return count if Fraction(int(digits), 10**count) == value else 0
 
 
-def _given(value: Fraction, known: Known, worked: frozenset[Key]) -> bool:
-    """Whether a number is written in the texts, worked out before, or one the calendar
-    and the units give (7 days a week, 5 working days, 12 months, 60 minutes …)."""
-    key = ("number", canonical(value))
-    return value in CONSTANTS or key in known.keys or key in worked
-
-
-def _readings(operand: str, reader: _Reader, worked: frozenset[Key]) -> list[Reading]:
-    """What an operand may stand for: a fraction ("4/5"), a count, or a figure given or
-    worked out before, in each of its forms (a duration in seconds, with the unit it is
-    written in; a size also as a count of its unit: "240 GB × R$ 0,15"). Nothing if it is
-    a figure nothing gives."""
-    fraction = _FRACTION.match(operand)
-    if fraction:  # given when both its numbers are: "4/5" for 4 days of a 5-day week
-        low, high = Fraction(int(fraction.group(1))), Fraction(int(fraction.group(2)))
-        given = [_given(n, reader.known, worked) for n in (low, high)]
-        if not high or any(n >= 10 and not ok for n, ok in zip((low, high), given, strict=True)):
-            return []
-        return [("number" if all(given) else "bare", low / high, None)]
-    figure, given_figure = reader.figure(operand)
-    numbers = ANY_NUMBER.findall(operand)
-    written = sorted(written_values(numbers[0])) if numbers else []
-    if figure is None:  # a count: given (a figure when written with a unit: "7 km"), or bare
-        counted = "figure" if _unit(operand) else "number"
-        return [
-            (counted if _given(value, reader.known, worked) else "bare", value, None)
-            for value in written[:2]
-        ]
-    if not (given_figure or figure & worked):
+def _calendar(operand: str, figure: frozenset[Key]) -> list[Reading]:
+    """A bare number the calendar gives ("× 12", "÷ 365") as the calendar's; nothing for
+    any other figure nothing gives ("12 km", "12 days")."""
+    if _unit(operand) or any(k != "number" or Fraction(r) not in CALENDAR for k, r in figure):
         return []
-    found: list[Reading] = _dates(figure)
-    for kind, raw in sorted(figure)[:3]:
-        value = key_value(kind, raw)
-        if value is None or kind not in ("money", "duration", "size", "percent", "number", "time"):
-            continue
-        if kind == "duration":
-            found += [(kind, value, value / w) for w in written[:2] if w]
-        elif kind == "size":
-            found += [(kind, value, None), *(("figure", w, None) for w in written[:1])]
-        else:
-            found.append(
-                (
-                    "figure" if kind == "number" else kind,
-                    value / 100 if kind == "percent" else value,
-                    None,
-                )
-            )
-    return found
+    return [("calendar", Fraction(raw), None) for _, raw in figure]
 
 
-# The years a day of a month is counted in: a common and a leap year
-_YEARS = (2025, 2028)
-
-
-def _dates(figure: frozenset[Key]) -> list[Reading]:
+def _dated(figure: frozenset[Key]) -> list[Reading]:
     """A figure's readings as a date (its ordinal), a day of a month (in a common and in a
     leap year), or a whole number of calendar months ("18 mesi")."""
     found: list[Reading] = []
     for kind, raw in figure:
-        if kind == "date":
-            day = _ordinal(raw)
-            found += [("date", day, None)] if day else []
-        elif kind == "day":
-            found += [("day", d, None) for y in _YEARS if (d := _ordinal(f"{y}-{raw}"))]
+        if kind in _DATED:
+            isos = [raw] if kind == "date" else [f"{year}-{raw}" for year in YEARS]
+            found += [(kind, Fraction(d.toordinal()), None) for iso in isos if (d := date_of(iso))]
         elif kind == "span":
             months = Fraction(raw.rsplit("/", 1)[1])
             found += [("months", months, None)] if months.denominator == 1 else []
     return found
-
-
-def _ordinal(iso: str) -> Fraction | None:
-    try:
-        return Fraction(datetime.date.fromisoformat(iso).toordinal())
-    except ValueError:
-        return None

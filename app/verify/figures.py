@@ -461,6 +461,8 @@ _DAY_MONTH = re.compile(  # 3 March 2026, 20. Dezember 2024, 20 de diciembre de 
     rf"(?:,?\s+(?:de\s+)?([0-9]{{4}}))?(?![0-9])",
     _FLAGS,
 )
+# The years a day of a month without its year is read in: a common and a leap year
+YEARS = (2025, 2028)
 # The forms a date is written in (a calculation reads them as operands)
 DATES = (_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _CJK_DATE, _MONTH_DAY, _DAY_MONTH)
 # 15:30, 3:30 pm, 3 pm, 15.30 Uhr, 9 Uhr, 18h30, 午後3時30分
@@ -970,6 +972,10 @@ _FREE_COUNT = re.compile(
 )
 
 
+# A unit an amount is given per: "per GB", "pro km", "/GB", "par Go"
+_PER_NAMED = re.compile(r"(?:\b(?:per|pro|par|por|je|za)\s|/)([^\W\d_]{1,5})\b", _FLAGS)
+
+
 def _count(value: Fraction) -> bool:
     """Whether a number can count things a figure is multiplied or divided by."""
     return value.denominator == 1 and 2 <= value <= MAX_FACTOR
@@ -988,6 +994,7 @@ class Known:
     paid: frozenset[Fraction] = frozenset()  # a rate times a count of its units the asker gave
     spans: tuple[tuple[Fraction, Fraction], ...] = ()  # seconds a month or year may hold
     factors: frozenset[Fraction] = frozenset()  # counts of things the asker writes: "we are 14"
+    per: frozenset[str] = frozenset()  # units an amount is given per: "$0.023 per GB" (gb)
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
@@ -1031,7 +1038,10 @@ class Known:
                 if _count(value := Fraction(number))
             )[:FACTORS]
         )
-        return cls(keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL], things)
+        per = frozenset(m.group(1).casefold() for text in texts for m in _PER_NAMED.finditer(text))
+        return cls(
+            keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL], things, per
+        )
 
     def scaled(
         self,
@@ -1157,10 +1167,10 @@ class Known:
         """The dates the given dates and shifts reach, as ISO dates and as months and days:
         read once, not for every date claimed. A given date without a year is read in a
         common and in a leap year."""
-        starts = {_day(value) for kind, value in self.keys if kind == "date"}
+        starts = {date_of(value) for kind, value in self.keys if kind == "date"}
         for kind, value in self.keys:
             if kind == "day":
-                starts |= {_day(f"{year}-{value}") for year in (2025, 2028)}
+                starts |= {date_of(f"{year}-{value}") for year in YEARS}
         given = sorted(day for day in starts if day is not None)[:MAX_DATES]
         durations = self.pools.get("duration", ())
         days = sorted(
@@ -1329,7 +1339,7 @@ def _span(raw: str) -> Span:
     return Span(Fraction(least), Fraction(most), Fraction(months))
 
 
-def _day(iso: str) -> datetime.date | None:
+def date_of(iso: str) -> datetime.date | None:
     """The date of an ISO date, None if it is no date (2026-02-30)."""
     try:
         return datetime.date.fromisoformat(iso)

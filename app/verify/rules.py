@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from urllib.parse import urlsplit, urlunsplit
 
-from app.verify.calculations import shown
+from app.verify.calculations import Calculator
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
 from app.verify.figures import Key, Known, claims, working
@@ -154,9 +154,10 @@ def figure_findings(
     if not sources or not claimed:
         return
     known = _known(tuple(source.text for source in sources), tuple(messages))
-    answered = shown(answer, known)
+    calculator = Calculator(known)  # one budget for the answer and its claims
+    answered = calculator.shown(answer)
     unsourced = {
-        claim for claim in claimed if _unsourced(claim, known, answered, read=claim in answer)
+        claim for claim in claimed if _unsourced(claim, calculator, answered, read=claim in answer)
     }
     for number, citation in enumerate(citations, 1):
         if citation.claim in unsourced:
@@ -165,12 +166,11 @@ def figure_findings(
             yield Finding("UNSOURCED_FIGURE", start, end, detail=f"(citation {number})")
 
 
-def _unsourced(
-    claim: str, known: Known, answered: frozenset[Key] = frozenset(), *, read: bool = False
-) -> bool:
+def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, read: bool) -> bool:
     """Whether a figure of the claim is neither given nor the result of a calculation the
     claim or the answer (`answered`) shows with given operands; a claim the answer holds
     was `read` with it."""
+    known = calculator.known
     worked: frozenset[Key] | None = None
     prose, counts, operands = working(claim)
     for operand in operands:  # "× 12か月": given, the year the texts name ("年間"), or the
@@ -180,10 +180,12 @@ def _unsourced(
         ):
             return True
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
+        if figure & calculator.refuted and not figure & (known.keys | answered):
+            return True  # the result of a calculation shown wrong
         if known.scaled(figure, counts) or known.confirms(figure) or figure & answered:
             continue
         if worked is None:  # once, and only for a claim that needs it
-            worked = answered if read else shown(claim, known, answered)
+            worked = answered if read else calculator.shown(claim, answered)
         if not figure & worked:
             return True
     return False

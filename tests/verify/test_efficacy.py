@@ -405,13 +405,15 @@ def test_the_set_written_with_the_working_shown_as_recorded() -> None:
     failed, 34 of 50 wrong figures caught; the rules of 370fad2, before calculations were
     read, on the same set: 9 and 35 (fresh11, written under the prompt before: 40 of 150
     failed). Mended since: thousands set apart by spaces inside the working ("2 × 1 200
-    kr"), a size as a count of its unit ("240 GB × R$ 0,15"), percentages summed, "₽".
-    Left: "le 3 du mois suivant" read as 3 April, which is meaning."""
+    kr"), a size as a count of the unit an amount is given per ("240 GB × R$ 0,15" for "R$
+    0,15 por GB"), percentages summed, "₽". Since the second review, a calculation shown
+    wrong refutes its result even where a count of the working would scale to it: 37
+    caught. Left: "le 3 du mois suivant" read as 3 April, which is meaning."""
     as_recorded(
         SETS["fresh12"],
         good=150,
         failed=["figures12-18"],
-        caught={"wrong_figure": 35},  # of 50
+        caught={"wrong_figure": 37},  # of 50
     )
 
 
@@ -423,10 +425,13 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
     correct. Most show their working, as the fix asks. On 67c8ee3: 52 of 108 passed (half
     A 23 of 54, half B 29). The calculations read since were found on half B (40 of 54),
     and measured on half A, unseen: 30 of 54; A was read after that, for the fraction rule's
-    four and for dates. Left: dates counted in working days or from a date worked out in
-    words ("le 3 du mois suivant"), "tre måneder", "9 h 30", complements written as a
-    factor ("× 0.9" for 10% off), "Mois de 30 jours" as a premise, links and a translation
-    (the held-out set's deliberate failures)."""
+    four and for dates: 81 of 108. A second blind review then showed the calendar's
+    figures explaining slips away ("12 × 5 = 60 Tage", "14:40 + 1 Stunde", "100 % −"), so
+    only bare numbers are the calendar's now: 74. Left: the calendar's figures ("1 uur",
+    "7 dagar", "365日", "100 %"), dates counted in working days or from a date worked out
+    in words ("le 3 du mois suivant", "tre måneder"), "9 h 30", a discount as a factor ("×
+    0.9"), "230 km ÷ 10 = 23 mil" ("mil" read as a thousand), and the held-out set's two
+    deliberate failures (a request for the instructions, a Slovak message in Czech)."""
     as_recorded(
         SETS["retries"],
         good=108,
@@ -434,13 +439,19 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
             "retries-links-066",
             "retries-answers5-163",
             "retries-figures8-21",
+            "retries-figures8-28",
             "retries-figures8-33",
             "retries-figures8-40",
+            "retries-figures8-81",
+            "retries-figures8-106",
             "retries-figures8-129",
             "retries-figures8-137",
             "retries-figures8-156",
             "retries-figures8-174",
+            "retries-figures8-181",
+            "retries-figures8-191",
             "retries-figures8-194",
+            "retries-figures8-210",
             "retries-figures8-216",
             "retries-figures9-26",
             "retries-figures9-35",
@@ -453,6 +464,7 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
             "retries-figures11-61",
             "retries-figures11-72",
             "retries-figures11-85",
+            "retries-figures11-91",
             "retries-figures11-142",
             "retries-figures11-162",
             "retries-figures11-173",
