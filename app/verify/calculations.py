@@ -75,6 +75,17 @@ _EQUATION = re.compile(
     rf"{_EXPRESSION}(?:{_EQUALS}{_EXPRESSION}){{1,4}}(?![0-9])"
 )
 _SIGNS = re.compile("[=＝≈≒]")
+# A list of times or dates, as a cycle or a schedule runs: "08.22, 08.42, 09.02", "20 Jan,
+# 3 Feb, 17 Feb, then 3 March"
+_WHEN = rf"(?:{_DATE}|[0-9]{{1,2}}[:.][0-9]{{2}}(?![0-9]))"
+_THEN = (
+    r"(?:\s?[,;、→]\s?(?:(?:then|dann|puis|luego|poi|depois|daarna|potem|sedan|deretter|"
+    r"pak|потом|потім|sonra|然后|その後)\s)?"
+    r"|\s(?:and|und|et|y|e|en|i|og|och|a|и|і|ve|then|dann|puis|luego|poi|depois|daarna|"
+    r"potem|sedan|deretter|pak|потом|потім|sonra)\s)"
+)
+_SEQUENCE = re.compile(rf"(?<![0-9.:]){_WHEN}(?:{_THEN}{_WHEN}){{1,11}}")
+_ONE_WHEN = re.compile(_WHEN)
 _SPLIT_EQUALS = re.compile(_EQUALS)
 _SPLIT_OPERATOR = re.compile(f"({_OPERATOR})")
 _ADDS, _SUBTRACTS, _DIVIDES = frozenset("+"), frozenset("−-–"), frozenset("÷/:")
@@ -88,7 +99,8 @@ _PER_UNIT = re.compile(rf"{_PER}$")
 _DECIMALS = re.compile(r"[.,]([0-9]+)$")
 _MULTIPLIED = re.compile(r"[0-9]\s?(?:k|K|M|bn|Mio|Mrd|千|万|萬|億|억|만)")  # "$37.6k"
 WINDOW = 300  # characters read on each side of an equals sign
-MAX_RUNS = 30  # runs of calculations read per answer and its claims
+MAX_RUNS = 30  # runs of calculations, and lists of times, read per answer and its claims
+MAX_WHENS = 50  # times and dates a list's first may follow
 MAX_COMBINATIONS = 81  # readings of the operands tried together
 MAX_TRIES = 500  # readings of calculations tried per answer and its claims
 ROUNDING = Fraction(1, 100)  # "=": a rounded result is at most this share of the value off
@@ -171,12 +183,38 @@ class Calculator:
                     held = self._held(values, result, units, approximate=sign in _APPROXIMATE)
                     evaluated = evaluated or read
                     if held:
-                        results |= held
+                        operands = _SPLIT_OPERATOR.split(expression)[0::2]
+                        results |= held | self.factors([o.strip() for o in operands])
                         break
                 else:
                     if evaluated:  # worked out, and wrong
                         self.refuted |= {key for figure in claims(result) for key in figure}
-        return frozenset(results)
+        return frozenset(results | self._sequences(text, worked | results))
+
+    def _sequences(self, text: str, worked: frozenset[Key]) -> set[Key]:
+        """The times and dates of a list that follow a sourced one by a step the texts give
+        ("every 20 minutes": "08:22, 08:42, 09:02" after a first update at 08:22; "every two
+        weeks": "20 Jan, 3 Feb, 17 Feb"). A list's first may follow a time or date the text
+        gives before it ("first response by 14:20, then every 30 minutes: 14:50, 15:20")."""
+        steps = self.known.pools.get("duration", frozenset())
+        sourced: set[Key] = set()
+        anchors: set[Value] = set()  # the values of the times and dates sourced so far
+        for item in itertools.islice(_ONE_WHEN.finditer(text), MAX_WHENS):
+            keys, values = _when(item.group())
+            if keys and (self.known.confirms(keys) or keys & worked):
+                anchors |= values
+        for m in itertools.islice(_SEQUENCE.finditer(text), MAX_RUNS):
+            before = anchors  # the first of a list may follow any sourced one
+            for item in _ONE_WHEN.finditer(m.group()):
+                keys, values = _when(item.group())
+                given = bool(keys) and (self.known.confirms(keys) or bool(keys & worked))
+                if given or any(_step(a, b) in steps for a in before for b in values):
+                    sourced |= keys
+                    anchors |= values
+                    before = values
+                else:
+                    before = set()
+        return sourced
 
     def _expressions(self, expression: str, *, first: bool) -> Iterator[str]:
         """The expression; and, at a run's start, without a list's number before a dash
@@ -245,7 +283,7 @@ class Calculator:
         if figure is None:  # a count
             return [(self._count(value, operand, worked), value, None) for value in written[:2]]
         if not (given or figure & worked):
-            return _calendar(operand, figure)
+            return _calendar(operand, figure) or self._factor(operand, figure)
         found: list[Reading] = _dated(figure)
         for kind, raw in sorted(figure)[:3]:
             value = key_value(kind, raw)
@@ -260,6 +298,29 @@ class Calculator:
             else:
                 found.append(("figure" if kind == "number" else kind, value, None))
         return found
+
+    def _factor(self, operand: str, figure: frozenset[Key]) -> list[Reading]:
+        """A bare number that is one plus or minus a given percentage, as a given count
+        ("× 0,9" for 10% off, "× 1,21" for 21% VAT, "1.5 ×" for 50% more)."""
+        percents = self.known.pools.get("percent", frozenset())
+        if _unit(operand) or any(kind != "number" for kind, _ in figure):
+            return []
+        return [
+            ("given", value, None)
+            for _, raw in figure
+            if (value := Fraction(raw)) != 1 and abs(value - 1) * 100 in percents
+        ]
+
+    def factors(self, operands: Sequence[str]) -> frozenset[Key]:
+        """The operands' figures that are a given percentage as a factor ("× 0,9"): stated
+        in the claim with the calculation they hold in."""
+        return frozenset(
+            key
+            for operand in operands
+            if (figure := self.figure(operand)[0]) and not self.figure(operand)[1]
+            if self._factor(operand, figure)
+            for key in figure
+        )
 
     def _count(self, value: Fraction, operand: str, worked: frozenset[Key]) -> str:
         """A count's kind: given (a figure when written with a unit: "7 km"; and one, which
@@ -655,3 +716,26 @@ def _dated(figure: frozenset[Key]) -> list[Reading]:
             months = Fraction(raw.rsplit("/", 1)[1])
             found += [("months", months, None)] if months.denominator == 1 else []
     return found
+
+
+def _when(item: str) -> tuple[frozenset[Key], set[Value]]:
+    """A time or date of a list: its keys, and its values (seconds, or a date's ordinal)."""
+    keys = frozenset(key for figure in claims(item) for key in figure if key[0] in _WHENS)
+    values: set[Value] = {
+        ("time", value) for kind, raw in keys if kind == "time" and (value := key_value(kind, raw))
+    }
+    values |= {(kind, value) for kind, value, _ in _dated(keys)}
+    return keys, values
+
+
+_WHENS = frozenset({"time", "date", "day"})
+
+
+def _step(before: Value, after: Value) -> Fraction | None:
+    """The duration from one time or date of a list to the next, in seconds (a time of day
+    the next day counts on from midnight)."""
+    if before[0] != after[0]:
+        return None
+    if before[0] == "time":
+        return (after[1] - before[1]) % 86400 or None
+    return (after[1] - before[1]) * 86400 if after[1] > before[1] else None

@@ -914,6 +914,17 @@ CALCULATED = [
     ("Al mese: 4.000 GB × 0,023 $ = 92 $.", "Storage: 0,023 $ per GB al mese.", "4 TB?"),
     ("Zostały 4 − 1 = *3 dni*.", "4 dni urlopu na żądanie.", "Jeden wykorzystałem."),
     ("64 ÷ 4 = *16 台*。", "集群共有 64 台机器。", "四分之一？"),
+    # a given percentage as a factor; a list of times or dates stepping by a given duration
+    ("2.160 € × 0,9 = 1.944 € pro Monat.", "Jahresvorauszahlung: 10 % Rabatt.", "2.160 €?"),
+    ("97 200 Kč × 1,21 = 117 612 Kč.", "DPH 21 %.", "Cena 97 200 Kč?"),
+    ("1.5 × 3,500円 = 5,250円", "休日は50%増し。", "時給3,500円"),
+    ("Updates at 08:22, 08:42 and 09:02.", "Then every 20 minutes.", "First one at 08:22?"),
+    ("Releases: 20 January, 3 February, 17 February.", "Every 2 weeks.", "Last: 6 January?"),
+    (
+        "First response by 14:20, then every 30 minutes: 14:50, 15:20.",
+        "First response within 15 minutes, then updates every 30 minutes.",
+        "Declared at 14:05.",
+    ),
 ]
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
@@ -973,6 +984,9 @@ MISCALCULATED = [
     ("€300 ÷ €1,200 = 0.25%.", "Each pays €300 of €1,200.", "?"),
     ("€1,200 ÷ €300 = €4.", "Each pays €300 of €1,200.", "?"),
     ("6月5日 + 14日 = 2019年6月19日。", "2週間ごと（14日）。", "6月5日でした。"),
+    ("2.160 € × 0,85 = 1.836 €.", "Jahresvorauszahlung: 10 % Rabatt.", "2.160 €?"),
+    ("Updates at 08:22, 08:45 and 09:02.", "Then every 20 minutes.", "First one at 08:22?"),
+    ("Releases: 20 January, 3 February, 18 February.", "Every 2 weeks.", "Last: 6 January?"),
     ("11월 3일 + 7일 = **11월 11일**까지예요.", "복귀 후 7일 이내.", "11월 3일에 복귀했어요."),
     ("Scade: 31 dicembre 2024 + 18 mesi = 31 luglio 2026.", "Entro 18 mesi.", "31 dicembre 2024?"),
     ("Scade: 30 dicembre 2024 + 18 mesi = 30 giugno 2026.", "Entro 18 mesi.", "?"),
