@@ -921,8 +921,8 @@ CALCULATED = [
     ("Updates at 08:22, 08:42 and 09:02.", "Then every 20 minutes.", "First one at 08:22?"),
     ("Releases: 20 January, 3 February, 17 February.", "Every 2 weeks.", "Last: 6 January?"),
     (
-        "First response by 14:20, then every 30 minutes: 14:50, 15:20.",
-        "First response within 15 minutes, then updates every 30 minutes.",
+        "First response by 14:25, then every 30 minutes: 14:55, 15:25.",
+        "First response within 20 minutes, then updates every 30 minutes.",
         "Declared at 14:05.",
     ),
 ]
