@@ -85,6 +85,9 @@ _THEN = (
     r"potem|sedan|deretter|pak|потом|потім|sonra)\s)"
 )
 _SEQUENCE = re.compile(rf"(?<![0-9.:]){_WHEN}(?:{_THEN}{_WHEN}){{1,11}}")
+# Where a list may go on: a separator and a number soon after it (lists are read near one)
+_LISTS = re.compile(r"[,;、→]\s?(?:[^\W\d_]{1,10}\s)?[0-9]")
+LIST_WINDOW = 60  # characters read on each side of a separator a number follows
 _ONE_WHEN = re.compile(_WHEN)
 _SPLIT_EQUALS = re.compile(_EQUALS)
 _SPLIT_OPERATOR = re.compile(f"({_OPERATOR})")
@@ -196,6 +199,9 @@ class Calculator:
         ("every 20 minutes": "08:22, 08:42, 09:02" after a first update at 08:22; "every two
         weeks": "20 Jan, 3 Feb, 17 Feb"). A list's first may follow a time or date the text
         gives before it ("first response by 14:20, then every 30 minutes: 14:50, 15:20")."""
+        lists = list(itertools.islice(_near(text, _LISTS, _SEQUENCE, LIST_WINDOW), MAX_RUNS))
+        if not lists:
+            return set()
         steps = self.known.pools.get("duration", frozenset())
         sourced: set[Key] = set()
         anchors: set[Value] = set()  # the values of the times and dates sourced so far
@@ -203,7 +209,7 @@ class Calculator:
             keys, values = _when(item.group())
             if keys and (self.known.confirms(keys) or keys & worked):
                 anchors |= values
-        for m in itertools.islice(_SEQUENCE.finditer(text), MAX_RUNS):
+        for m in lists:
             before = anchors  # the first of a list may follow any sourced one
             for item in _ONE_WHEN.finditer(m.group()):
                 keys, values = _when(item.group())
@@ -397,16 +403,23 @@ class Calculator:
 
 def _runs(text: str) -> Iterator[str]:
     """Each run of expressions joined by equals signs, read only near the signs."""
+    return (m.group() for m in _near(text, _SIGNS, _EQUATION, WINDOW))
+
+
+def _near(
+    text: str, marks: re.Pattern[str], pattern: re.Pattern[str], window: int
+) -> Iterator[re.Match[str]]:
+    """The matches of `pattern` within `window` characters of a match of `marks`: a
+    pattern that is costly to try everywhere is tried only where it can match."""
     windows: list[list[int]] = []
-    for m in _SIGNS.finditer(text):
-        start, end = max(m.start() - WINDOW, 0), m.end() + WINDOW
+    for m in marks.finditer(text):
+        start, end = max(m.start() - window, 0), m.end() + window
         if windows and start <= windows[-1][1]:
             windows[-1][1] = end
         else:
             windows.append([start, end])
     for start, end in windows:
-        for m in _EQUATION.finditer(text, start, min(end, len(text))):
-            yield m.group()
+        yield from pattern.finditer(text, start, min(end, len(text)))
 
 
 def _units(
