@@ -45,6 +45,9 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
 - `fresh12` (fresh12/): everyday answers citing docs with several figures, most working
   one out, in 18 languages, with slips in the same forms, written blind under the drafting
   prompt that asks for the working ("2 × €180 = €360");
+- `fresh13`, `fresh14` (fresh13/, fresh14/): answers working out dates, times, rates,
+  discounts, VAT and surcharges, written blind under that prompt; fresh14 after every
+  change of stop 35, to measure them;
 - `retries` (retries/): the second attempts at the good answers the rules failed, written
   after the feedback by a helper playing the model, each judged correct by a reviewer.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
@@ -67,7 +70,7 @@ from app.verify import Citation, Dialect, Source, Verdict, verify
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "efficacy"
 # Each set is a folder of the corpus, by its name; the first set is the corpus's own files.
-NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 14)), "retries")
+NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 15)), "retries")
 SETS = {"corpus": CORPUS, **{name: CORPUS / name for name in NAMES}}
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

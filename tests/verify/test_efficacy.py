@@ -563,3 +563,43 @@ def test_the_set_of_dates_times_and_rates_as_recorded() -> None:
         ],
         caught={"wrong_figure": 41},  # of 50
     )
+
+
+def test_the_last_blind_set_of_stop_35_as_recorded() -> None:
+    """Written blind after every change of stop 35, with fresh13's brief (dates, times,
+    rates, discounts, VAT, surcharges), to measure them (fresh14/); not read before its
+    first run, on 04d1868, which is recorded here: 22 of 150 good answers failed, 34 of 50
+    wrong figures caught. The rules of 370fad2 on the same set: 29 failed, 41 caught. The
+    seven catches lost are all the right arithmetic on the wrong given figure (a 25%
+    surcharge where 50% applied, 1/10 of the wage where 1/5 did, the wrong night-time
+    band): 370fad2 caught them only because it failed every figure worked out, the correct
+    ones with them. Which given figure applies is the judge's."""
+    as_recorded(
+        SETS["fresh14"],
+        good=150,
+        failed=[
+            "figures14-2",
+            "figures14-3",
+            "figures14-5",
+            "figures14-14",
+            "figures14-15",
+            "figures14-17",
+            "figures14-26",
+            "figures14-28",
+            "figures14-37",
+            "figures14-48",
+            "figures14-69",
+            "figures14-86",
+            "figures14-89",
+            "figures14-103",
+            "figures14-114",
+            "figures14-116",
+            "figures14-125",
+            "figures14-130",
+            "figures14-141",
+            "figures14-167",
+            "figures14-175",
+            "figures14-188",
+        ],
+        caught={"wrong_figure": 34},  # of 50
+    )
