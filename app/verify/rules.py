@@ -155,7 +155,7 @@ def figure_findings(
         return
     known = _known(tuple(source.text for source in sources), tuple(messages))
     calculator = Calculator(known)  # one budget for the answer and its claims
-    answered = calculator.shown(answer)
+    answered = calculator.shown(scan(answer).masked)  # code holds no calculation of the answer
     unsourced = {
         claim for claim in claimed if _unsourced(claim, calculator, answered, read=claim in answer)
     }

@@ -1053,3 +1053,21 @@ def test_the_feedback_quotes_the_claim_with_an_unsourced_figure() -> None:
     assert verdict.text[found.start : found.end] == claim
     assert "(line 2: 'Für zwei Nächte sind das bis 380 €.')" in feedback(verdict)
     assert "2 × €180 = €360" in feedback(verdict)  # how to show a figure worked out
+
+
+def test_a_calculation_in_code_is_no_working() -> None:
+    """Code is not read for figures, nor for the working that sources them."""
+    source = "Hotels: up to €180 a night."
+    claim = "Two nights come to €360."
+
+    def flagged(answer: str) -> bool:
+        verdict = verify(
+            answer,
+            question="Two nights?",
+            sources=(Source("s1", "Travel", "https://wiki.example.com/t", source),),
+            citations=(Citation("s1", "", source, claim),),
+        )
+        return "UNSOURCED_FIGURE" in verdict.codes
+
+    assert not flagged(f"2 × €180 = €360. {claim}")
+    assert flagged(f"`2 × €180 = €360` {claim}")
