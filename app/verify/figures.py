@@ -133,6 +133,15 @@ SLACK_MONTHS_PER_DAY = 2
 _WORKING = frozenset({"working", "business", "work", "arbeits", "werk", "arbets", "arbejds"})
 _WORKING |= {"arbeids", "pracovních", "pracovní", "рабочих", "рабочие", "робочих", "робочі"}
 _WORKING_AFTER = "ouvrés|ouvrables|hábiles|laborables|úteis|uteis|lavorativi|roboczych|robocze"
+# Working days written glued or in words the quantity pattern does not read ("10営業日",
+# "3영업일", "10个工作日", "10 pracovních dnů", "5 iş günü", "10 рабочих дней")
+_WORKDAYS = re.compile(
+    r"(?<![0-9])([0-9]{1,2})\s?(?:営業日|영업일|个?工作日|個?工作日|pracovních\s+dn|pracovní\s+dn"
+    r"|iş\s+gün|рабочих\s+дн|рабочих\s+дня|робочих\s+дн|werkdag|virkedag|arbetsdag|hverdag"
+    r"|arbejdsdag)",
+    re.IGNORECASE,
+)
+MAX_WORKDAYS = 60  # working days a date is shifted by, at most
 # Korean units that begin other words: 분기 (a quarter), 주년 (an anniversary), 주차 (a
 # week's number), 주식 (shares)
 _NOT_AFTER = {"분": ("기",), "주": ("년", "차", "식")}
@@ -580,6 +589,9 @@ def figures(text: str) -> frozenset[Key]:
     keys.update(rates)
     keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
     keys |= _periods(text)
+    keys |= {
+        ("workdays", str(int(n))) for n in _WORKDAYS.findall(text) if 0 < int(n) <= MAX_WORKDAYS
+    }
     for number in ANY_NUMBER.findall(text):
         keys.update(("number", canonical(v)) for v in written_values(number))
     return frozenset(keys)
@@ -811,6 +823,7 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
         keys = _with_unit(values, unit)
         if _UNITS[unit] == _UNITS["day"] and _working(m):  # five to a week: seven days
             keys |= _with_unit(frozenset(v * Fraction(7, 5) for v in values if v % 5 == 0), unit)
+            keys |= {("workdays", canonical(v)) for v in values if v.denominator == 1}
         return keys
     plain = frozenset(("number", canonical(v)) for v in values)
     if multiplier:
@@ -1166,7 +1179,8 @@ class Known:
     def _reachable(self) -> tuple[frozenset[str], frozenset[str]]:
         """The dates the given dates and shifts reach, as ISO dates and as months and days:
         read once, not for every date claimed. A given date without a year is read in a
-        common and in a leap year."""
+        common and in a leap year. Working days skip Saturdays and Sundays (holidays are
+        the judge's): 10 working days after Friday 3 October is Friday 17 October."""
         starts = {date_of(value) for kind, value in self.keys if kind == "date"}
         for kind, value in self.keys:
             if kind == "day":
@@ -1181,8 +1195,18 @@ class Known:
         months = sorted({n for kind, raw in self.keys if kind == "span" and (n := _months(raw))})[
             :MAX_DATES
         ]
+        workdays = sorted(
+            {
+                int(raw)
+                for kind, raw in self.keys
+                if kind == "workdays" and 0 < int(raw) <= MAX_WORKDAYS
+            }
+        )[:MAX_DATES]
         reached: set[datetime.date] = set()
         for start in given:
+            reached |= {_workdays(start, n) for n in workdays} | {
+                _workdays(start, -n) for n in workdays
+            }
             for shift in days:
                 reached |= {start + datetime.timedelta(d) for d in (shift, -shift)}
             for count in months:
@@ -1337,6 +1361,16 @@ def _span(raw: str) -> Span:
     """A span key ("33350400/34905600/13") read."""
     least, most, months = raw.split("/")
     return Span(Fraction(least), Fraction(most), Fraction(months))
+
+
+def _workdays(start: datetime.date, count: int) -> datetime.date:
+    """The day `count` working days after `start` (before, if negative), weekends skipped."""
+    day, step = start, 1 if count > 0 else -1
+    for _ in range(abs(count)):
+        day += datetime.timedelta(step)
+        while day.weekday() >= 5:
+            day += datetime.timedelta(step)
+    return day
 
 
 def date_of(iso: str) -> datetime.date | None:

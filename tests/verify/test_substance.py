@@ -1071,3 +1071,41 @@ def test_a_calculation_in_code_is_no_working() -> None:
 
     assert not flagged(f"2 × €180 = €360. {claim}")
     assert flagged(f"`2 × €180 = €360` {claim}")
+
+
+# (claim, source, question): a date counted in working days from a given date, weekends
+# skipped, in the forms the texts write them; and a day too many
+WORKING_DAYS = [
+    (
+        "Abgabe bis Freitag, 17. Oktober 2025.",
+        "Innerhalb von 10 Arbeitstagen.",
+        "Zurück am 3. Oktober 2025.",
+    ),
+    ("期限は10月17日です。", "精算は帰着後10営業日以内。", "10月3日（金）に戻りました。"),
+    ("10월 15일(수)까지 신청하세요.", "사용일 3영업일 전까지.", "10월 20일(월)에 쓰려고요."),
+    (
+        "Do pátku 24. října 2025.",
+        "Do 10 pracovních dnů po návratu.",
+        "Vrátil jsem se 10. října 2025.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), WORKING_DAYS)
+def test_a_date_counted_in_working_days_passes(claim: str, source: str, question: str) -> None:
+    assert not restated_flagged(claim, source, question)
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "question"),
+    [
+        (
+            "Abgabe bis Montag, 20. Oktober 2025.",
+            "Innerhalb von 10 Arbeitstagen.",
+            "Zurück am 3. Oktober 2025.",
+        ),
+        ("10월 16일까지 신청하세요.", "사용일 3영업일 전까지.", "10월 20일(월)에 쓰려고요."),
+    ],
+)
+def test_a_date_a_working_day_off_is_flagged(claim: str, source: str, question: str) -> None:
+    assert restated_flagged(claim, source, question)
