@@ -491,6 +491,8 @@ _LATIN_UNITS = [u for u in _UNITS if not re.search(f"[{CJK}%％€$£¥₹]", u)
 _GLUED_UNITS = [u for u in _UNITS if u not in _LATIN_UNITS]
 _CLOCK = re.compile(
     r"(?<![0-9:.,$€£¥₹])(?P<h>[0-9]{1,2})(?::|(?P<dot>\.)(?=[0-9]{2}\s?uhr)|h(?=[0-9]{2})"
+    # "9 h 30", "22 h 00": a time, or a duration ("ça fait 3 h 30"), not "1 h 30 min"
+    r"|(?P<spaced>\s?h\s)(?=[0-5][0-9](?![0-9]|\s?min))"
     # "kl. 11.00–13.00", "18.15'te": a time, or a decimal, unless a unit or sign follows
     rf"|(?P<dotted>\.)(?=[0-5][0-9](?![0-9]|[.,][0-9]|\s?[%％€$£¥₹]"
     rf"|\s?(?:{_alternatives(_LATIN_UNITS)}|{_alternatives(_MULTIPLIERS)})(?![^\W\d_]))))"
@@ -772,7 +774,8 @@ def _version(m: re.Match[str]) -> frozenset[Key]:
 
 def _clock(m: re.Match[str]) -> frozenset[Key]:
     """A time of day, 24-hour ("15:30"), 12-hour ("3:30 pm"), German ("15.30 Uhr"), with a
-    dot ("kl. 11.00", "18.15'te": also a decimal), French ("18h30") or Japanese, Chinese
+    dot ("kl. 11.00", "18.15'te": also a decimal), French ("18h30"; "9 h 30", also a
+    duration) or Japanese, Chinese
     and Korean ("午後3時", "晚上9点", "오후 2시"), as one 24-hour key; two when a 12-hour CJK
     hour says neither morning nor afternoon ("3時")."""
     hour_text = m.group("h") or m.group("h2") or m.group("h3")
@@ -797,7 +800,10 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
         hour = hour % 12 + (12 if half == "p" else 0)
     if hour > 24 or minute > 59:
         return decimal
-    return decimal | {("time", f"{hour % 24:02d}:{minute:02d}")}
+    spaced: frozenset[Key] = frozenset()
+    if m.group("spaced"):  # "3 h 30" is also three and a half hours
+        spaced = frozenset({("duration", canonical(Fraction(hour * 3600 + minute * 60)))})
+    return decimal | spaced | {("time", f"{hour % 24:02d}:{minute:02d}")}
 
 
 def _quantity(m: re.Match[str]) -> frozenset[Key]:

@@ -282,8 +282,8 @@ def test_the_second_figures_set_written_blind_as_recorded() -> None:
     failed (the day's start: 50) and 38 of 60 wrong figures caught (36). Fixed since: what
     a given share leaves, "6点半", "kl. 11.00". A year counted by years, the complement of
     a percentage and an amount scaled by named periods were tried and dropped after blind
-    reviews found slips they let pass. Left: chains of two steps, times written "7 h 30",
-    dates counted by working days or from a derived date, sums within the claim."""
+    reviews found slips they let pass. "7 h 30" is read since stop 35 (22). Left: chains of
+    two steps, dates from a derived date, sums within the claim."""
     as_recorded(
         SETS["fresh9"],
         good=140,
@@ -295,7 +295,6 @@ def test_the_second_figures_set_written_blind_as_recorded() -> None:
             "figures9-50",
             "figures9-62",
             "figures9-71",
-            "figures9-75",
             "figures9-86",
             "figures9-95",
             "figures9-97",
@@ -394,7 +393,7 @@ def test_the_last_figures_set_written_blind_as_recorded() -> None:
             "figures11-195",
             "figures11-196",
         ],
-        caught={"wrong_figure": 33},  # of 50
+        caught={"wrong_figure": 34},  # of 50
     )
 
 

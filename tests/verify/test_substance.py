@@ -1109,3 +1109,25 @@ def test_a_date_counted_in_working_days_passes(claim: str, source: str, question
 )
 def test_a_date_a_working_day_off_is_flagged(claim: str, source: str, question: str) -> None:
     assert restated_flagged(claim, source, question)
+
+
+# French times with a spaced "h" are times and durations; a list steps by a period word
+TIMES = [
+    ("La fenêtre va de 22 h 00 à 01 h 30.", "Maintenance de 22:00 à 01:30.", "?"),
+    ("Ça fait 3 h 30, soit 210 minutes.", "Maintenance de 22:00 à 01:30 (3,5 heures).", "?"),
+    ("Updates um 10:15, 11:15 und 12:15.", "Danach stündlich ein Update.", "Erstes um 10:15?"),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), TIMES)
+def test_times_written_with_a_spaced_h_and_hourly_lists_pass(
+    claim: str, source: str, question: str
+) -> None:
+    assert not restated_flagged(claim, source, question)
+
+
+def test_a_spaced_h_time_and_an_hourly_list_still_catch_a_slip() -> None:
+    assert restated_flagged("La fenêtre va de 22 h 00 à 02 h 30.", "Maintenance de 22:00 à 01:30.")
+    assert restated_flagged(
+        "Updates um 10:15, 11:15 und 12:45.", "Danach stündlich ein Update.", "Erstes um 10:15?"
+    )
