@@ -202,8 +202,7 @@ class Calculator:
         lists = list(itertools.islice(_near(text, _LISTS, _SEQUENCE, LIST_WINDOW), MAX_RUNS))
         if not lists:
             return set()
-        periods = {Fraction(raw) for kind, raw in self.known.keys if kind == "period"}
-        steps = self.known.pools.get("duration", frozenset()) | periods  # "stündlich"
+        steps = self.known.pools.get("duration", frozenset())  # "every hour", "stündlich"
         sourced: set[Key] = set()
         anchors: set[Value] = set()  # the values of the times and dates sourced so far
         for item in itertools.islice(_ONE_WHEN.finditer(text), MAX_WHENS):
