@@ -77,7 +77,7 @@ _EQUATION = re.compile(
 _SIGNS = re.compile("[=＝≈≒]")
 # A list of times or dates, as a cycle or a schedule runs: "08.22, 08.42, 09.02", "20 Jan,
 # 3 Feb, 17 Feb, then 3 March"
-_WHEN = rf"(?:{_DATE}|[0-9]{{1,2}}[:.][0-9]{{2}}(?![0-9]))"
+_WHEN = rf"(?:{_DATE}|[0-9]{{1,2}}:[0-9]{{2}}(?![0-9]))"  # not "4.30", a price too
 _THEN = (
     r"(?:\s?[,;、→]\s?(?:(?:then|dann|puis|luego|poi|depois|daarna|potem|sedan|deretter|"
     r"pak|потом|потім|sonra|然后|その後)\s)?"
@@ -167,10 +167,12 @@ class Calculator:
     refuted: set[Key] = field(default_factory=set)
     _figures: dict[str, tuple[frozenset[Key] | None, bool]] = field(default_factory=dict)
 
-    def shown(self, text: str, worked: frozenset[Key] = frozenset()) -> frozenset[Key]:
-        """The keys of the results that hold of the calculations `text` writes out;
-        `worked` are results shown before it (elsewhere in the answer), which its steps
-        may use."""
+    def shown(
+        self, text: str, worked: frozenset[Key] = frozenset(), *, lists: bool = True
+    ) -> frozenset[Key]:
+        """The keys of the results that hold of the calculations `text` writes out, and of
+        its lists of times and dates (`lists`: read once, with the answer); `worked` are
+        results shown before it (elsewhere in the answer), which its steps may use."""
         results: set[Key] = set()
         for run in _runs(_EMPHASIS.sub("", text)):
             if self.runs <= 0 or self.left <= 0:
@@ -190,37 +192,49 @@ class Calculator:
                         results |= held | self.factors([o.strip() for o in operands])
                         break
                 else:
-                    if evaluated:  # worked out, and wrong
+                    if evaluated and _SPLIT_OPERATOR.search(before):  # worked out, wrong
                         self.refuted |= {key for figure in claims(result) for key in figure}
-        return frozenset(results | self._sequences(text, worked | results))
+        if lists:
+            results |= self._sequences(text, worked | results)
+        return frozenset(results)
 
     def _sequences(self, text: str, worked: frozenset[Key]) -> set[Key]:
-        """The times and dates of a list that follow a sourced one by a step the texts give
-        ("every 20 minutes": "08:22, 08:42, 09:02" after a first update at 08:22; "every two
-        weeks": "20 Jan, 3 Feb, 17 Feb"). A list's first may follow a time or date the text
-        gives before it ("first response by 14:20, then every 30 minutes: 14:50, 15:20")."""
-        lists = list(itertools.islice(_near(text, _LISTS, _SEQUENCE, LIST_WINDOW), MAX_RUNS))
-        if not lists:
-            return set()
-        steps = self.known.pools.get("duration", frozenset())  # "every hour", "stündlich"
+        """The times and dates of a list that follow a sourced one by one step the texts
+        give as a duration ("every 20 minutes": "08:22, 08:42, 09:02" after a first update
+        at 08:22; "every two weeks": "20 Jan, 3 Feb, 17 Feb"), the same step all along the
+        list. A list's first may follow a time or date given shortly before it ("first
+        response by 14:25, then every 30 minutes: 14:55, 15:25"). A date steps by two days
+        or more: a day later is a slip, not a cycle."""
+        steps = {Fraction(raw) for kind, raw in self.known.keys if kind == "duration"}
         sourced: set[Key] = set()
-        anchors: set[Value] = set()  # the values of the times and dates sourced so far
+        for m in _near(text, _LISTS, _SEQUENCE, LIST_WINDOW):
+            if self.runs <= 0:
+                break
+            self.runs -= 1
+            before = self._anchors(text[max(m.start() - WINDOW, 0) : m.start()], worked)
+            step: Fraction | None = None  # the list's one step, once taken
+            for item in _ONE_WHEN.finditer(m.group()):
+                keys, values = _when(item.group())
+                given = bool(keys) and (self.known.confirms(keys) or bool(keys & worked))
+                taken = {d for a in before for b in values if (d := _step(a, b)) in steps}
+                if step is not None:
+                    taken &= {step}
+                if given or len(taken) == 1:
+                    sourced |= keys
+                    step = next(iter(taken)) if taken and not given else step
+                    before = values
+                else:
+                    before, step = set(), None
+        return sourced
+
+    def _anchors(self, text: str, worked: frozenset[Key]) -> set[Value]:
+        """The values of the times and dates `text` gives or works out."""
+        anchors: set[Value] = set()
         for item in itertools.islice(_ONE_WHEN.finditer(text), MAX_WHENS):
             keys, values = _when(item.group())
             if keys and (self.known.confirms(keys) or keys & worked):
                 anchors |= values
-        for m in lists:
-            before = anchors  # the first of a list may follow any sourced one
-            for item in _ONE_WHEN.finditer(m.group()):
-                keys, values = _when(item.group())
-                given = bool(keys) and (self.known.confirms(keys) or bool(keys & worked))
-                if given or any(_step(a, b) in steps for a in before for b in values):
-                    sourced |= keys
-                    anchors |= values
-                    before = values
-                else:
-                    before = set()
-        return sourced
+        return anchors
 
     def _expressions(self, expression: str, *, first: bool) -> Iterator[str]:
         """The expression; and, at a run's start, without a list's number before a dash
@@ -320,13 +334,12 @@ class Calculator:
     def factors(self, operands: Sequence[str]) -> frozenset[Key]:
         """The operands' figures that are a given percentage as a factor ("× 0,9"): stated
         in the claim with the calculation they hold in."""
-        return frozenset(
-            key
-            for operand in operands
-            if (figure := self.figure(operand)[0]) and not self.figure(operand)[1]
-            if self._factor(operand, figure)
-            for key in figure
-        )
+        found: set[Key] = set()
+        for operand in operands:
+            figure, given = self.figure(operand)
+            if figure and not given and self._factor(operand, figure):
+                found |= figure
+        return frozenset(found)
 
     def _count(self, value: Fraction, operand: str, worked: frozenset[Key]) -> str:
         """A count's kind: given (a figure when written with a unit: "7 km"; and one, which
@@ -731,6 +744,9 @@ def _dated(figure: frozenset[Key]) -> list[Reading]:
     return found
 
 
+_WHENS = frozenset({"time", "date", "day"})
+
+
 def _when(item: str) -> tuple[frozenset[Key], set[Value]]:
     """A time or date of a list: its keys, and its values (seconds, or a date's ordinal)."""
     keys = frozenset(key for figure in claims(item) for key in figure if key[0] in _WHENS)
@@ -741,9 +757,6 @@ def _when(item: str) -> tuple[frozenset[Key], set[Value]]:
     return keys, values
 
 
-_WHENS = frozenset({"time", "date", "day"})
-
-
 def _step(before: Value, after: Value) -> Fraction | None:
     """The duration from one time or date of a list to the next, in seconds (a time of day
     the next day counts on from midnight)."""
@@ -751,4 +764,5 @@ def _step(before: Value, after: Value) -> Fraction | None:
         return None
     if before[0] == "time":
         return (after[1] - before[1]) % 86400 or None
-    return (after[1] - before[1]) * 86400 if after[1] > before[1] else None
+    days = after[1] - before[1]
+    return days * 86400 if days >= 2 else None

@@ -113,6 +113,7 @@ _UNITS.update({"pour cent": _UNITS["%"], "por ciento": _UNITS["%"], "per cento":
 _UNITS.update({"por cento": _UNITS["%"], "per cent": _UNITS["%"]})
 for _word in "pour por per ciento cento an".split():
     _UNITS.pop(_word, None)  # halves of units of two words, and French "an" (English "an")
+CURRENCY_SYMBOLS = "$€£¥₹₽₺₩₴₪₫₱฿₦"  # before or after an amount
 _CURRENCY_FIRST = "usd eur gbp chf jpy cad aud sek nok dkk pln inr".split()
 
 # Units with a second reading: a month is 30 days, or a twelfth of a year; "18h" is 18
@@ -142,6 +143,7 @@ _WORKDAYS = re.compile(
     re.IGNORECASE,
 )
 MAX_WORKDAYS = 60  # working days a date is shifted by, at most
+MAX_WORKDAY_COUNTS = 10  # counts of working days read (a bound on the work)
 # Korean units that begin other words: 분기 (a quarter), 주년 (an anniversary), 주차 (a
 # week's number), 주식 (shares)
 _NOT_AFTER = {"분": ("기",), "주": ("년", "차", "식")}
@@ -491,8 +493,9 @@ _LATIN_UNITS = [u for u in _UNITS if not re.search(f"[{CJK}%％€$£¥₹]", u)
 _GLUED_UNITS = [u for u in _UNITS if u not in _LATIN_UNITS]
 _CLOCK = re.compile(
     r"(?<![0-9:.,$€£¥₹])(?P<h>[0-9]{1,2})(?::|(?P<dot>\.)(?=[0-9]{2}\s?uhr)|h(?=[0-9]{2})"
-    # "9 h 30", "22 h 00": a time, or a duration ("ça fait 3 h 30"), not "1 h 30 min"
-    r"|(?P<spaced>\s?h\s)(?=[0-5][0-9](?![0-9]|\s?min))"
+    # "à 9 h 30", "22 h 00": a time after a word of time, else a duration ("ça fait 3 h
+    # 30", "38 h 30 par semaine"); not "1 h 30 min", nor "Forfait 3 h 20 €"
+    rf"|(?P<spaced>\s?h\s)(?=[0-5][0-9](?![0-9]|\s?(?:min|[%{CURRENCY_SYMBOLS}])))"
     # "kl. 11.00–13.00", "18.15'te": a time, or a decimal, unless a unit or sign follows
     rf"|(?P<dotted>\.)(?=[0-5][0-9](?![0-9]|[.,][0-9]|\s?[%％€$£¥₹]"
     rf"|\s?(?:{_alternatives(_LATIN_UNITS)}|{_alternatives(_MULTIPLIERS)})(?![^\W\d_]))))"
@@ -591,9 +594,7 @@ def figures(text: str) -> frozenset[Key]:
     keys.update(rates)
     keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
     keys |= _periods(text)
-    keys |= {
-        ("workdays", str(int(n))) for n in _WORKDAYS.findall(text) if 0 < int(n) <= MAX_WORKDAYS
-    }
+    keys |= {("workdays", str(int(n))) for n in _WORKDAYS.findall(text)}
     for number in ANY_NUMBER.findall(text):
         keys.update(("number", canonical(v)) for v in written_values(number))
     return frozenset(keys)
@@ -774,8 +775,8 @@ def _version(m: re.Match[str]) -> frozenset[Key]:
 
 def _clock(m: re.Match[str]) -> frozenset[Key]:
     """A time of day, 24-hour ("15:30"), 12-hour ("3:30 pm"), German ("15.30 Uhr"), with a
-    dot ("kl. 11.00", "18.15'te": also a decimal), French ("18h30"; "9 h 30", also a
-    duration) or Japanese, Chinese
+    dot ("kl. 11.00", "18.15'te": also a decimal), French ("18h30"; "à 9 h 30", and
+    "3 h 30" a duration: `_spaced`) or Japanese, Chinese
     and Korean ("午後3時", "晚上9点", "오후 2시"), as one 24-hour key; two when a 12-hour CJK
     hour says neither morning nor afternoon ("3時")."""
     hour_text = m.group("h") or m.group("h2") or m.group("h3")
@@ -786,6 +787,8 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     elif m.group("half") in ("午前", "上午", "早上", "오전"):
         half = "a"
     hour = int(hour_text)
+    if m.group("spaced"):
+        return _spaced(m, hour, minute)
     if m.group("h3") and not half and 1 <= hour <= 11:  # "3時45分": 3:45 or 15:45
         return frozenset(
             {("time", f"{hour:02d}:{minute:02d}"), ("time", f"{hour + 12}:{minute:02d}")}
@@ -800,10 +803,22 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
         hour = hour % 12 + (12 if half == "p" else 0)
     if hour > 24 or minute > 59:
         return decimal
-    spaced: frozenset[Key] = frozenset()
-    if m.group("spaced"):  # "3 h 30" is also three and a half hours
-        spaced = frozenset({("duration", canonical(Fraction(hour * 3600 + minute * 60)))})
-    return decimal | spaced | {("time", f"{hour % 24:02d}:{minute:02d}")}
+    return decimal | {("time", f"{hour % 24:02d}:{minute:02d}")}
+
+
+# Words after which "9 h 30" is a time of day, not a duration
+_AT = re.compile(
+    r"(?:\b(?:à|a|de|dès|des|vers|jusqu'à|jusqu’à|entre|et|kl|um|at|from|to)\.?|[–-])\s*$",
+    _FLAGS,
+)
+
+
+def _spaced(m: re.Match[str], hour: int, minute: int) -> frozenset[Key]:
+    """ "9 h 30": a time of day after a word of time ("à 9 h 30", "de 22 h 00 à 01 h 30"),
+    else a duration ("ça fait 3 h 30", "38 h 30 par semaine")."""
+    if hour <= 24 and _AT.search(m.string, max(m.start() - 12, 0), m.start()):
+        return frozenset({("time", f"{hour % 24:02d}:{minute:02d}")})
+    return frozenset({("duration", canonical(Fraction(hour * 3600 + minute * 60)))})
 
 
 def _quantity(m: re.Match[str]) -> frozenset[Key]:
@@ -1205,9 +1220,9 @@ class Known:
             {
                 int(raw)
                 for kind, raw in self.keys
-                if kind == "workdays" and 0 < int(raw) <= MAX_WORKDAYS
+                if kind == "workdays" and 2 <= int(raw) <= MAX_WORKDAYS  # not the next day
             }
-        )[:MAX_DATES]
+        )[:MAX_WORKDAY_COUNTS]
         reached: set[datetime.date] = set()
         for start in given:
             reached |= {_workdays(start, n) for n in workdays} | {
@@ -1238,7 +1253,6 @@ class Known:
         return False
 
 
-CURRENCY_SYMBOLS = "$€£¥₹₽₺₩₴₪₫₱฿₦"  # before or after an amount
 # A bare count next to a sign of multiplication or division: the answer's working ("12 ×
 # € 29", "× 12", "÷ 60"), not a figure it claims. A count followed by a unit stays one.
 _SIGN_OF_PRODUCT = "[×✕⨉÷]"  # not *, which is bold or italic in Slack
@@ -1370,9 +1384,16 @@ def _span(raw: str) -> Span:
 
 
 def _workdays(start: datetime.date, count: int) -> datetime.date:
-    """The day `count` working days after `start` (before, if negative), weekends skipped."""
-    day, step = start, 1 if count > 0 else -1
-    for _ in range(abs(count)):
+    """The day `count` working days after `start` (before, if negative), weekends skipped:
+    from the working day at or before the start (after, counting back), whole weeks of
+    five at once, then the days left one by one."""
+    step = 1 if count > 0 else -1
+    day = start
+    while day.weekday() >= 5:
+        day -= datetime.timedelta(step)
+    weeks, left = divmod(abs(count), 5)
+    day += datetime.timedelta(7 * weeks * step)
+    for _ in range(left):
         day += datetime.timedelta(step)
         while day.weekday() >= 5:
             day += datetime.timedelta(step)

@@ -155,7 +155,7 @@ def figure_findings(
         return
     known = _known(tuple(source.text for source in sources), tuple(messages))
     calculator = Calculator(known)  # one budget for the answer and its claims
-    answered = calculator.shown(scan(answer).masked)  # code holds no calculation of the answer
+    answered = calculator.shown(answer)  # code too: aligned columns of working
     unsourced = {
         claim for claim in claimed if _unsourced(claim, calculator, answered, read=claim in answer)
     }
@@ -185,7 +185,7 @@ def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, 
         if known.scaled(figure, counts) or known.confirms(figure) or figure & answered:
             continue
         if worked is None:  # once, and only for a claim that needs it
-            worked = answered if read else calculator.shown(claim, answered)
+            worked = answered if read else calculator.shown(claim, answered, lists=False)
         if not figure & worked:
             return True
     return False

@@ -1055,8 +1055,9 @@ def test_the_feedback_quotes_the_claim_with_an_unsourced_figure() -> None:
     assert "2 × €180 = €360" in feedback(verdict)  # how to show a figure worked out
 
 
-def test_a_calculation_in_code_is_no_working() -> None:
-    """Code is not read for figures, nor for the working that sources them."""
+def test_a_calculation_in_code_is_working_shown() -> None:
+    """Code is not read for figures, but the working in it is shown to the reader: the
+    drafting prompt puts aligned columns in code blocks (found by a third review)."""
     source = "Hotels: up to €180 a night."
     claim = "Two nights come to €360."
 
@@ -1070,7 +1071,8 @@ def test_a_calculation_in_code_is_no_working() -> None:
         return "UNSOURCED_FIGURE" in verdict.codes
 
     assert not flagged(f"2 × €180 = €360. {claim}")
-    assert flagged(f"`2 × €180 = €360` {claim}")
+    assert not flagged(f"```\n2 × €180 = €360\n```\n{claim}")
+    assert flagged(f"```\n2 × €190 = €380\n```\n{claim}")
 
 
 # (claim, source, question): a date counted in working days from a given date, weekends
@@ -1131,3 +1133,60 @@ def test_a_spaced_h_time_and_an_hourly_list_still_catch_a_slip() -> None:
     assert restated_flagged(
         "Updates um 10:15, 11:15 und 12:45.", "Danach stündlich ein Update.", "Erstes um 10:15?"
     )
+
+
+# found by a third blind review: the spaced "h", lists and working days let slips pass
+THIRD_REVIEW_SLIPS = [
+    (
+        "Vous travaillez 38 h 30 par semaine.",
+        "La durée du travail est de 35 heures par semaine.",
+        "?",
+    ),
+    ("Le trajet dure 3 h 15.", "Départ à 3h15, arrivée à 5h00.", "?"),
+    (
+        "We are closed on 24 December 2025, 25 December 2025 and 31 December 2025.",
+        "Closed on 24 December 2025 and 31 December 2025. Replies within 24 hours.",
+        "?",
+    ),
+    ("Reports are due 3 March 2025, 4 March 2025.", "A reminder is sent daily.", "3 March 2025?"),
+    (
+        "Prices went 4.10, 4.30 and 4.50 per unit.",
+        "The price was 4.10; it changes within 20 minutes.",
+        "?",
+    ),
+    (
+        "Departures: 07:15, 08:00, 08:45, 09:10.",
+        "First bus 07:15, then every 45 minutes; the ride takes 25 minutes.",
+        "?",
+    ),
+    (
+        "Backups at 02:00, 08:00, 14:00, 16:00.",
+        "Backups start at 02:00 and run every 6 hours.",
+        "?",
+    ),
+    (
+        "The request was filed on 2 October 2025.",
+        "Filed on 3 October 2025. We answer within 1 business day.",
+        "?",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), THIRD_REVIEW_SLIPS)
+def test_the_third_reviews_slips_are_flagged(claim: str, source: str, question: str) -> None:
+    assert restated_flagged(claim, source, question)
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "question"),
+    [
+        ("Le forfait 3 h 20 € est le moins cher.", "Forfait 3 h : 20 €. Forfait 5 h : 30 €.", "?"),
+        (
+            "Backups at 02:00, 08:00, 14:00 and 20:00.",
+            "Backups start at 02:00 and run every 6 hours.",
+            "?",
+        ),
+    ],
+)
+def test_the_third_reviews_correct_answers_pass(claim: str, source: str, question: str) -> None:
+    assert not restated_flagged(claim, source, question)
