@@ -75,7 +75,7 @@ _EQUATION = re.compile(
     rf"{_EXPRESSION}(?:{_EQUALS}{_EXPRESSION}){{1,4}}(?![0-9])"
 )
 _SIGNS = re.compile("[=＝≈≒]")
-# A list of times or dates, as a cycle or a schedule runs: "08.22, 08.42, 09.02", "20 Jan,
+# A list of times or dates, as a cycle or a schedule runs: "08:22, 08:42, 09:02", "20 Jan,
 # 3 Feb, 17 Feb, then 3 March"
 _WHEN = rf"(?:{_DATE}|[0-9]{{1,2}}:[0-9]{{2}}(?![0-9]))"  # not "4.30", a price too
 _THEN = (

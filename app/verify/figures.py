@@ -775,10 +775,10 @@ def _version(m: re.Match[str]) -> frozenset[Key]:
 
 def _clock(m: re.Match[str]) -> frozenset[Key]:
     """A time of day, 24-hour ("15:30"), 12-hour ("3:30 pm"), German ("15.30 Uhr"), with a
-    dot ("kl. 11.00", "18.15'te": also a decimal), French ("18h30"; "à 9 h 30", and
-    "3 h 30" a duration: `_spaced`) or Japanese, Chinese
-    and Korean ("午後3時", "晚上9点", "오후 2시"), as one 24-hour key; two when a 12-hour CJK
-    hour says neither morning nor afternoon ("3時")."""
+    dot ("kl. 11.00", "18.15'te": also a decimal), French ("18h30"; "à 9 h 30", and "3 h
+    30" as a duration: `_spaced`) or Japanese, Chinese and Korean ("午後3時", "晚上9点",
+    "오후 2시"), as one 24-hour key; two when a 12-hour CJK hour says neither morning nor
+    afternoon ("3時")."""
     hour_text = m.group("h") or m.group("h2") or m.group("h3")
     minute = 30 if m.group("m30") else int(m.group("m") or m.group("m3") or 0)
     half = (m.group("ap") or m.group("ap2") or "").lower()
