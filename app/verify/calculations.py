@@ -390,7 +390,7 @@ class Calculator:
                     )
                 ):
                     held.add((rkind, raw))
-            if kind == "plain" or (kind == "figured" and unit in units.figures):
+            if _any_unit(kind, unit, units, read=any(k != "number" for k, _, _ in keys)):
                 for w, d in readings:
                     if _close(value, w, d, approximate):
                         held.add(("number", canonical(w)))
@@ -400,7 +400,7 @@ class Calculator:
     def _dates_held(self, values: set[Value], result: str) -> set[Key]:
         """The keys of a date result that a date calculation comes to: the same date, or
         the same day of the month when either is written without its year (a day of a
-        month shifted to a date with a year: a year the texts or the answer give)."""
+        month shifted to a date with a year: a year the texts give)."""
         found = {key for figure in claims(result) for key in figure}
         held: set[Key] = set()
         for kind, value in values:
@@ -491,10 +491,8 @@ def _same_currency(units: Units, result: str) -> bool:
 
 def _comparable(kind: str, result: str, unit: str, units: Units) -> bool:
     """Whether a value of `kind` may equal a result key of kind `result` written with
-    `unit`: one of its kind; a number given alone ("plain") equals any number, a given
-    figure by bare counts one in its unit ("2 × 190 km = 380 km"; any, for a figure written
-    bare: "64 ÷ 4 = 16 台"), and the others only a
-    bare number ("9 + 9 + 6" is not "24 km", "€1,200 ÷ €300" not "€4"); a number equals a
+    `unit`: one of its kind; a number as `_any_unit` says, and the others only a bare
+    number ("9 + 9 + 6" is not "24 km", "€1,200 ÷ €300" not "€4"); a number equals a
     percentage written with its sign ("€300 ÷ €1,200 = 25%")."""
     if kind == result:
         return True
@@ -502,11 +500,17 @@ def _comparable(kind: str, result: str, unit: str, units: Units) -> bool:
         return kind in _NUMBERS
     if result != "number":
         return False
-    return (
-        kind == "plain"
-        or (kind == "figured" and (not unit or bool(units.figures & {unit, ""})))
-        or (kind in _BARE_RESULTS and not unit)
-    )
+    return _any_unit(kind, unit, units, read=False) or (kind in _BARE_RESULTS and not unit)
+
+
+def _any_unit(kind: str, unit: str, units: Units, *, read: bool) -> bool:
+    """Whether a number of `kind` may be written with `unit`: given counts alone, with any
+    unit ("32 ÷ 8 = 4 giorni"); a given figure by bare counts, with its own unit ("2 × 190
+    km = 380 km"), or, for a figure written bare, with a unit the rule does not `read`
+    ("64 ÷ 4 = 16 台"; not "30 ÷ 8 × 4 = 15 Urlaubstage", which it reads as days)."""
+    if kind != "figured":
+        return kind == "plain"
+    return not unit or unit in units.figures or ("" in units.figures and not read)
 
 
 def _calculate(readings: Sequence[Reading], signs: Sequence[str], known: Known) -> list[Value]:
@@ -751,7 +755,9 @@ def _when(item: str) -> tuple[frozenset[Key], set[Value]]:
     """A time or date of a list: its keys, and its values (seconds, or a date's ordinal)."""
     keys = frozenset(key for figure in claims(item) for key in figure if key[0] in _WHENS)
     values: set[Value] = {
-        ("time", value) for kind, raw in keys if kind == "time" and (value := key_value(kind, raw))
+        ("time", value)
+        for kind, raw in keys
+        if kind == "time" and (value := key_value(kind, raw)) is not None  # 00:00 too
     }
     values |= {(kind, value) for kind, value, _ in _dated(keys)}
     return keys, values

@@ -168,25 +168,20 @@ def figure_findings(
 
 def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, read: bool) -> bool:
     """Whether a figure of the claim is neither given nor the result of a calculation the
-    claim or the answer (`answered`) shows with given operands; a claim the answer holds
-    was `read` with it."""
+    claim or the answer (`answered`) shows with given operands, or is the result of one
+    shown wrong."""
     known = calculator.known
-    worked: frozenset[Key] | None = None
+    # a claim the answer holds was read with it; another is read first, so that what it
+    # works out wrong is refuted before anything else may explain its figures
+    worked = answered if read else answered | calculator.shown(claim, answered, lists=False)
     prose, counts, operands = working(claim)
-    for operand in operands:  # "× 12か月": given, the year the texts name ("年間"), or the
-        # calendar's in a calculation the answer shows ("3 × 7 dagar")
-        if any(
-            not (known.periodic(f) or known.confirms(f) or f & answered) for f in claims(operand)
-        ):
+    for operand in operands:  # "× 12か月": given, the year the texts name ("年間"), or worked
+        if any(not (known.periodic(f) or known.confirms(f) or f & worked) for f in claims(operand)):
             return True
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
-        if figure & calculator.refuted and not figure & (known.keys | answered):
+        if figure & calculator.refuted and not figure & (known.keys | worked):
             return True  # the result of a calculation shown wrong
-        if known.scaled(figure, counts) or known.confirms(figure) or figure & answered:
-            continue
-        if worked is None:  # once, and only for a claim that needs it
-            worked = answered if read else calculator.shown(claim, answered, lists=False)
-        if not figure & worked:
+        if not (known.scaled(figure, counts) or known.confirms(figure) or figure & worked):
             return True
     return False
 

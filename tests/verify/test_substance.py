@@ -1190,3 +1190,35 @@ def test_the_third_reviews_slips_are_flagged(claim: str, source: str, question: 
 )
 def test_the_third_reviews_correct_answers_pass(claim: str, source: str, question: str) -> None:
     assert not restated_flagged(claim, source, question)
+
+
+def test_a_list_of_times_may_pass_midnight() -> None:
+    """00:00 is a time like any other: its value is 0 seconds, and it steps on."""
+    assert not restated_flagged(
+        "Checks at 23:00, 00:00 and 01:00.", "Checks run every 60 minutes.", "First at 23:00?"
+    )
+    assert restated_flagged(
+        "Checks at 23:00, 00:00 and 01:30.", "Checks run every 60 minutes.", "First at 23:00?"
+    )
+
+
+def test_a_lone_number_before_an_equals_sign_is_no_calculation_shown_wrong() -> None:
+    """ "Punkt 2 = 24 Tage": nothing was worked out, so nothing is refuted; 24 days is the
+    sum of two given figures, as it is without the "Punkt 2 =" before it."""
+    source = "20 Tage Urlaub plus 4 Tage Sonderurlaub."
+    assert not restated_flagged("Insgesamt 24 Tage Urlaub.", source)
+    assert not restated_flagged("Punkt 2 = 24 Tage Urlaub insgesamt.", source)
+
+
+def test_a_claim_read_apart_from_the_answer_is_refuted_by_its_own_calculation() -> None:
+    """A cited claim the answer does not hold word for word is read before its figures are
+    explained: "3 × €180 × 2 = €360" is wrong whatever "× 2" could scale."""
+    source = "Hotels: €180 a night."
+    claim = "Total: 3 × €180 × 2 = €360."
+    verdict = verify(
+        "Three nights for two people: see the page.",
+        question="?",
+        sources=(Source("s1", "Travel", "https://wiki.example.com/t", source),),
+        citations=(Citation("s1", "", source, claim),),
+    )
+    assert "UNSOURCED_FIGURE" in verdict.codes
