@@ -33,14 +33,14 @@ from app.verify.figures import (
     ANY_NUMBER,
     CURRENCY_SYMBOLS,
     DATES,
-    YEARS,
     Key,
     Known,
     add_months,
     canonical,
     claims,
-    date_of,
+    dates_of,
     key_value,
+    months_of,
     written_values,
 )
 from app.verify.scan import CJK
@@ -739,12 +739,9 @@ def _dated(figure: frozenset[Key]) -> list[Reading]:
     leap year), or a whole number of calendar months ("18 mesi")."""
     found: list[Reading] = []
     for kind, raw in figure:
-        if kind in _DATED:
-            isos = [raw] if kind == "date" else [f"{year}-{raw}" for year in YEARS]
-            found += [(kind, Fraction(d.toordinal()), None) for iso in isos if (d := date_of(iso))]
-        elif kind == "span":
-            months = Fraction(raw.rsplit("/", 1)[1])
-            found += [("months", months, None)] if months.denominator == 1 else []
+        found += [(kind, Fraction(day.toordinal()), None) for day in dates_of(kind, raw)]
+        if kind == "span" and (months := months_of(raw)):
+            found.append(("months", Fraction(months), None))
     return found
 
 

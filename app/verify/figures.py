@@ -134,12 +134,11 @@ SLACK_MONTHS_PER_DAY = 2
 _WORKING = frozenset({"working", "business", "work", "arbeits", "werk", "arbets", "arbejds"})
 _WORKING |= {"arbeids", "pracovních", "pracovní", "рабочих", "рабочие", "робочих", "робочі"}
 _WORKING_AFTER = "ouvrés|ouvrables|hábiles|laborables|úteis|uteis|lavorativi|roboczych|robocze"
-# Working days written glued or in words the quantity pattern does not read ("10営業日",
-# "3영업일", "10个工作日", "10 pracovních dnů", "5 iş günü", "10 рабочих дней")
+# Working days written glued, or in words the quantity pattern does not read ("10営業日",
+# "3영업일", "10个工作日", "10 virkedager", "10 hverdage", "5 iş günü"); it reads the others
+# ("10 Arbeitstage", "10 pracovních dnů", "10 werkdagen": `_working`)
 _WORKDAYS = re.compile(
-    r"(?<![0-9])([0-9]{1,2})\s?(?:営業日|영업일|个?工作日|個?工作日|pracovních\s+dn|pracovní\s+dn"
-    r"|iş\s+gün|рабочих\s+дн|рабочих\s+дня|робочих\s+дн|werkdag|virkedag|arbetsdag|hverdag"
-    r"|arbejdsdag)",
+    r"(?<![0-9])([0-9]{1,2})\s?(?:営業日|영업일|[个個]?工作日|virkedag|hverdag|iş\s+gün)",
     re.IGNORECASE,
 )
 MAX_WORKDAYS = 60  # working days a date is shifted by, at most
@@ -473,7 +472,7 @@ _DAY_MONTH = re.compile(  # 3 March 2026, 20. Dezember 2024, 20 de diciembre de 
     _FLAGS,
 )
 # The years a day of a month without its year is read in: a common and a leap year
-YEARS = (2025, 2028)
+_YEARS = (2025, 2028)
 # The forms a date is written in (a calculation reads them as operands)
 DATES = (_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _CJK_DATE, _MONTH_DAY, _DAY_MONTH)
 # 15:30, 3:30 pm, 3 pm, 15.30 Uhr, 9 Uhr, 18h30, 午後3時30分
@@ -1202,18 +1201,15 @@ class Known:
         read once, not for every date claimed. A given date without a year is read in a
         common and in a leap year. Working days skip Saturdays and Sundays (holidays are
         the judge's): 10 working days after Friday 3 October is Friday 17 October."""
-        starts = {date_of(value) for kind, value in self.keys if kind == "date"}
-        for kind, value in self.keys:
-            if kind == "day":
-                starts |= {date_of(f"{year}-{value}") for year in YEARS}
-        given = sorted(day for day in starts if day is not None)[:MAX_DATES]
+        starts = {day for kind, value in self.keys for day in dates_of(kind, value)}
+        given = sorted(starts)[:MAX_DATES]
         durations = self.pools.get("duration", ())
         days = sorted(
             int(seconds / 86400)
             for seconds in durations
             if seconds % 86400 == 0 and MIN_DATE_SHIFT <= seconds <= MAX_DATE_SHIFT
         )[:MAX_DATES]
-        months = sorted({n for kind, raw in self.keys if kind == "span" and (n := _months(raw))})[
+        months = sorted({n for kind, raw in self.keys if kind == "span" and (n := months_of(raw))})[
             :MAX_DATES
         ]
         workdays = sorted(
@@ -1400,7 +1396,16 @@ def _workdays(start: datetime.date, count: int) -> datetime.date:
     return day
 
 
-def date_of(iso: str) -> datetime.date | None:
+def dates_of(kind: str, raw: str) -> list[datetime.date]:
+    """The dates a key stands for: a date's own, or, for a day of a month written without
+    its year, that day in each of _YEARS (a common and a leap year)."""
+    isos = (
+        [raw] if kind == "date" else [f"{year}-{raw}" for year in _YEARS] if kind == "day" else []
+    )
+    return [day for iso in isos if (day := _iso_date(iso)) is not None]
+
+
+def _iso_date(iso: str) -> datetime.date | None:
     """The date of an ISO date, None if it is no date (2026-02-30)."""
     try:
         return datetime.date.fromisoformat(iso)
@@ -1408,7 +1413,7 @@ def date_of(iso: str) -> datetime.date | None:
         return None
 
 
-def _months(raw: str) -> int | None:
+def months_of(raw: str) -> int | None:
     """The whole months of a span key."""
     count = _span(raw).months
     return int(count) if count.denominator == 1 and 0 < count <= MAX_MONTHS else None
