@@ -161,8 +161,8 @@ def figure_findings(
     }
     for number, citation in enumerate(citations, 1):
         if citation.claim in unsourced:
-            start = max(answer.find(citation.claim), 0)
-            end = start + len(citation.claim) if answer.startswith(citation.claim, start) else 0
+            start = answer.find(citation.claim)  # not located (0, 0) if the answer lacks it
+            start, end = (start, start + len(citation.claim)) if start >= 0 else (0, 0)
             yield Finding("UNSOURCED_FIGURE", start, end, detail=f"(citation {number})")
 
 

@@ -46,11 +46,11 @@ class Entity(NamedTuple):
     label: str | None
 
 
-# A URL written out in prose (outside code and Slack links, which the mask hides).
 # An emoji: a pictograph (joiners and variation selectors go with them), or a Slack
 # shortcode (":tada:", ":+1:")
 PICTOGRAPH = "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]"
 SHORTCODE = ":[a-z0-9_+-]+:"
+# A URL written out in prose (outside code and Slack links, which the mask hides).
 BARE_URL = re.compile(r"http(?<!\whttp)s?://(?:[^\s<>()\[\]|`\ue000]|\([^\s<>()]*\))+")
 
 
