@@ -138,10 +138,18 @@ _MEASURED = ("money", "duration", "size")
 _COUNTS = ("given", "figure", "calendar", "percent", "bare")
 # Operands that stand alone as a term: a time of day, a date, a number of calendar
 # months, and a percentage, added or taken off as a share
-_ALONE = {"time": "time", "date": "date", "day": "day", "months": "months", "percent": "share"}
+_ALONE = {
+    "time": "time",
+    "date": "date",
+    "day": "day",
+    "months": "months",
+    "percent": "share",
+    "whole": "whole",
+}
 _DATED = frozenset({"date", "day"})
 _READ = frozenset({"money", "duration", "size", "percent", "number", "time"})  # figures' kinds
-_OWN_ARITHMETIC = frozenset({"duration", "time", "percent", "date", "day", "months"})
+_OWN_ARITHMETIC = frozenset({"duration", "time", "percent", "date", "day", "months", "whole"})
+_WHOLE = frozenset({("percent", "100")})  # "100 %": the whole, which given shares add to
 
 
 class Units(NamedTuple):
@@ -303,6 +311,8 @@ class Calculator:
         if figure is None:  # a count
             return [(self._count(value, operand, worked), value, None) for value in written[:2]]
         if not (given or figure & worked):
+            if figure == _WHOLE:  # "100 % − 99,9 %": only as the whole, less given shares
+                return [("whole", Fraction(1), None)]
             return _calendar(operand, figure) or self._factor(operand, figure)
         found: list[Reading] = _dated(figure)
         for kind, raw in sorted(figure)[:3]:
@@ -332,12 +342,13 @@ class Calculator:
         ]
 
     def factors(self, operands: Sequence[str]) -> frozenset[Key]:
-        """The operands' figures that are a given percentage as a factor ("× 0,9"): stated
-        in the claim with the calculation they hold in."""
+        """The operands' figures that are a given percentage as a factor ("× 0,9"), or the
+        whole a share is taken from ("100 %"): stated in the claim with the calculation
+        they hold in."""
         found: set[Key] = set()
         for operand in operands:
             figure, given = self.figure(operand)
-            if figure and not given and self._factor(operand, figure):
+            if figure and not given and (figure == _WHOLE or self._factor(operand, figure)):
                 found |= figure
         return frozenset(found)
 
@@ -617,7 +628,8 @@ def _sum(signs: list[str], terms: list[Value]) -> Value | None:
     kinds = [kind for kind, _ in terms]
     if kinds[0] in _DATED and len(terms) > 1:
         return _shift(signs, terms)
-    if len(terms) == 1 or kinds == ["time", "time"] or all(kind == "share" for kind in kinds):
+    shares = all(kind == "share" for kind in kinds[1:])
+    if len(terms) == 1 or kinds == ["time", "time"] or (kinds[0] in ("share", "whole") and shares):
         return _alone(signs, terms)
     if kinds[0] == "share" or ("time" in kinds and (kinds[0] != "time" or kinds.count("time") > 1)):
         return None
@@ -646,7 +658,12 @@ def _combined(kind: str, other: str) -> str:
 
 
 def _alone(signs: list[str], terms: list[Value]) -> Value | None:
-    """A term alone (a percentage as itself), two times of day, or percentages summed."""
+    """A term alone (a percentage as itself), two times of day, or percentages summed,
+    the first may be the whole ("100 % − 99,9 % = 0,1 %", "100 % + 50 % = 150 %")."""
+    if terms[0][0] == "whole":
+        if len(terms) == 1 or any(kind != "share" for kind, _ in terms[1:]):
+            return None
+        terms = [("share", Fraction(1)), *terms[1:]]
     if terms[0][0] == "time" and len(terms) == 2:
         return _between(signs[1], terms[0][1], terms[1][1])
     if len(terms) == 1:

@@ -447,7 +447,6 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
             "retries-figures8-137",
             "retries-figures8-156",
             "retries-figures8-174",
-            "retries-figures8-181",
             "retries-figures8-191",
             "retries-figures8-194",
             "retries-figures8-210",
