@@ -631,7 +631,9 @@ def _sum(signs: list[str], terms: list[Value]) -> Value | None:
     shares = all(kind == "share" for kind in kinds[1:])
     if len(terms) == 1 or kinds == ["time", "time"] or (kinds[0] in ("share", "whole") and shares):
         return _alone(signs, terms)
-    if kinds[0] == "share" or ("time" in kinds and (kinds[0] != "time" or kinds.count("time") > 1)):
+    if kinds[0] in ("share", "whole") or (
+        "time" in kinds and (kinds[0] != "time" or kinds.count("time") > 1)
+    ):
         return None
     kind, total = terms[0]
     for sign, (other, value) in zip(signs[1:], terms[1:], strict=True):
