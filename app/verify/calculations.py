@@ -41,6 +41,7 @@ from app.verify.figures import (
     dates_of,
     key_value,
     months_of,
+    percent_last,
     written_values,
 )
 from app.verify.scan import CJK
@@ -182,7 +183,7 @@ class Calculator:
         its lists of times and dates (`lists`: read once, with the answer); `worked` are
         results shown before it (elsewhere in the answer), which its steps may use."""
         results: set[Key] = set()
-        for run in _runs(_EMPHASIS.sub("", text)):
+        for run in _runs(_EMPHASIS.sub("", percent_last(text))):
             if self.runs <= 0 or self.left <= 0:
                 break
             self.runs -= 1

@@ -589,6 +589,7 @@ def figures(text: str) -> frozenset[Key]:
     confirmed by a source's "30 days" or "2026-03-03". Cached: every attempt at a message,
     and every later message of its thread, gives the same sources and turns again."""
     rates: list[Key] = []
+    text = percent_last(text)
     keys = {key for found in read(text, starts(text), rates) for key in found}
     keys.update(rates)
     keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
@@ -601,7 +602,21 @@ def figures(text: str) -> frozenset[Key]:
 
 def claims(text: str) -> Iterator[frozenset[Key]]:
     """Each figure of `text` as the keys any one of which confirms it."""
+    text = percent_last(text)
     return read(text, starts(text))
+
+
+# A percentage written sign first, as Turkish does ("%18", "%2,5"); not a URL's escape
+# ("%2F", "a%20b") nor a format ("%5d")
+_PERCENT_FIRST = re.compile(r"(?<![\w%])%([0-9]+(?:[.,][0-9]+)?)(?![0-9]|[^\W\d_])")
+
+
+def percent_last(text: str) -> str:
+    """`text` with a percentage written sign first written sign last ("%18" as "18%"): the
+    same length, so every figure keeps its place."""
+    if "%" not in text:
+        return text
+    return _PERCENT_FIRST.sub(lambda m: f"{m.group(1)}%", text)
 
 
 def read(

@@ -625,10 +625,26 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Cela fait 90 jours.", "Les journaux sont gardés 30 jours et 3 ans ailleurs."),
         ("$50 × $20 = $1,000.", "The fee is $50; the tip is $20."),
         ("Es sind 13 Monate.", "Monatlich 100 €; die Aufbewahrung beträgt 1 Jahr."),
+        ("Bayi indirimi %20'dir.", "Bayi indirimi %18'dir."),
+        ("İndirim 40.000 TL × %18 = 7.300 TL olur.", "Bayi indirimi %18'dir. 40.000 TL."),
     ],
 )
 def test_a_figure_restated_wrongly_is_flagged(claim: str, source: str) -> None:
     assert restated_flagged(claim, source)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("indirim %18'dir", "indirim 18%'dir"),
+        ("(%2,5)", "(2,5%)"),
+        ("a%20b and /%2F", "a%20b and /%2F"),  # a URL's escapes
+        ("printf('%5d')", "printf('%5d')"),  # a format
+        ("100%18", "100%18"),
+    ],
+)
+def test_a_percentage_written_sign_first_is_read_sign_last(text: str, read: str) -> None:
+    assert figures.percent_last(text) == read
 
 
 def test_an_off_by_one_is_no_sum_of_given_figures() -> None:
@@ -870,6 +886,8 @@ CALCULATED = [
     ),
     ("Per day: €600 ÷ 7 ≈ €85.71.", "The allowance is €600 a week.", "?"),
     ("Tolerance: 100 % − 99,9 % = 0,1 %.", "SLA: 99,9 % par mois.", "?"),
+    ("İndirim 40.000 TL × %18 = 7.200 TL olur.", "Bayi indirimi %18'dir.", "40.000 TL?"),
+    ("Bayi indirimi %18, yani 18% az.", "Bayi indirimi 18 %.", "?"),
     ("Zu zahlen: 100 % + 50 % = 150 %.", "Zuschlag 50 % auf 500 €.", "?"),
     ("Per day: €600 ÷ 7 ≈ €86.", "The allowance is €600 a week.", "?"),
     ("First update by 14:10 + 15 min = 14:25 UTC.", "First update within 15 minutes.", "At 14:10?"),
