@@ -457,7 +457,8 @@ _NUMBER = (
 _FLAGS = re.IGNORECASE
 # Not glued to a word before: a figure may follow a CJK character ("約48時間"), as CJK
 # has no spaces between words, but not a letter of a Latin-script word ("p99").
-_FREE_BEFORE = rf"(?<![.,/-])(?<![^\W{CJK}])"
+# not a CJK ordinal: "第1日曜日" is the first Sunday, "第3四半期" the third quarter
+_FREE_BEFORE = rf"(?<![.,/第-])(?<![^\W{CJK}])"
 _ISO_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
 _DOTTED_DATE = re.compile(r"(?<![0-9.])([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})(?![0-9])")
 _SLASHED_DATE = re.compile(r"(?<![0-9/])([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})(?![0-9/])")
@@ -523,10 +524,11 @@ _NOT_BETWEEN = f"(?!(?:{_RATE}|{_VAGUE})\\b)"  # before a word between a number 
 _COMPOUND_FIRST = (
     "urlaubs arbeits werk feier kalender krankheits kranken brücken sonder bildungs "
     "resturlaubs über mehr minus plus bereitschafts probe vakantie verlof feest ziekte "
-    "snipper proef arbets arbejds arbeids semester ferie"
+    "snipper proef arbets arbejds arbeids semester ferie over"
 ).split()
 _COMPOUND_UNITS = "tage tagen dagen stunden wochen weken monate monaten maanden".split()
 _COMPOUND_UNITS += "dagar dage dager".split()  # Swedish, Danish, Norwegian: "semesterdagar"
+_COMPOUND_UNITS += "uren timmar timer".split()  # hours: "verlofuren", "overtimer"
 _UNIT_IN_COMPOUND = (
     f"(?:(?P<compound>{'|'.join(_COMPOUND_FIRST)})"
     f"(?=(?:{'|'.join(_COMPOUND_UNITS)})(?![^\\W\\d_])))?"
@@ -540,7 +542,9 @@ _QUANTITY = re.compile(
     rf"|(?:{_alternatives(m for m in _LATIN_MULTIPLIERS if len(m) > 1)})\b\.?))?"
     rf"(?:[\s-]?(?:(?P<glued>{_alternatives(_GLUED_UNITS)})"
     rf"|(?:(?P<adjective>{_NOT_BETWEEN}[^\W\d_]{{3,}})\s(?:{_NOT_BETWEEN}[^\W\d_]{{3,}}\s)?)?"
-    rf"(?:(?-i:US|CA|AU|NZ|HK|SG)\s)?{_UNIT_IN_COMPOUND}(?P<unit>{_alternatives(_LATIN_UNITS)})"
+    # after a word, a unit of one letter is a word too ("210 dni w roku": in a year)
+    rf"(?:(?-i:US|CA|AU|NZ|HK|SG)\s)?{_UNIT_IN_COMPOUND}(?(adjective)(?=[^\W\d_]{{2}}))"
+    rf"(?P<unit>{_alternatives(_LATIN_UNITS)})"
     rf"(?![^\W\d_{CJK}])(?P<working>\s(?:{_WORKING_AFTER})(?![^\W\d_]))?))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
     rf"(?![^\W{CJK}])",
@@ -846,8 +850,10 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     halves = _HALVES.get((m.group("adjective") or "").lower())
     if halves is not None:  # "ein halbes Jahr": one half year
         values = frozenset(v * halves for v in values)
-    if unit in _NOT_AFTER and m.string.startswith(_NOT_AFTER[unit], m.end()):
-        return frozenset()  # "3분기" is the third quarter, "10주년" a tenth anniversary
+    # "3분기" is the third quarter, "10주년" a tenth anniversary; "每月1日" a day of each month
+    ordinal = unit in _NOT_AFTER and m.string.startswith(_NOT_AFTER[unit], m.end())
+    if ordinal or (unit == "日" and m.string.endswith("月", 0, m.start())):
+        return frozenset()
     if number.lower() in _FORTNIGHT and _UNITS.get(unit) == _UNITS["day"]:
         values |= {Fraction(14)}
     money = _UNITS.get(unit, ("",))[0] == "money"

@@ -346,6 +346,14 @@ RESTATED = [
     ("€37,500 is left.", "The budget is €50,000; €12,500 is spent."),
     ("Es dauert zwei Wochen.", "It takes 14 days."),
     ("Cela prend trois jours.", "It takes 72 hours."),
+    # a one-letter word after a unit is no unit ("w roku": in a year; "s náhradou": with)
+    ("Maksymalnie 210 dni w roku.", "Up to 210 days per year."),
+    ("Sick days: 3 dny ročně, s náhradou 100 % mzdy.", "Sick days: 3 dny ročně s 100 %."),
+    # hours at the end of a compound; ordinals and days of every month in CJK
+    ("Je hebt nog 2 verlofuren.", "Je hebt nog 120 minuten verlof."),
+    ("Du har 2 overtimer.", "Overtid: 120 minutter."),
+    ("メンテナンスは毎月第1日曜日の02:00〜05:00です。", "Maintenance: first Sunday, 02:00–05:00."),
+    ("每月1日开具发票，14天内付款。", "Invoices on the 1st of each month, due in 14 days."),
     ("Son cinco días.", "It takes 5 days."),
     ("Sono dieci giorni.", "It takes 10 days."),
     ("It takes twelve days.", "It takes 12 days."),
@@ -626,6 +634,10 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("$50 × $20 = $1,000.", "The fee is $50; the tip is $20."),
         ("Es sind 13 Monate.", "Monatlich 100 €; die Aufbewahrung beträgt 1 Jahr."),
         ("Bayi indirimi %20'dir.", "Bayi indirimi %18'dir."),
+        ("Maksymalnie 200 dni w roku.", "Up to 210 days per year."),
+        ("Je hebt nog 3 verlofuren.", "Je hebt nog 120 minuten verlof."),
+        ("Du har 3 overtimer.", "Overtid: 120 minutter."),
+        ("每月1日开具发票，15天内付款。", "Invoices on the 1st of each month, due in 14 days."),
         ("İndirim 40.000 TL × %18 = 7.300 TL olur.", "Bayi indirimi %18'dir. 40.000 TL."),
     ],
 )
