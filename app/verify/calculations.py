@@ -331,15 +331,17 @@ class Calculator:
         return found
 
     def _factor(self, operand: str, figure: frozenset[Key]) -> list[Reading]:
-        """A bare number that is one plus or minus a given percentage, as a given count
-        ("× 0,9" for 10% off, "× 1,21" for 21% VAT, "1.5 ×" for 50% more)."""
+        """A bare number that is a given percentage, or one plus or minus it, as a given
+        count ("× 0,20" for 20% VAT, "× 0,9" for 10% off, "× 1,21" for VAT added, "1.5 ×"
+        for 50% more)."""
         percents = self.known.pools.get("percent", frozenset())
         if _unit(operand) or any(kind != "number" for kind, _ in figure):
             return []
         return [
             ("given", value, None)
             for _, raw in figure
-            if (value := Fraction(raw)) != 1 and abs(value - 1) * 100 in percents
+            if 0 < (value := Fraction(raw)) != 1
+            and (abs(value - 1) * 100 in percents or value * 100 in percents)
         ]
 
     def factors(self, operands: Sequence[str]) -> frozenset[Key]:

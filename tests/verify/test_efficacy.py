@@ -404,12 +404,14 @@ def test_the_set_written_with_the_working_shown_as_recorded() -> None:
     kr"), a size as a count of the unit an amount is given per ("240 GB × R$ 0,15" for "R$
     0,15 por GB"), percentages summed, "₽". Since the second review, a calculation shown
     wrong refutes its result even where a count of the working would scale to it: 37
-    caught. Left: "le 3 du mois suivant" read as 3 April, which is meaning."""
+    caught. Left: "le 3 du mois suivant" read as 3 April, which is meaning. Stop 36 reads
+    a given percentage written as a decimal ("× 0,15" for 15 %): 36 caught, the one lost
+    the discount worked out right and given as the price, which "× 15 %" passed before."""
     as_recorded(
         SETS["fresh12"],
         good=150,
         failed=["figures12-18"],
-        caught={"wrong_figure": 37},  # of 50
+        caught={"wrong_figure": 36},  # of 50
     )
 
 
@@ -563,7 +565,11 @@ def test_the_last_blind_set_of_stop_35_as_recorded() -> None:
     surcharge where 50% applied, 1/10 of the wage where 1/5 did, the wrong night-time
     band): 370fad2 caught them only because it failed every figure worked out, the correct
     ones with them. Which given figure applies is the judge's. Since (working days, French
-    times, read after a third review): 21 failed, 34 caught."""
+    times, read after a third review): 21 failed, 34 caught. Stop 36 (one-letter words
+    after a unit, hours in compounds, CJK ordinals, percentages as decimals): 13 failed,
+    32 caught; the two lost are the right arithmetic on the wrong given percentage ("×
+    0,08" of a month's pay, not a year's; "× 1.5" where 200 % applied), which the same
+    answer with "× 8 %" or "× 150%" passed before."""
     as_recorded(
         SETS["fresh14"],
         good=150,
@@ -574,16 +580,13 @@ def test_the_last_blind_set_of_stop_35_as_recorded() -> None:
             "figures14-15",
             "figures14-17",
             "figures14-26",
-            "figures14-28",
             "figures14-37",
-            "figures14-48",
             "figures14-86",
-            "figures14-103",
             "figures14-114",
             "figures14-116",
             "figures14-125",
             "figures14-141",
             "figures14-167",
         ],
-        caught={"wrong_figure": 34},  # of 50
+        caught={"wrong_figure": 32},  # of 50
     )

@@ -899,6 +899,8 @@ CALCULATED = [
     ("Per day: €600 ÷ 7 ≈ €85.71.", "The allowance is €600 a week.", "?"),
     ("Tolerance: 100 % − 99,9 % = 0,1 %.", "SLA: 99,9 % par mois.", "?"),
     ("İndirim 40.000 TL × %18 = 7.200 TL olur.", "Bayi indirimi %18'dir.", "40.000 TL?"),
+    ("TVA : 13 824 € × 0,20 = 2 764,80 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
+    ("Feriepenger: 620 000 kr × 0,12 = 74 400 kr.", "Feriepenger er 12 %.", "620 000 kr?"),
     ("Bayi indirimi %18, yani 18% az.", "Bayi indirimi 18 %.", "?"),
     ("Zu zahlen: 100 % + 50 % = 150 %.", "Zuschlag 50 % auf 500 €.", "?"),
     ("Per day: €600 ÷ 7 ≈ €86.", "The allowance is €600 a week.", "?"),
@@ -1022,6 +1024,10 @@ MISCALCULATED = [
     ("Scade: 31 dicembre 2024 + 18 mesi = 31 luglio 2026.", "Entro 18 mesi.", "31 dicembre 2024?"),
     ("Scade: 30 dicembre 2024 + 18 mesi = 30 giugno 2026.", "Entro 18 mesi.", "?"),
     ("Tolerance: 100 % − 99,9 % = 0,2 %.", "SLA: 99,9 % par mois.", "?"),
+    # a percentage as a decimal: only a given one, and the arithmetic holds
+    ("TVA : 13 824 € × 0,25 = 3 456 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
+    ("TVA : 13 824 € × 0,20 = 2 864,80 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
+    ("TVA : 13 824 € × 2,0 = 27 648 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
     # the whole, 100 %, with shares nothing gives, or as a share itself
     ("SLA: 100 % − 1 % = 99 %.", "SLA: 99,9 % par mois.", "?"),
     ("Total: 100 % + 100 % = 200 %.", "Zuschlag 50 % auf 500 €.", "?"),
