@@ -1134,7 +1134,8 @@ class Known:
 
     def confirms(self, claim: frozenset[Key]) -> bool:
         """Whether a claimed figure is given, in any of its forms, or derived from given
-        figures: the sum or difference of two different ones of its kind, a given
+        figures: a time of day a given duration from a given one (`_timed`), the sum or
+        difference of two different ones of its kind, a given
         percentage of one, plus or minus another ("1 hour" and "20 min ago" give "40
         minutes remain"; 1.4% + €0.25 of €3,200 is €45.05), the percentage one given
         number is of another (60,000 of 80,000 is 75%), or a given date plus or minus a
@@ -1149,6 +1150,7 @@ class Known:
         return (
             bool(claim & self.keys)
             or any(self._derives(kind, raw) for kind, raw in claim)
+            or any(kind == "time" and key_value(kind, raw) in self._timed for kind, raw in claim)
             or self._spanned(claim)
         )
 
@@ -1207,6 +1209,25 @@ class Known:
             for scale in (_MONTH_SECONDS, Fraction(_YEAR_SECONDS, 12))
         }
         return frozenset(self.pools.get("duration", frozenset()) - calendar)
+
+    @functools.cached_property
+    def _timed(self) -> frozenset[Fraction]:
+        """The times of day a given time reaches, plus or minus a given duration shorter
+        than a day, round midnight too (a report at 23:20 and a response within 15
+        minutes: 23:35), whatever their share of the result: a time of day is no amount."""
+        times = sorted(
+            value
+            for kind, raw in self.keys
+            if kind == "time" and (value := key_value(kind, raw)) is not None
+        )[:MAX_DATES]
+        durations = sorted(
+            Fraction(raw)
+            for kind, raw in self.keys
+            if kind == "duration" and 0 < Fraction(raw) < 86400
+        )[:MAX_DATES]
+        return frozenset(
+            (t + sign * d) % 86400 for t in times for d in durations for sign in (1, -1)
+        )
 
     def _dated(self, kind: str, raw: str) -> bool:
         """Whether a date is a given date plus or minus a given number of days (two or

@@ -1171,6 +1171,30 @@ def test_times_written_with_a_spaced_h_and_hourly_lists_pass(
     assert not restated_flagged(claim, source, question)
 
 
+# (claim, source, question, passes): a given time plus or minus a given duration
+TIMES_REACHED = [
+    ("Реакция: до 23:35.", "Время реакции — 15 минут.", "P1 пришёл в 23:20.", True),
+    ("Reactie: uiterlijk 00:05.", "Reactie binnen 15 minuten.", "Gemeld om 23:50.", True),
+    ("Freeze ab 13:00.", "Freeze beginnt 1 Stunde vor dem Cut.", "Cut um 14:00.", True),
+    (
+        "Реакция до 23:35, затем 00:35, 01:35, 02:35.",
+        "Реакция 15 минут, затем каждые 60 минут.",
+        "В 23:20.",
+        True,
+    ),
+    ("Реакция: до 23:40.", "Время реакции — 15 минут.", "P1 пришёл в 23:20.", False),
+    ("Reactie: uiterlijk 00:15.", "Reactie binnen 15 minuten.", "Gemeld om 23:50.", False),
+    ("Freeze ab 12:00.", "Freeze beginnt 1 Stunde vor dem Cut.", "Cut um 14:00.", False),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question", "passes"), TIMES_REACHED)
+def test_a_time_reached_by_a_given_duration_passes_and_another_is_flagged(
+    claim: str, source: str, question: str, passes: bool
+) -> None:
+    assert restated_flagged(claim, source, question) is not passes
+
+
 def test_a_spaced_h_time_and_an_hourly_list_still_catch_a_slip() -> None:
     assert restated_flagged("La fenêtre va de 22 h 00 à 02 h 30.", "Maintenance de 22:00 à 01:30.")
     assert restated_flagged(
