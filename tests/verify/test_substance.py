@@ -976,7 +976,7 @@ MISCALCULATED = [
     ("$29 × 120 × 12 = $41,760 − 15% = $35,496 a year.", "Team: $29. Discount: 10%.", "120?"),
     ("Shifts: 3 × 8 = 24 hours.", "A shift lasts 6 hours.", "?"),
     ("3 × 20 ms = 60 seconds.", "Retry after 20 ms.", "?"),
-    ("14:10 + 14:25 = 28:35.", "First update within 15 minutes.", "At 14:10?"),
+    ("14:10 + 14:25 = 04:35.", "First update within 15 minutes.", "At 14:10?"),  # no sum
     ("Per person: €12 ÷ 5 = €2.", "The taxi costs €12.", "?"),  # 2.4 is not 2
     # a bare count nothing gives, among numbers: the result may not carry a unit
     ("Zostało 6 − 1 = *5 dni*.", "4 dni urlopu na żądanie w roku.", "Jeden wykorzystałem."),
