@@ -446,6 +446,28 @@ _MONTHS = {
     for name in names.split()
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+# A month named alone, with or without its year ("May", "octobre 2025", "marzo de 2022",
+# "5月的账单", "2026년 3월"); of the names of three letters only those that are whole names
+# ("mai", "maj", "mei", and "May" with its capital), not "mar" or "jan".
+_WHOLE_MONTHS = "|".join(sorted((m for m in _MONTHS if len(m) > 3), key=len, reverse=True))
+_NAMED_MONTH = re.compile(
+    rf"(?<![^\W\d_])(?P<name>{_WHOLE_MONTHS}|mai|maj|mei|(?-i:May))(?![^\W\d_])"
+    r"(?:\s(?:de\s)?(?P<year>[0-9]{4})(?![0-9]))?"
+    r"|(?:(?P<cjk_year>[0-9]{4})\s?[年년]\s?)?(?<![0-9])(?P<number>[0-9]{1,2})\s?[月월](?!\s?[0-9])",
+    re.IGNORECASE,
+)
+# The end of a month, which a period may run from or to ("within 30 days of the end of the
+# month", "fin du mois", "Monatsende", "月末")
+_MONTH_END = re.compile(
+    r"\bend of (?:\w+ ){0,2}month|\bmonth[- ]end|monatsende|\bende (?:des|eines) \w*monats"
+    r"|\bfin d[eu] mois|\b(?:final|fin) del? mes\b|\bfine (?:del )?mese|\b(?:fim|final) do mês"
+    r"|\beind[e]? van de \w*maand|maandeinde|\bko(?:niec|ńca|ńcem|ńcu) (?:\w+ )?miesiąca"
+    r"|\bkon(?:ec|ce|ci) (?:\w+ )?měsíce|\bslutet av \w*månaden|månadens slut"
+    r"|\b(?:slutten|utgangen|slutningen|udgangen) a[vf] \w*måneden|månedens (?:slutt|udgang)"
+    r"|\bay(?:ın)? sonu|\bкон(?:ец|ца|цу|це) (?:\w+ )?месяца|\bкін(?:ець|ця|цю|ці) (?:\w+ )?місяця"
+    r"|月末|月底|월말|말일",
+    re.IGNORECASE,
+)
 # Digit runs are bounded (a longer run is read in pieces, none of them a plausible figure);
 # thousands are grouped by commas, dots (German "1.000"), apostrophes (Swiss "1'000") or
 # spaces (French "1 000", thin or not).
@@ -598,10 +620,26 @@ def figures(text: str) -> frozenset[Key]:
     keys.update(rates)
     keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
     keys |= _periods(text)
+    keys |= _named_months(text)
+    if _MONTH_END.search(text):
+        keys.add(("month", "end"))
     keys |= {("workdays", str(int(n))) for n in _WORKDAYS.findall(text)}
     for number in ANY_NUMBER.findall(text):
         keys.update(("number", canonical(v)) for v in written_values(number))
     return frozenset(keys)
+
+
+def _named_months(text: str) -> set[Key]:
+    """The months `text` names: ("month", "2026-05"), or ("month", "05") without a year.
+    Where the texts speak of a month's end, the last days of the months they name are the
+    calendar's (`Known._reachable`)."""
+    found: set[Key] = set()
+    for m in _NAMED_MONTH.finditer(text):
+        number = _MONTHS.get(m["name"].lower(), 0) if m["name"] else int(m["number"])
+        year = m["year"] or m["cjk_year"]
+        if 1 <= number <= 12:
+            found.add(("month", f"{year}-{number:02d}" if year else f"{number:02d}"))
+    return found
 
 
 def claims(text: str) -> Iterator[frozenset[Key]]:
@@ -1243,8 +1281,14 @@ class Known:
         read once, not for every date claimed. A given date without a year is read in a
         common and in a leap year. Working days skip Saturdays and Sundays (holidays are
         the judge's): 10 working days after Friday 3 October is Friday 17 October."""
+        ends = {
+            day
+            for kind, value in self.keys
+            if kind == "month" and ("month", "end") in self.keys
+            for day in _ends(value)
+        }
         starts = {day for kind, value in self.keys for day in dates_of(kind, value)}
-        given = sorted(starts)[:MAX_DATES]
+        given = sorted(starts | ends)[:MAX_DATES]
         durations = self.pools.get("duration", ())
         days = sorted(
             int(seconds / 86400)
@@ -1261,16 +1305,19 @@ class Known:
                 if kind == "workdays" and 2 <= int(raw) <= MAX_WORKDAYS  # not the next day
             }
         )[:MAX_WORKDAY_COUNTS]
-        reached: set[datetime.date] = set()
+        counted = [d for d in days if d * 86400 in self._counted_days]
+        reached = set(ends)  # "the end of May": 31 May
         for start in given:
+            end = start in ends
             reached |= {_workdays(start, n) for n in workdays} | {
                 _workdays(start, -n) for n in workdays
             }
-            for shift in days:
+            for shift in counted if end else days:  # a month's end by days, not months
                 reached |= {start + datetime.timedelta(d) for d in (shift, -shift)}
             for count in months:
                 for moved in (add_months(start, count), add_months(start, -count)):
-                    reached |= {moved, moved - datetime.timedelta(1)}
+                    # a period of months ends the day before; from a month's end, on its end
+                    reached |= {moved} if end else {moved, moved - datetime.timedelta(1)}
         return (
             frozenset(day.isoformat() for day in reached),
             frozenset(day.isoformat()[5:] for day in reached),
@@ -1445,6 +1492,17 @@ def dates_of(kind: str, raw: str) -> list[datetime.date]:
         [raw] if kind == "date" else [f"{year}-{raw}" for year in _YEARS] if kind == "day" else []
     )
     return [day for iso in isos if (day := _iso_date(iso)) is not None]
+
+
+def _ends(month: str) -> list[datetime.date]:
+    """The last days of a month key ("2026-05"; "05", in each of _YEARS; none for "end")."""
+    if not month[:2].isdigit():
+        return []
+    if len(month) > 2:
+        years = [(int(month[:4]), int(month[5:]))]
+    else:
+        years = [(year, int(month)) for year in _YEARS]
+    return [datetime.date(y, n, calendar.monthrange(y, n)[1]) for y, n in years]
 
 
 def _iso_date(iso: str) -> datetime.date | None:

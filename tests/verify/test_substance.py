@@ -1195,6 +1195,39 @@ def test_a_time_reached_by_a_given_duration_passes_and_another_is_flagged(
     assert restated_flagged(claim, source, question) is not passes
 
 
+END = "Credits must be requested within 30 days of the end of the affected month."
+NOTICE = "2 months' notice, always to the end of a calendar month."
+# (claim, source, question, passes): the end of a month the texts name, where they speak of
+# a month's end, shifted by days given as days
+MONTH_ENDS = [
+    ("Request it by 30 June.", END, "Our May uptime was 98.7%.", True),
+    (
+        "Au plus tard le 15 novembre.",
+        "Dans les 15 jours suivant la fin du mois.",
+        "En octobre ?",
+        True,
+    ),
+    ("Bis 31.12.2025 einreichen.", "Abgabe zum Monatsende.", "Für Dezember 2025?", True),
+    ("Request it by 1 July.", END, "Our May uptime was 98.7%.", False),
+    ("Request it by 30 June.", END.replace("the end of the affected month", "it"), "May?", False),
+    ("Hasta el 30 de julio de 2026.", NOTICE, "Me avisan el 20 de mayo de 2026.", False),
+    (
+        "Pay by 14 July 2026.",
+        "Payment is due 14 days from the invoice.",
+        "The June 2026 one?",
+        False,
+    ),
+    ("Request it by 30 June.", END, "Can you do that, you may know?", False),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question", "passes"), MONTH_ENDS)
+def test_a_date_from_the_end_of_a_named_month_passes_and_a_slip_is_flagged(
+    claim: str, source: str, question: str, passes: bool
+) -> None:
+    assert restated_flagged(claim, source, question) is not passes
+
+
 def test_a_spaced_h_time_and_an_hourly_list_still_catch_a_slip() -> None:
     assert restated_flagged("La fenêtre va de 22 h 00 à 02 h 30.", "Maintenance de 22:00 à 01:30.")
     assert restated_flagged(
