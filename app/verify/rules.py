@@ -181,9 +181,25 @@ def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, 
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
         if figure & calculator.refuted and not figure & (known.keys | worked):
             return True  # the result of a calculation shown wrong
-        if not (known.scaled(figure, counts) or known.confirms(figure) or figure & worked):
+        if not (
+            known.scaled(figure, counts)
+            or known.confirms(figure)
+            or figure & worked
+            or _in_a_known_year(figure, known, worked)
+        ):
             return True
     return False
+
+
+def _in_a_known_year(figure: frozenset[Key], known: Known, worked: frozenset[Key]) -> bool:
+    """Whether a date is a day of a month the texts give, in a year they give or the answer
+    works out ("op 1 juli" and "2024 + 1 = 2025": 1 juli 2025)."""
+    return any(
+        kind == "date"
+        and ("day", raw[5:]) in known.keys
+        and (("number", raw[:4]) in known.keys or ("number", raw[:4]) in worked)
+        for kind, raw in figure
+    )
 
 
 @functools.lru_cache(maxsize=32)

@@ -457,8 +457,6 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
             "retries-figures9-179",
             "retries-figures11-18",
             "retries-figures11-61",
-            "retries-figures11-72",
-            "retries-figures11-85",
             "retries-figures11-91",
             "retries-figures11-142",
             "retries-figures11-162",
@@ -542,7 +540,6 @@ def test_the_set_of_dates_times_and_rates_as_recorded() -> None:
             "figures13-193",
             "figures13-198",
             "figures13-199",
-            "figures13-200",
         ],
         caught={"wrong_figure": 41},  # of 50
     )

@@ -1228,6 +1228,24 @@ def test_a_date_from_the_end_of_a_named_month_passes_and_a_slip_is_flagged(
     assert restated_flagged(claim, source, question) is not passes
 
 
+SEPTEMBER = "Resturlaub verfällt am 30. September."
+# (claim, source, question, passes): a day of a month given, in a year given or worked out
+IN_A_YEAR = [
+    ("Bis 30.09.2025.", SEPTEMBER, "Resturlaub aus 2025?", True),
+    ("Op 1 juli van 2024 + 1 = 2025: 1 juli 2025.", "Ze vervallen op 1 juli.", "Uit 2024?", True),
+    ("Bis 30.09.2026.", SEPTEMBER, "Resturlaub aus 2025?", False),
+    ("Bis 29.09.2025.", SEPTEMBER, "Resturlaub aus 2025?", False),
+    ("Op 1 juli van 2024 + 2 = 2025: 1 juli 2025.", "Ze vervallen op 1 juli.", "Uit 2024?", False),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question", "passes"), IN_A_YEAR)
+def test_a_given_day_in_a_given_or_worked_year_passes(
+    claim: str, source: str, question: str, passes: bool
+) -> None:
+    assert restated_flagged(claim, source, question) is not passes
+
+
 def test_a_spaced_h_time_and_an_hourly_list_still_catch_a_slip() -> None:
     assert restated_flagged("La fenêtre va de 22 h 00 à 02 h 30.", "Maintenance de 22:00 à 01:30.")
     assert restated_flagged(
