@@ -33,6 +33,7 @@ from app.verify.figures import (
     ANY_NUMBER,
     CURRENCY_SYMBOLS,
     DATES,
+    STEPS,
     Key,
     Known,
     add_months,
@@ -214,7 +215,7 @@ class Calculator:
         list. A list's first may follow a time or date given shortly before it ("first
         response by 14:25, then every 30 minutes: 14:55, 15:25"). A date steps by two days
         or more: a day later is a slip, not a cycle."""
-        steps = {Fraction(raw) for kind, raw in self.known.keys if kind == "duration"}
+        steps = {Fraction(raw) for kind, raw in self.known.keys if kind in STEPS}
         sourced: set[Key] = set()
         for m in _near(text, _LISTS, _SEQUENCE, LIST_WINDOW):
             if self.runs <= 0:

@@ -577,7 +577,40 @@ _COMMA_THOUSANDS = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
 _DOT_THOUSANDS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+")
 _SPACE_THOUSANDS = re.compile(r"[0-9]{1,3}(?:['\x20][0-9]{3})+")
 _GROUPED_DECIMAL = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+\.[0-9]+|[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+")
-_EVERY = re.compile(r"\bevery\s+(hour|day|week)\b", _FLAGS)
+# "Every hour", "elke dag", "jede zweite Woche", "var tredje vecka", "her gün", "隔週": a
+# cycle's step, without a digit (the words' units, and every second, third or fourth one)
+_EVERY_UNITS = {
+    3600: "hour stunde heure hora ora uur timme time godzinę hodinu час годину",
+    86400: "day tag jour día dia giorno dag dzień den день",
+    604800: "week woche semaine semana settimana vecka uke uge tydzień týden неделю тиждень",
+}
+_EVERY_WORDS = (
+    "every each jede jeden jedes jeder chaque cada ogni elk elke iedere ieder varje var hver "
+    "hvert każdą każdy każde co každou každý každé каждый каждую каждое кожну кожен кожного"
+)
+_NTH = {
+    2: "second other zweite zweiten deuxième segundo segunda secondo seconda tweede andra annan "
+    "anden andet andre drugi drugą drugie druhý druhou druhé второй вторую другий другу",
+    3: "third dritte dritten troisième tercer tercera terzo terza derde tredje trzeci trzecią "
+    "trzecie třetí третий третью третій третю",
+    4: "fourth vierte vierten quatrième cuarto cuarta quarto quarta vierde fjärde fjerde czwarty "
+    "czwartą čtvrtý четвертый четвертую четвертий",
+}
+_EVERY_UNIT = {word: seconds for seconds, words in _EVERY_UNITS.items() for word in words.split()}
+_EVERY_UNIT |= {"saat": 3600, "gün": 86400, "hafta": 604800}  # after Turkish "her" only
+_NTH_WORD = {word: n for n, words in _NTH.items() for word in words.split()}
+_EVERY = re.compile(
+    rf"\b(?:(?:{_alternatives(_EVERY_WORDS.split())})\s+"
+    rf"(?:(?P<nth>{_alternatives(_NTH_WORD)})\s+)?"
+    rf"(?P<unit>{_alternatives(w for words in _EVERY_UNITS.values() for w in words.split())})"
+    r"|her\s+(?P<turkish>saat|gün|hafta))(?![^\W\d_])",
+    _FLAGS,
+)
+_CJK_EVERY = {"毎時": 3600, "每小时": 3600, "每小時": 3600, "매시간": 3600, "毎日": 86400}
+_CJK_EVERY |= {"每天": 86400, "每日": 86400, "매일": 86400, "隔日": 172800, "격일": 172800}
+_CJK_EVERY |= {"毎週": 604800, "每周": 604800, "每週": 604800, "매주": 604800}
+_CJK_EVERY |= {"隔週": 1209600, "隔周": 1209600, "격주": 1209600}
+_CJK_EVERY_WORD = re.compile(_alternatives(_CJK_EVERY))
 _PAID_BY = [
     u for u in _LATIN_UNITS if _UNITS[u][0] == "duration" and _UNITS[u][1] >= 3600 and len(u) > 1
 ]
@@ -1021,7 +1054,9 @@ def canonical(value: Fraction) -> str:
 
 
 def _periods(text: str) -> set[Key]:
-    """Words that state a duration without a digit: "daily" is every 24 hours."""
+    """Words that state a duration without a digit: "daily" is every 24 hours; and a
+    cycle's step ("every hour", "jede zweite Woche", "隔週"), which is given as itself but
+    takes part in no sum ("cada semana" and "3 días" give no "4 días")."""
     lowered = text.lower()
     words = set(_WORD.findall(lowered))  # one pass, not one search per word
     keys = {("duration", str(s)) for w, s in _PERIODS.items() if w in words}
@@ -1033,9 +1068,13 @@ def _periods(text: str) -> set[Key]:
     if _YEAR_SECONDS // 4 in periods:  # a quarter: three months of 30 days
         periods.add(3 * _MONTH_SECONDS)
     keys |= {("period", str(s)) for s in periods}
-    if "every" in lowered:
-        for m in _EVERY.finditer(text):
-            keys.add(("duration", canonical(_UNITS[m.group(1).lower()][1])))
+    for m in _EVERY.finditer(text):
+        seconds = _EVERY_UNIT.get((m["unit"] or m["turkish"]).lower())  # None: "ſ" folded
+        times = _NTH_WORD.get((m["nth"] or "").lower(), 1)
+        if seconds is not None:
+            keys.add(("every", canonical(Fraction(seconds * times))))
+    if _CJK_TEXT.search(text):
+        keys |= {("every", str(_CJK_EVERY[m.group()])) for m in _CJK_EVERY_WORD.finditer(text)}
     return keys
 
 
@@ -1049,6 +1088,7 @@ MIN_DATE_SHIFT, MAX_DATE_SHIFT = 2 * 86400, 5 * 365 * 86400
 MAX_DATES = 50  # given dates, and shifts of each kind, read (a bound on the work)
 MAX_MONTHS = 1200  # a century
 OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
+STEPS = frozenset({"duration", "every"})  # keys of the durations a time or a list steps by
 FACTORS = 200  # counts a figure may be multiplied or divided by (a bound on the work)
 MAX_FACTOR = 1000
 # A count the asker writes, of things: not glued to a word or another number ("14
@@ -1187,6 +1227,7 @@ class Known:
         days), and a rate per one unit of time is the same rate per another."""
         return (
             bool(claim & self.keys)
+            or any(kind == "duration" and ("every", raw) in self.keys for kind, raw in claim)
             or any(self._derives(kind, raw) for kind, raw in claim)
             or any(kind == "time" and key_value(kind, raw) in self._timed for kind, raw in claim)
             or self._spanned(claim)
@@ -1259,9 +1300,7 @@ class Known:
             if kind == "time" and (value := key_value(kind, raw)) is not None
         )[:MAX_DATES]
         durations = sorted(
-            Fraction(raw)
-            for kind, raw in self.keys
-            if kind == "duration" and 0 < Fraction(raw) < 86400
+            Fraction(raw) for kind, raw in self.keys if kind in STEPS and 0 < Fraction(raw) < 86400
         )[:MAX_DATES]
         return frozenset(
             (t + sign * d) % 86400 for t in times for d in durations for sign in (1, -1)
@@ -1289,7 +1328,8 @@ class Known:
         }
         starts = {day for kind, value in self.keys for day in dates_of(kind, value)}
         given = sorted(starts | ends)[:MAX_DATES]
-        durations = self.pools.get("duration", ())
+        every = {Fraction(raw) for kind, raw in self.keys if kind == "every"}
+        durations = set(self.pools.get("duration", ())) | every  # a cycle's next date too
         days = sorted(
             int(seconds / 86400)
             for seconds in durations

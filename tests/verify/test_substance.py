@@ -1246,6 +1246,26 @@ def test_a_given_day_in_a_given_or_worked_year_passes(
     assert restated_flagged(claim, source, question) is not passes
 
 
+REMOTE = "Hasta 3 días por semana; se registran antes del lunes de cada semana."
+# (claim, source, question, passes): a cycle's step written without a digit
+CYCLES = [
+    ("Nästa release: 23 maj 2025.", "Releaser görs var tredje vecka.", "Senast 2 maj 2025.", True),
+    ("Tweede update: 14:40 + 1 uur = 15:40.", "Daarna elk uur een update.", "Om 14:40?", True),
+    ("次は2025年6月19日です。", "リリースは隔週木曜日です。", "前回は2025年6月5日でした。", True),
+    ("Nächster Termin: 17.06.2025.", "Jede zweite Woche.", "Letzter am 03.06.2025?", True),
+    ("Nästa release: 24 maj 2025.", "Releaser görs var tredje vecka.", "Senast 2 maj 2025.", False),
+    ("Tweede update: 14:40 + 2 uur = 16:40.", "Daarna elk uur een update.", "Om 14:40?", False),
+    ("Puedes teletrabajar 4 días por semana.", REMOTE, "¿Cuántos?", False),  # 1 week − 3 days
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question", "passes"), CYCLES)
+def test_a_cycles_step_in_words_is_given_and_adds_to_nothing(
+    claim: str, source: str, question: str, passes: bool
+) -> None:
+    assert restated_flagged(claim, source, question) is not passes
+
+
 def test_a_spaced_h_time_and_an_hourly_list_still_catch_a_slip() -> None:
     assert restated_flagged("La fenêtre va de 22 h 00 à 02 h 30.", "Maintenance de 22:00 à 01:30.")
     assert restated_flagged(
