@@ -538,7 +538,9 @@ _RATE = "(?:per|pro|par|por|each|every|jede[nrs]?|chaque|cada|ogni|elke|mal|time
 # Words that make "one" a vague amount ("ein paar Minuten": a few minutes, not one), or
 # half of it ("una media hora" is no hour).
 _VAGUE = "(?:paar|handvoll|bisschen|media|mezza|meia)"
-_NOT_BETWEEN = f"(?!(?:{_RATE}|{_VAGUE})\\b)"  # before a word between a number and its unit
+# Before a word between a number and its unit: not a rate's, a vague one, nor a unit itself
+# ("zwei Jahren vier Wochen" is two years and four weeks, not "zwei … vier Wochen")
+_NOT_BETWEEN = f"(?!(?:{_RATE}|{_VAGUE})\\b)(?!(?:{_alternatives(_LATIN_UNITS)})(?![^\\W\\d_]))"
 # German, Dutch and the Scandinavian languages write a unit of time at the end of a
 # compound ("25 Urlaubstage", "3 werkdagen", "10 arbetsdagar"). Only compounds of days,
 # hours, weeks or months off or at work count: the same endings close "percentage",

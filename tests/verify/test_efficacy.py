@@ -433,7 +433,6 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
         failed=[
             "retries-links-066",
             "retries-answers5-163",
-            "retries-figures8-21",
             "retries-figures8-28",
             "retries-figures8-33",
             "retries-figures8-40",
@@ -517,7 +516,6 @@ def test_the_set_of_dates_times_and_rates_as_recorded() -> None:
             "figures13-127",
             "figures13-128",
             "figures13-129",
-            "figures13-138",
             "figures13-143",
             "figures13-146",
             "figures13-149",

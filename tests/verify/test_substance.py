@@ -348,6 +348,8 @@ RESTATED = [
     ("Cela prend trois jours.", "It takes 72 hours."),
     # a one-letter word after a unit is no unit ("w roku": in a year; "s náhradou": with)
     ("Maksymalnie 210 dni w roku.", "Up to 210 days per year."),
+    # a unit is no word between a number and the next unit: two years, and four weeks
+    ("Im ersten Jahr: vier Wochen.", "In den ersten zwei Jahren vier Wochen zum Fünfzehnten."),
     ("Sick days: 3 dny ročně, s náhradou 100 % mzdy.", "Sick days: 3 dny ročně s 100 %."),
     # hours at the end of a compound; ordinals and days of every month in CJK
     ("Je hebt nog 2 verlofuren.", "Je hebt nog 120 minuten verlof."),
@@ -635,6 +637,7 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Es sind 13 Monate.", "Monatlich 100 €; die Aufbewahrung beträgt 1 Jahr."),
         ("Bayi indirimi %20'dir.", "Bayi indirimi %18'dir."),
         ("Maksymalnie 200 dni w roku.", "Up to 210 days per year."),
+        ("Im ersten Jahr: zwei Wochen.", "In den ersten zwei Jahren vier Wochen zum Fünfzehnten."),
         ("Je hebt nog 3 verlofuren.", "Je hebt nog 120 minuten verlof."),
         ("Du har 3 overtimer.", "Overtid: 120 minutter."),
         ("每月1日开具发票，15天内付款。", "Invoices on the 1st of each month, due in 14 days."),
