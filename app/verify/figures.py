@@ -93,6 +93,8 @@ for _kind, _scale, _names in (
         "% ％ percent per cent pct prozent pourcent pour cent por ciento per cento "
         "por cento procent",
     ),
+    # tenths: "9折" is 90 % of the price (Chinese), "2割" 20 % (Japanese); "85折" is 85 %
+    ("percent", Fraction(10), "折 割"),
     (
         "money",
         Fraction(1),
@@ -933,6 +935,8 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     if m.group("sym") or money:
         cents = _UNITS[unit][1] if money else Fraction(1)
         return frozenset({("money", canonical(v * cents)) for v in values})
+    if unit == "折":  # "85折", "8.5折": 85 %
+        values = frozenset(v / 10 if v >= 10 else v for v in values)
     if unit in _UNITS:
         keys = _with_unit(values, unit)
         if _UNITS[unit] == _UNITS["day"] and _working(m):  # five to a week: seven days

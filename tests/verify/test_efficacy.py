@@ -287,7 +287,6 @@ def test_the_second_figures_set_written_blind_as_recorded() -> None:
         good=140,
         failed=[
             "figures9-25",
-            "figures9-26",
             "figures9-35",
             "figures9-36",
             "figures9-50",
@@ -444,7 +443,6 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
             "retries-figures8-191",
             "retries-figures8-210",
             "retries-figures8-216",
-            "retries-figures9-26",
             "retries-figures9-35",
             "retries-figures9-50",
             "retries-figures9-97",

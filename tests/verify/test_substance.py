@@ -903,6 +903,9 @@ CALCULATED = [
     ("Tolerance: 100 % − 99,9 % = 0,1 %.", "SLA: 99,9 % par mois.", "?"),
     ("İndirim 40.000 TL × %18 = 7.200 TL olur.", "Bayi indirimi %18'dir.", "40.000 TL?"),
     ("TVA : 13 824 € × 0,20 = 2 764,80 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
+    ("8万元 × 0.9 = 7.2万元。", "年度合同一次性付款可享9折优惠。", "年费8万元？"),
+    ("85折：1,000元 × 0.85 = 850元。", "老客户85折。", "1,000元？"),
+    ("2割引で 5,000円 × 0.8 = 4,000円です。", "会員は2割引です。", "5,000円の場合は？"),
     ("Feriepenger: 620 000 kr × 0,12 = 74 400 kr.", "Feriepenger er 12 %.", "620 000 kr?"),
     ("Bayi indirimi %18, yani 18% az.", "Bayi indirimi 18 %.", "?"),
     ("Zu zahlen: 100 % + 50 % = 150 %.", "Zuschlag 50 % auf 500 €.", "?"),
@@ -1028,6 +1031,8 @@ MISCALCULATED = [
     ("Scade: 30 dicembre 2024 + 18 mesi = 30 giugno 2026.", "Entro 18 mesi.", "?"),
     ("Tolerance: 100 % − 99,9 % = 0,2 %.", "SLA: 99,9 % par mois.", "?"),
     # a percentage as a decimal: only a given one, and the arithmetic holds
+    ("8万元 × 0.8 = 6.4万元。", "年度合同一次性付款可享9折优惠。", "年费8万元？"),
+    ("2割引で 5,000円 × 0.7 = 3,500円です。", "会員は2割引です。", "5,000円の場合は？"),
     ("TVA : 13 824 € × 0,25 = 3 456 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
     ("TVA : 13 824 € × 0,20 = 2 864,80 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
     ("TVA : 13 824 € × 2,0 = 27 648 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
