@@ -890,6 +890,8 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     if m.group("dotted"):  # "18.15": a quarter past six in the evening, or a number
         written = m.group()[: m.end("m") - m.start()]
         decimal = frozenset(("number", canonical(v)) for v in written_values(written))
+        if "uhr" not in m.group().lower() and _iso_date(f"2028-{minute:02d}-{hour:02d}"):
+            decimal |= {("day", f"{minute:02d}-{hour:02d}")}  # or a date: "14.03", "13.10."
     if half:
         if not 1 <= hour <= 12:
             return decimal
