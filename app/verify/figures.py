@@ -452,11 +452,16 @@ _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 # "5月的账单", "2026년 3월"); of the names of three letters only those that are whole names
 # ("mai", "maj", "mei", and "May" with its capital), not "mar" or "jan".
 _WHOLE_MONTHS = "|".join(sorted((m for m in _MONTHS if len(m) > 3), key=len, reverse=True))
+_NAMED = rf"(?<![^\W\d_])(?P<name>{_WHOLE_MONTHS}|mai|maj|mei|(?-i:May))(?![^\W\d_])"
+_YEAR_AFTER = r"\s(?:de\s)?(?P<year>[0-9]{4})(?![0-9])"
+_CJK_MONTH = r"(?<![0-9])(?P<number>[0-9]{1,2})\s?[月월](?!\s?[0-9])"
 _NAMED_MONTH = re.compile(
-    rf"(?<![^\W\d_])(?P<name>{_WHOLE_MONTHS}|mai|maj|mei|(?-i:May))(?![^\W\d_])"
-    r"(?:\s(?:de\s)?(?P<year>[0-9]{4})(?![0-9]))?"
-    r"|(?:(?P<cjk_year>[0-9]{4})\s?[年년]\s?)?(?<![0-9])(?P<number>[0-9]{1,2})\s?[月월](?!\s?[0-9])",
+    rf"{_NAMED}(?:{_YEAR_AFTER})?|(?:(?P<cjk_year>[0-9]{{4}})\s?[年년]\s?)?{_CJK_MONTH}",
     re.IGNORECASE,
+)
+# A month of a year, with no day: "marzo de 2025", "September 2026", "2026년 9월" (a figure)
+_MONTH_OF_YEAR = re.compile(
+    rf"{_NAMED}{_YEAR_AFTER}|(?P<cjk_year>[0-9]{{4}})\s?[年년]\s?{_CJK_MONTH}", re.IGNORECASE
 )
 # The end of a month, which a period may run from or to ("within 30 days of the end of the
 # month", "fin du mois", "Monatsende", "月末")
@@ -666,6 +671,12 @@ def figures(text: str) -> frozenset[Key]:
     return frozenset(keys)
 
 
+def _month_of_year(m: re.Match[str]) -> frozenset[Key]:
+    """A month of a year as its key ("month", "2025-03"), and its year as a number."""
+    keys = _named_months(m.group())
+    return frozenset(keys | {("number", key[1][:4]) for key in keys})
+
+
 def _named_months(text: str) -> set[Key]:
     """The months `text` names: ("month", "2026-05"), or ("month", "05") without a year.
     Where the texts speak of a month's end, the last days of the months they name are the
@@ -706,6 +717,8 @@ def read(
     blanked: list[int] = []
     text, dates = _take_dates(text, begins, blanked)
     yield from dates
+    text, months = _take(text, _MONTH_OF_YEAR, _month_of_year, None, blanked)
+    yield from months
     text, versions = _take(text, _VERSION, _version, begins, blanked)
     yield from versions
     text, clocks = _take(text, _CLOCK, _clock, begins, blanked)
@@ -1238,6 +1251,7 @@ class Known:
             or any(kind == "duration" and ("every", raw) in self.keys for kind, raw in claim)
             or any(self._derives(kind, raw) for kind, raw in claim)
             or any(kind == "time" and key_value(kind, raw) in self._timed for kind, raw in claim)
+            or any(kind == "month" and raw in self._months for kind, raw in claim)
             or self._spanned(claim)
         )
 
@@ -1296,6 +1310,21 @@ class Known:
             for scale in (_MONTH_SECONDS, Fraction(_YEAR_SECONDS, 12))
         }
         return frozenset(self.pools.get("duration", frozenset()) - calendar)
+
+    @functools.cached_property
+    def _months(self) -> frozenset[str]:
+        """The months of a year a given month or date reaches by a given number of months
+        or years: "marzo de 2022" and "36 meses" reach "marzo de 2025"."""
+        starts = {raw for kind, raw in self.keys if kind == "month" and len(raw) == 7}
+        starts |= {raw[:7] for kind, raw in self.keys if kind == "date"}
+        counts = {n for kind, raw in self.keys if kind == "span" and (n := months_of(raw))}
+        reached = set()
+        for start in sorted(starts)[:MAX_DATES]:
+            index = int(start[:4]) * 12 + int(start[5:]) - 1
+            for count in sorted(counts)[:MAX_DATES]:
+                for moved in (index + count, index - count):
+                    reached.add(f"{moved // 12:04d}-{moved % 12 + 1:02d}")
+        return frozenset(reached)
 
     @functools.cached_property
     def _timed(self) -> frozenset[Fraction]:

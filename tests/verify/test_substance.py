@@ -1278,6 +1278,39 @@ def test_a_cycles_step_in_words_is_given_and_adds_to_nothing(
     assert restated_flagged(claim, source, question) is not passes
 
 
+# (claim, source, question, passes): a month of a year, a given number of months or years on
+MONTHS_ON = [
+    (
+        "Te toca en marzo de 2025.",
+        "Se renuevan cada 36 meses.",
+        "Lo recibí en marzo de 2022.",
+        True,
+    ),
+    ("2026년 9월부터 교체 대상이에요.", "교체 주기는 4년입니다.", "2022년 9월에 받았어요.", True),
+    ("Renewal: September 2026.", "Laptops are renewed after 4 years.", "Got it 3 Sept 2022.", True),
+    (
+        "Te toca en marzo de 2026.",
+        "Se renuevan cada 36 meses.",
+        "Lo recibí en marzo de 2022.",
+        False,
+    ),
+    (
+        "Te toca en abril de 2025.",
+        "Se renuevan cada 36 meses.",
+        "Lo recibí en marzo de 2022.",
+        False,
+    ),
+    ("2027년 9월부터 교체 대상이에요.", "교체 주기는 4년입니다.", "2022년 9월에 받았어요.", False),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question", "passes"), MONTHS_ON)
+def test_a_month_a_given_span_on_passes_and_another_is_flagged(
+    claim: str, source: str, question: str, passes: bool
+) -> None:
+    assert restated_flagged(claim, source, question) is not passes
+
+
 def test_a_spaced_h_time_and_an_hourly_list_still_catch_a_slip() -> None:
     assert restated_flagged("La fenêtre va de 22 h 00 à 02 h 30.", "Maintenance de 22:00 à 01:30.")
     assert restated_flagged(
