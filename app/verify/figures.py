@@ -692,8 +692,15 @@ def _named_months(text: str) -> set[Key]:
 
 def claims(text: str) -> Iterator[frozenset[Key]]:
     """Each figure of `text` as the keys any one of which confirms it."""
+    return iter(_claimed(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _claimed(text: str) -> tuple[frozenset[Key], ...]:
+    """The figures of `text` (cached: a claim, its working and each operand are read again
+    for every reading of a calculation and every attempt at a message)."""
     text = percent_last(text)
-    return read(text, starts(text))
+    return tuple(read(text, starts(text)))
 
 
 # A percentage written sign first, as Turkish does ("%18", "%2,5"); not a URL's escape
@@ -717,7 +724,7 @@ def read(
     blanked: list[int] = []
     text, dates = _take_dates(text, begins, blanked)
     yield from dates
-    text, months = _take(text, _MONTH_OF_YEAR, _month_of_year, None, blanked)
+    text, months = _take(text, _MONTH_OF_YEAR, _month_of_year, begins, blanked)
     yield from months
     text, versions = _take(text, _VERSION, _version, begins, blanked)
     yield from versions
@@ -830,6 +837,9 @@ def starts(text: str) -> Begins | None:
     # run); a clock time, unless it is written with 時, 点 or 시 (after 午後 or 오후), at a
     # run too
     begins |= dict.fromkeys((_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _DAY_MONTH), runs)
+    # a month of a year opens on its name, or on the year before 年 or 년
+    years = runs if "年" in text or "년" in text else []
+    begins[_MONTH_OF_YEAR] = sorted({*at(_MONTH_WORDS), *years})
     if "月" not in text and "월" not in text:
         begins[_CJK_DATE] = []
     if not any(hour in text for hour in _CJK_HOURS):
