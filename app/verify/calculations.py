@@ -184,6 +184,7 @@ class Calculator:
         its lists of times and dates (`lists`: read once, with the answer); `worked` are
         results shown before it (elsewhere in the answer), which its steps may use."""
         results: set[Key] = set()
+        bare: list[tuple[str, frozenset[str] | None]] = []  # results written bare, and units
         for run in _runs(_EMPHASIS.sub("", percent_last(text))):
             if self.runs <= 0 or self.left <= 0:
                 break
@@ -200,12 +201,15 @@ class Calculator:
                     if held:
                         operands = _SPLIT_OPERATOR.split(expression)[0::2]
                         results |= held | self.factors([o.strip() for o in operands])
+                        bare += _bare(values, result, units, approximate=sign in _APPROXIMATE)
                         break
                 else:
                     if evaluated and _SPLIT_OPERATOR.search(before):  # worked out, wrong
                         self.refuted |= {key for figure in claims(result) for key in figure}
         if lists:
             results |= self._sequences(text, worked | results)
+        for number, allowed in bare[:MAX_RUNS]:
+            results |= _stated(text, number, allowed)
         return frozenset(results)
 
     def _sequences(self, text: str, worked: frozenset[Key]) -> set[Key]:
@@ -427,6 +431,38 @@ class Calculator:
                 ):
                     held.add(key)
         return held
+
+
+def _bare(
+    values: set[Value], result: str, units: Units, *, approximate: bool
+) -> list[tuple[str, frozenset[str] | None]]:
+    """A result written as a bare number that holds ("takže 200 × 30/40 = 150"), with the
+    units it may be stated in elsewhere (`_any_unit`: any, None, for given figures alone;
+    their own for a given figure by counts): [] for any other result."""
+    numbers = ANY_NUMBER.findall(result)
+    if _unit(result) or len(numbers) != 1 or result.strip() != numbers[0]:
+        return []
+    written = [(w, _decimals(numbers[0], w)) for w in written_values(numbers[0])]
+    matched = {
+        kind for kind, value in values for w, d in written if _close(value, w, d, approximate)
+    }
+    if "plain" in matched:
+        return [(numbers[0], None)]
+    if "figured" in matched and "" not in units.figures:
+        return [(numbers[0], units.figures)]
+    return []
+
+
+def _stated(text: str, number: str, units: frozenset[str] | None) -> set[Key]:
+    """The keys of the figures `text` states with the bare result `number` and a unit it
+    may carry: "**150 hodin** ročně … 200 × 30/40 = 150" (the result first, the working
+    after)."""
+    keys: set[Key] = set()
+    pattern = rf"(?<![0-9.,]){re.escape(number)}(?![0-9]|[.,][0-9])\s?[^\W\d_]{{1,15}}"
+    for m in itertools.islice(re.finditer(pattern, text), MAX_WHENS):
+        if units is None or _unit(m.group()) in units:
+            keys |= {key for figure in claims(m.group()) for key in figure}
+    return keys
 
 
 def _runs(text: str) -> Iterator[str]:

@@ -1311,6 +1311,24 @@ def test_a_month_a_given_span_on_passes_and_another_is_flagged(
     assert restated_flagged(claim, source, question) is not passes
 
 
+HOURS = "Nárok 200 hodin při 40 hodinách týdně, při kratším úvazku poměrně."
+# (claim, source, question, passes): the result stated first, its working after, bare
+RESULT_FIRST = [
+    ("**150 hodin** ročně: 200 × 30/40 = 150.", HOURS, "Pracuji 30 hodin týdně.", True),
+    ("Du får *575 kr*: 23 × 25 kr = 575.", "25 kr per mil.", "23 mil i dag.", True),
+    ("**160 hodin** ročně: 200 × 30/40 = 150.", HOURS, "Pracuji 30 hodin týdně.", False),
+    ("**150 hodin** ročně: 200 × 30/40 = 160.", HOURS, "Pracuji 30 hodin týdně.", False),
+    ("**15 Urlaubstage**: 30 ÷ 8 × 4 = 15.", "30 Urlaubstage.", "Ich arbeite 4 Tage.", False),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question", "passes"), RESULT_FIRST)
+def test_a_result_stated_before_its_bare_working_passes(
+    claim: str, source: str, question: str, passes: bool
+) -> None:
+    assert restated_flagged(claim, source, question) is not passes
+
+
 def test_a_spaced_h_time_and_an_hourly_list_still_catch_a_slip() -> None:
     assert restated_flagged("La fenêtre va de 22 h 00 à 02 h 30.", "Maintenance de 22:00 à 01:30.")
     assert restated_flagged(
