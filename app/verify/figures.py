@@ -492,8 +492,13 @@ _ISO_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
 _DOTTED_DATE = re.compile(r"(?<![0-9.])([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})(?![0-9])")
 _SLASHED_DATE = re.compile(r"(?<![0-9/])([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})(?![0-9/])")
 _CJK_DATE = re.compile(r"(?:([0-9]{4})\s?[年년]\s?)?([0-9]{1,2})\s?[月월]\s?([0-9]{1,2})\s?[日일]")
+# not a count of days after a month's name: "in maart 12 dagen" is no 12 March
+_SPAN_AFTER = "|".join(
+    re.escape(u) for u in sorted(_UNITS, key=len, reverse=True) if _UNITS[u][0] == "duration"
+)
 _MONTH_DAY = re.compile(
-    rf"\b({_MONTH})\.?\s+([0-9]{{1,2}})(?:st|nd|rd|th)?(?:,?\s+([0-9]{{4}}))?(?![0-9])",
+    rf"\b({_MONTH})\.?\s+([0-9]{{1,2}})(?:st|nd|rd|th)?(?!\s?(?:{_SPAN_AFTER})(?![^\W\d_]))"
+    rf"(?:,?\s+([0-9]{{4}}))?(?![0-9])",
     _FLAGS,
 )
 _DAY_MONTH = re.compile(  # 3 March 2026, 20. Dezember 2024, 20 de diciembre de 2024
@@ -578,7 +583,7 @@ _QUANTITY = re.compile(
     rf"(?P<unit>{_alternatives(_LATIN_UNITS)})"
     rf"(?![^\W\d_{CJK}])(?P<working>\s(?:{_WORKING_AFTER})(?![^\W\d_]))?))?"
     rf"(?P<and_half>\s(?:and a half|et demie?|y media|e mezz[ao]|e meia|en een half))?"
-    rf"(?![^\W{CJK}])",
+    rf"(?(glued)(?![^\W\d{CJK}])|(?![^\W{CJK}]))",  # "4天3晚": four days, three nights
     _FLAGS,
 )
 ANY_NUMBER = re.compile(_NUMBER)
