@@ -625,6 +625,20 @@ _CJK_EVERY |= {"每天": 86400, "每日": 86400, "매일": 86400, "隔日": 1728
 _CJK_EVERY |= {"毎週": 604800, "每周": 604800, "每週": 604800, "매주": 604800}
 _CJK_EVERY |= {"隔週": 1209600, "隔周": 1209600, "격주": 1209600}
 _CJK_EVERY_WORD = re.compile(_alternatives(_CJK_EVERY))
+# A quarter and a half of an hour in words ("un quart d'heure", "eine Viertelstunde")
+_SPOKEN = dict.fromkeys(
+    "quarter of an hour|quarter-hour|quarter hour|quart d'heure|quart d’heure|viertelstunde|"
+    "cuarto de hora|quarto d'ora|quarto d’ora|quarto de hora|kwartier|kwadrans|kvart|"
+    "čtvrt hodiny|çeyrek saat|четверть часа|чверть години|一刻钟|一刻鐘".split("|"),
+    900,
+)
+_SPOKEN |= dict.fromkeys(
+    "half an hour|half-hour|half hour|media hora|mezz'ora|mezz’ora|meia hora|pół godziny|"
+    "půl hodiny|полчаса|пів години|півгодини|yarım saat|halvtimme|halvtime|halv time|"
+    "半小时|半小時".split("|"),
+    1800,
+)
+_SPOKEN_WORDS = re.compile(rf"(?<![^\W\d_])(?:{_alternatives(_SPOKEN)})(?![^\W\d_])", _FLAGS)
 _PAID_BY = [
     u for u in _LATIN_UNITS if _UNITS[u][0] == "duration" and _UNITS[u][1] >= 3600 and len(u) > 1
 ]
@@ -929,6 +943,9 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     return decimal | {("time", f"{hour % 24:02d}:{minute:02d}")}
 
 
+# Signs of a calculation around "9 h 30", which may then be a time or a duration
+_SIGN_AFTER = re.compile(r"\s?[+−=≈]")
+_SIGN_BEFORE = re.compile(r"[+−=≈]\s?$")
 # Words after which "9 h 30" is a time of day, not a duration
 _AT = re.compile(
     r"(?:\b(?:à|a|de|dès|des|vers|jusqu'à|jusqu’à|entre|et|kl|um|at|from|to)\.?|[–-])\s*$",
@@ -938,10 +955,16 @@ _AT = re.compile(
 
 def _spaced(m: re.Match[str], hour: int, minute: int) -> frozenset[Key]:
     """ "9 h 30": a time of day after a word of time ("à 9 h 30", "de 22 h 00 à 01 h 30"),
-    else a duration ("ça fait 3 h 30", "38 h 30 par semaine")."""
+    else a duration ("ça fait 3 h 30", "38 h 30 par semaine"); in a calculation, either
+    ("donc 9 h 30 + 15 min = 9 h 45")."""
+    time = ("time", f"{hour % 24:02d}:{minute:02d}")
     if hour <= 24 and _AT.search(m.string, max(m.start() - 12, 0), m.start()):
-        return frozenset({("time", f"{hour % 24:02d}:{minute:02d}")})
-    return frozenset({("duration", canonical(Fraction(hour * 3600 + minute * 60)))})
+        return frozenset({time})
+    duration = ("duration", canonical(Fraction(hour * 3600 + minute * 60)))
+    working = _SIGN_AFTER.match(m.string, m.end()) or _SIGN_BEFORE.search(
+        m.string, max(m.start() - 3, 0), m.start()
+    )
+    return frozenset({duration, time} if hour <= 24 and working else {duration})
 
 
 def _quantity(m: re.Match[str]) -> frozenset[Key]:
@@ -1111,6 +1134,9 @@ def _periods(text: str) -> set[Key]:
             keys.add(("every", canonical(Fraction(seconds * times))))
     if _CJK_TEXT.search(text):
         keys |= {("every", str(_CJK_EVERY[m.group()])) for m in _CJK_EVERY_WORD.finditer(text)}
+    for m in _SPOKEN_WORDS.finditer(text):
+        if (seconds := _SPOKEN.get(m.group().lower())) is not None:
+            keys.add(("duration", str(seconds)))
     return keys
 
 

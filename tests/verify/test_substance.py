@@ -1174,7 +1174,11 @@ def test_a_date_a_working_day_off_is_flagged(claim: str, source: str, question: 
 
 
 # French times with a spaced "h" are times and durations; a list steps by a period word
+POINT = "Le point a lieu à 9 h 30 et dure un quart d'heure."
 TIMES = [
+    ("Il finit à 9 h 45 : 9 h 30 + 15 min = 9 h 45.", POINT, "?"),
+    ("Also 15 Minuten.", "Dauer: eine Viertelstunde.", "?"),
+    ("Ça dure 30 minutes.", "Ça dure une demi-heure ; une pause d'un quart d'heure.", "?"),
     ("La fenêtre va de 22 h 00 à 01 h 30.", "Maintenance de 22:00 à 01:30.", "?"),
     ("Ça fait 3 h 30, soit 210 minutes.", "Maintenance de 22:00 à 01:30 (3,5 heures).", "?"),
     ("Updates um 10:15, 11:15 und 12:15.", "Danach stündlich ein Update.", "Erstes um 10:15?"),
@@ -1335,6 +1339,9 @@ def test_a_result_stated_before_its_bare_working_passes(
 
 
 def test_a_spaced_h_time_and_an_hourly_list_still_catch_a_slip() -> None:
+    assert restated_flagged("Il finit à 9 h 50 : 9 h 30 + 15 min = 9 h 50.", POINT)
+    assert restated_flagged("Il finit à 10 h 00.", POINT)
+    assert restated_flagged("Also 20 Minuten.", "Dauer: eine Viertelstunde.")
     assert restated_flagged("La fenêtre va de 22 h 00 à 02 h 30.", "Maintenance de 22:00 à 01:30.")
     assert restated_flagged(
         "Updates um 10:15, 11:15 und 12:45.", "Danach stündlich ein Update.", "Erstes um 10:15?"
