@@ -48,6 +48,9 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
 - `fresh13`, `fresh14` (fresh13/, fresh14/): answers working out dates, times, rates,
   discounts, VAT and surcharges, written blind under that prompt; fresh14 after every
   change of stop 35, to measure them;
+- `fresh15` (fresh15/): the same brief, with the working written every way a model
+  writes it (steps, parentheses, the result first, words, lists), written blind in stop
+  36 to measure its changes;
 - `retries` (retries/): the second attempts at the good answers the rules failed, written
   after the feedback by a helper playing the model, each judged correct by a reviewer.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
@@ -70,7 +73,7 @@ from app.verify import Citation, Dialect, Source, Verdict, verify
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "efficacy"
 # Each set is a folder of the corpus, by its name; the first set is the corpus's own files.
-NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 15)), "retries")
+NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 16)), "retries")
 SETS = {"corpus": CORPUS, **{name: CORPUS / name for name in NAMES}}
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

@@ -617,7 +617,8 @@ def _in_days(factors: list[Reading]) -> bool:
 
 def _product(factors: list[Reading], known: Known) -> list[Value]:
     """The kind and value of a product, if it is one the rule checks: at most one amount,
-    duration or size, no factor of one, and time times money only through a rate given
+    duration or size, no factor of one, and time times money only in whole days or weeks
+    ("4 días × 53,34 €"; which amount a day applies is the judge's) or through a rate given
     per that unit ("$40 per hour" for hours, not "90 minutes × $40"). Numbers alone are
     "plain" here (`_term` says which they are). A figure times counts is also the number
     it is written with times them ("30 Urlaubstage × 4/5 = 24")."""
@@ -633,8 +634,8 @@ def _product(factors: list[Reading], known: Known) -> list[Value]:
         return [("plain", scale)]
     if kinds == ["duration", "money"]:  # a rate per that unit, times a count of units
         (_, amount, _), (_, span, unit) = sorted(measured)[::-1]
-        if unit is None or (amount, unit) not in known.rates:
-            return []
+        if unit is None or ((amount, unit) not in known.rates and unit not in _DAY_UNITS):
+            return []  # whole days and weeks count the amount ("4 días × 53,34 €")
         return [("money", amount * span / unit * scale)]
     if len(kinds) == 1:
         kind, value, unit = measured[0]

@@ -45,7 +45,8 @@ for _kind, _scale, _names in (
     (
         "duration",
         Fraction(60),
-        "m min mins minute minutes minuten minuto minutos minuti minuut minut minuty 分 分間 分钟 "
+        "m min mins minute minutes minuten minuto minutos minuti minuut minut minuty мин хв "
+        "分 分間 分钟 "
         "minuter minutt minutter dakika minuta минута минуты минут хвилина хвилини хвилин 분",
     ),
     (
@@ -53,7 +54,7 @@ for _kind, _scale, _names in (
         Fraction(3600),
         "h hr hrs hour hours std stunde stunden heure heures hora horas ora ore uur uren "
         "godzina godziny godzin 時間 小时 小時 timme timmar timer saat hodina hodiny hodin "
-        "час часа часов година години годин годині 시간 timmen timen",
+        "час часа часов ч година години годин годині 시간 timmen timen",
     ),
     (
         "duration",
@@ -535,11 +536,12 @@ _CLOCK = re.compile(
     rf"|\s?(?:{_alternatives(_LATIN_UNITS)}|{_alternatives(_MULTIPLIERS)})(?![^\W\d_]))))"
     r"(?P<m>[0-9]{2})(?![0-9:])(?:\s?(?P<ap>[ap])\.?m\b\.?|\s?uhr\b)?"
     r"|(?<![0-9:.])(?P<h2>[0-9]{1,2})\s?(?:(?P<ap2>[ap])\.?m\b\.?|uhr\b)"
-    r"|(?P<half>午前|午後|上午|下午|早上|晚上|오전|오후)?\s?(?<![0-9.,])(?P<h3>[0-9]{1,2})\s?"
+    r"|(?P<half>午前|午後|上午|下午|早上|晚上|오전|오후|밤|저녁|새벽|아침|夜|朝)?\s?(?<![0-9.,])"
+    r"(?P<h3>[0-9]{1,2})\s?"
     # 点 is also a point or an item ("3点建议", "85点"): an hour only with a half of the
     # day before it or minutes after it
     r"(?:時(?!間)|시(?!간)|[点點](?(half)|(?=\s?[0-9]{1,2}\s?分|半)))"
-    r"(?:\s?(?P<m3>[0-9]{1,2})\s?[分분]|(?P<m30>半))?",
+    r"(?:\s?(?P<m3>[0-9]{1,2})\s?[分분]|\s?(?P<m30>半|반(?!대|드시|년)))?",
     _FLAGS,
 )
 _TIME_UNITS = _alternatives(u for u in _UNITS if _UNITS[u][0] == "duration")
@@ -917,9 +919,9 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     hour_text = m.group("h") or m.group("h2") or m.group("h3")
     minute = 30 if m.group("m30") else int(m.group("m") or m.group("m3") or 0)
     half = (m.group("ap") or m.group("ap2") or "").lower()
-    if m.group("half") in ("午後", "下午", "晚上", "오후"):
+    if m.group("half") in ("午後", "下午", "晚上", "오후", "밤", "저녁", "夜"):
         half = "p"
-    elif m.group("half") in ("午前", "上午", "早上", "오전"):
+    elif m.group("half") in ("午前", "上午", "早上", "오전", "새벽", "아침", "朝"):
         half = "a"
     hour = int(hour_text)
     if m.group("spaced"):

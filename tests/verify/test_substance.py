@@ -904,6 +904,11 @@ CALCULATED = [
     ("İndirim 40.000 TL × %18 = 7.200 TL olur.", "Bayi indirimi %18'dir.", "40.000 TL?"),
     ("TVA : 13 824 € × 0,20 = 2 764,80 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
     ("8万元 × 0.9 = 7.2万元。", "年度合同一次性付款可享9折优惠。", "年费8万元？"),
+    # whole days count an amount; Korean and Russian hours and half past
+    ("4 días × 53,34 € = 213,36 €.", "Dieta por día completo: 53,34 €.", "Voy 4 días."),
+    ("8 dní × 150 Kč = 1 200 Kč.", "Za každý celý den 150 Kč.", "Doma jsem byl 8 dní."),
+    ("21:30 + 4시간 = 01:30입니다.", "P1: 4시간 이내 복구.", "밤 9시 반에 났어요."),
+    ("20:00 + 4 ч = 00:00.", "Дежурство с 20:00 до 08:00.", "У него на 4 ч больше?"),
     # the asker's counts of days: after a month's name, and before another CJK count
     ("Voor 12 dagen: 12 × € 2,35 = € 28,20.", "€ 2,35 per dag.", "In maart 12 dagen gewerkt."),
     ("4天共 150元 × 4天 = 600元。", "一线城市餐补每天150元。", "去上海出差4天3晚。"),
@@ -1037,6 +1042,10 @@ MISCALCULATED = [
     ("Tolerance: 100 % − 99,9 % = 0,2 %.", "SLA: 99,9 % par mois.", "?"),
     # a percentage as a decimal: only a given one, and the arithmetic holds
     ("8万元 × 0.8 = 6.4万元。", "年度合同一次性付款可享9折优惠。", "年费8万元？"),
+    ("4 días × 53,34 € = 223,36 €.", "Dieta por día completo: 53,34 €.", "Voy 4 días."),
+    ("5 días × 53,34 € = 266,70 €.", "Dieta por día completo: 53,34 €.", "Voy 4 días."),
+    ("21:30 + 4시간 = 02:30입니다.", "P1: 4시간 이내 복구.", "밤 9시 반에 났어요."),
+    ("20:00 + 4 ч = 01:00.", "Дежурство с 20:00 до 08:00.", "У него на 4 ч больше?"),
     ("Voor 13 dagen: 13 × € 2,35 = € 30,55.", "€ 2,35 per dag.", "In maart 12 dagen gewerkt."),
     ("5天共 150元 × 5天 = 750元。", "一线城市餐补每天150元。", "去上海出差4天3晚。"),
     ("14.03 + 7 днів = 22.03.", "Оновлення ставляться через 7 днів після виходу.", "Вийшло 14.03."),
