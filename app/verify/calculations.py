@@ -193,18 +193,22 @@ class Calculator:
             for i in range(0, len(parts) - 2, 2):
                 before, sign, after = parts[i], parts[i + 1], parts[i + 2]
                 result = _SPLIT_OPERATOR.split(after, maxsplit=1)[0].strip()
-                evaluated = False
+                evaluated = written = False
                 for expression in self._expressions(before, first=i == 0):
                     values, units, read = self._evaluate(expression, worked | results)
                     held = self._held(values, result, units, approximate=sign in _APPROXIMATE)
                     evaluated = evaluated or read
+                    approximate = sign in _APPROXIMATE
+                    written = written or _as_written(values, result, units, approximate)
                     if held:
                         operands = _SPLIT_OPERATOR.split(expression)[0::2]
                         results |= held | self.factors([o.strip() for o in operands])
                         bare += _bare(values, result, units, approximate=sign in _APPROXIMATE)
                         break
                 else:
-                    if evaluated and _SPLIT_OPERATOR.search(before):  # worked out, wrong
+                    # worked out, and wrong: not a number written right in a unit the rule
+                    # does not carry over ("26 ÷ 12 × 6 = 13 giorni")
+                    if evaluated and not written and _SPLIT_OPERATOR.search(before):
                         self.refuted |= {key for figure in claims(result) for key in figure}
         if lists:
             results |= self._sequences(text, worked | results)
@@ -431,6 +435,21 @@ class Calculator:
                 ):
                     held.add(key)
         return held
+
+
+def _as_written(values: set[Value], result: str, units: Units, approximate: bool) -> bool:
+    """Whether a value that is a number is the result's number as written, and an amount
+    keeps its currency ("600 € ÷ 12 = 50 $" is wrong)."""
+    numbers = ANY_NUMBER.findall(result)
+    money = any(kind == "money" for figure in claims(result) for kind, _ in figure)
+    if not numbers or (money and not _same_currency(units, result)):
+        return False
+    return any(
+        _close(value, w, _decimals(numbers[0], w), approximate)
+        for kind, value in values
+        if kind in _NUMBERS
+        for w in written_values(numbers[0])
+    )
 
 
 def _bare(

@@ -457,7 +457,9 @@ def test_the_set_of_dates_times_and_rates_as_recorded() -> None:
     that step by a given duration from a sourced one ("14:50, 15:20, 15:50"). Left, most
     of them: calendar reasoning (a payday moved off a weekend, "the last working day", "the
     first Sunday of the month", the end of a month), deadlines counted in working days,
-    times written "22 h 00", and rates the texts give in words."""
+    times written "22 h 00", and rates the texts give in words. Stop 36 refutes only a
+    result whose number is wrong, not one in a unit the rule does not carry over: the
+    catch lost (40) is "8 × 2,5 = 20 jours" for 9 months, a wrong count, the judge's."""
     as_recorded(
         SETS["fresh13"],
         good=150,
@@ -521,7 +523,7 @@ def test_the_set_of_dates_times_and_rates_as_recorded() -> None:
             "figures13-199",
             "figures13-200",
         ],
-        caught={"wrong_figure": 41},  # of 50
+        caught={"wrong_figure": 40},  # of 50: 41 until stop 36 (below)
     )
 
 
@@ -587,7 +589,6 @@ def test_the_blind_set_of_stop_36_as_recorded() -> None:
             "figures15-24",
             "figures15-25",
             "figures15-26",
-            "figures15-28",
             "figures15-29",
             "figures15-30",
             "figures15-34",
@@ -601,7 +602,6 @@ def test_the_blind_set_of_stop_36_as_recorded() -> None:
             "figures15-51",
             "figures15-55",
             "figures15-56",
-            "figures15-57",
             "figures15-70",
             "figures15-71",
             "figures15-74",

@@ -906,6 +906,11 @@ CALCULATED = [
     ("8万元 × 0.9 = 7.2万元。", "年度合同一次性付款可享9折优惠。", "年费8万元？"),
     # whole days count an amount; Korean and Russian hours and half past
     ("4 días × 53,34 € = 213,36 €.", "Dieta por día completo: 53,34 €.", "Voy 4 días."),
+    (
+        "3 mois de travail, à 2,5 jours par mois : 3 × 2,5 = 7,5 jours.",
+        "2,5 jours ouvrables par mois de travail effectif, soit 30 jours par an.",
+        "J'ai commencé le 1er mars. Combien au 31 mai ?",
+    ),  # right, in a unit not carried over
     ("8 dní × 150 Kč = 1 200 Kč.", "Za každý celý den 150 Kč.", "Doma jsem byl 8 dní."),
     ("21:30 + 4시간 = 01:30입니다.", "P1: 4시간 이내 복구.", "밤 9시 반에 났어요."),
     ("20:00 + 4 ч = 00:00.", "Дежурство с 20:00 до 08:00.", "У него на 4 ч больше?"),
@@ -1043,6 +1048,11 @@ MISCALCULATED = [
     # a percentage as a decimal: only a given one, and the arithmetic holds
     ("8万元 × 0.8 = 6.4万元。", "年度合同一次性付款可享9折优惠。", "年费8万元？"),
     ("4 días × 53,34 € = 223,36 €.", "Dieta por día completo: 53,34 €.", "Voy 4 días."),
+    (
+        "3 mois de travail, à 2,5 jours par mois : 3 × 2,5 = 8,5 jours.",
+        "2,5 jours ouvrables par mois de travail effectif, soit 30 jours par an.",
+        "J'ai commencé le 1er mars. Combien au 31 mai ?",
+    ),
     ("5 días × 53,34 € = 266,70 €.", "Dieta por día completo: 53,34 €.", "Voy 4 días."),
     ("21:30 + 4시간 = 02:30입니다.", "P1: 4시간 이내 복구.", "밤 9시 반에 났어요."),
     ("20:00 + 4 ч = 01:00.", "Дежурство с 20:00 до 08:00.", "У него на 4 ч больше?"),
