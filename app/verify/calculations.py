@@ -344,12 +344,13 @@ class Calculator:
         count ("× 0,20" for 20% VAT, "× 0,9" for 10% off, "× 1,21" for VAT added, "1.5 ×"
         for 50% more)."""
         percents = self.known.pools.get("percent", frozenset())
-        if _unit(operand) or any(kind != "number" for kind, _ in figure):
-            return []
+        if _unit(operand) or any(kind not in ("number", "time") for kind, _ in figure):
+            return []  # "0.20" is also a time, 00:20
         return [
             ("given", value, None)
-            for _, raw in figure
-            if 0 < (value := Fraction(raw)) != 1
+            for kind, raw in figure
+            if kind == "number"
+            and 0 < (value := Fraction(raw)) != 1
             and (abs(value - 1) * 100 in percents or value * 100 in percents)
         ]
 

@@ -609,8 +609,6 @@ def test_the_blind_set_of_stop_36_as_recorded() -> None:
             "figures15-81",
             "figures15-87",
             "figures15-95",
-            "figures15-96",
-            "figures15-97",
             "figures15-103",
             "figures15-107",
             "figures15-109",
