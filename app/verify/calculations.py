@@ -64,12 +64,15 @@ _PER = r"\s(?:per|pro|por|par|a|je|à|al)\s[^\W\d_]{1,15}(?:\s[^\W\d_]{1,15})?" 
 _DATE = "|".join(f"(?i:{pattern.pattern})" for pattern in DATES)  # "2 maj 2025", "6月5日"
 _ASIDE = r"(?:\s?[(（][^()（）\n]{1,20}[)）])?"  # "14日（2週間）"
 # An operand is atomic: once read, it is never read shorter.
-_OPERAND = (
-    rf"(?>(?:{_DATE}|(?:[{CURRENCY_SYMBOLS}]|R\$|{_CODE})?\s?(?:{_NUMBER})"
-    rf"(?:\s?{_UNIT})?(?:{_PER})?){_ASIDE})"
+_AMOUNT = (
+    rf"(?>{_DATE}|(?:[{CURRENCY_SYMBOLS}]|R\$|{_CODE})?\s?(?:{_NUMBER})"
+    rf"(?:\s?{_UNIT})?(?:{_PER})?)"
 )
+_OPERAND = rf"(?>{_AMOUNT}{_ASIDE})"
 # Signs that are also dashes, slashes and colons in prose count only set apart by spaces.
-_OPERATOR = r"\s?(?:[×✕⨉·÷+−]|(?<=\s)[xX/:\-–](?=\s))\s?"
+# "15 % of €540": a percentage of an amount, in words
+_OF = "of|von|vom|de|du|des|del|di|della|da|do|dos|van|av|af|z|ze|от|від"
+_OPERATOR = rf"(?:\s?(?:[×✕⨉·÷+−]|(?<=\s)[xX/:\-–](?=\s))\s?|(?<=[%％])\s(?:{_OF})\s)"
 _EXPRESSION = rf"{_OPERAND}(?:{_OPERATOR}{_OPERAND}){{0,5}}"
 _EQUALS = r"\s?([=＝≈≒])\s?"
 _EQUATION = re.compile(
@@ -77,6 +80,12 @@ _EQUATION = re.compile(
     rf"{_EXPRESSION}(?:{_EQUALS}{_EXPRESSION}){{1,4}}(?![0-9])"
 )
 _SIGNS = re.compile("[=＝≈≒]")
+# A result and then its working in parentheses: "460 zł (2 000 × 0,23)"
+_WORKED_AFTER = re.compile(
+    rf"(?<![^\W{CJK}])(?P<result>{_AMOUNT})\s?[(（]\s?(?P<working>{_OPERAND}"
+    rf"(?:{_OPERATOR}{_OPERAND}){{1,5}})\s?[)）]"
+)
+_PARENTHESES = re.compile(r"[(（](?=[^()（）\n]{0,80}[×✕⨉·÷+−])")
 # A list of times or dates, as a cycle or a schedule runs: "08:22, 08:42, 09:02", "20 Jan,
 # 3 Feb, 17 Feb, then 3 March"
 _WHEN = rf"(?:{_DATE}|[0-9]{{1,2}}:[0-9]{{2}}(?![0-9]))"  # not "4.30", a price too
@@ -210,11 +219,28 @@ class Calculator:
                     # does not carry over ("26 ÷ 12 × 6 = 13 giorni")
                     if evaluated and not written and _SPLIT_OPERATOR.search(before):
                         self.refuted |= {key for figure in claims(result) for key in figure}
+        results |= self._worked_after(text, worked | results)
         if lists:
             results |= self._sequences(text, worked | results)
         for number, allowed in bare[:MAX_RUNS]:
             results |= _stated(text, number, allowed)
         return frozenset(results)
+
+    def _worked_after(self, text: str, worked: frozenset[Key]) -> set[Key]:
+        """The results that hold of working written after them in parentheses ("VAT is
+        460 zł (2 000 × 0,23)"); one that does not hold refutes nothing: the parentheses may
+        hold something else."""
+        found: set[Key] = set()
+        for m in _near(text, _PARENTHESES, _WORKED_AFTER, WINDOW):
+            if self.runs <= 0 or self.left <= 0:
+                break
+            self.runs -= 1
+            values, units, _ = self._evaluate(m["working"], worked | found)
+            held = self._held(values, m["result"].strip(), units, approximate=False)
+            if held:
+                operands = _SPLIT_OPERATOR.split(m["working"])[0::2]
+                found |= held | self.factors([o.strip() for o in operands])
+        return found
 
     def _sequences(self, text: str, worked: frozenset[Key]) -> set[Key]:
         """The times and dates of a list that follow a sourced one by one step the texts

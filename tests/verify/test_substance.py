@@ -904,6 +904,14 @@ CALCULATED = [
     ("İndirim 40.000 TL × %18 = 7.200 TL olur.", "Bayi indirimi %18'dir.", "40.000 TL?"),
     ("TVA : 13 824 € × 0,20 = 2 764,80 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
     ("VAT: £1,450 × 0.20 = £290.", "UK customers pay VAT at 20%.", "£1,450 a year?"),  # 00:20
+    # a percentage "of" an amount, and the working after its result, in parentheses
+    (
+        "3 × 180 000 ₽ = 540 000 ₽; 15 % от 540 000 ₽ = 81 000 ₽.",
+        "Премия — 15 % от окладов за квартал.",
+        "Оклад 180 000 ₽?",
+    ),
+    ("VAT to 460 zł (2 000 zł × 0,23).", "Stawka VAT 23 %.", "Cena 2 000 zł netto?"),
+    ("VAT to 460 zł (2 000 × 23 %), razem 2 460 zł.", "Stawka VAT 23 %.", "2 000 zł netto?"),
     ("8万元 × 0.9 = 7.2万元。", "年度合同一次性付款可享9折优惠。", "年费8万元？"),
     # whole days count an amount; Korean and Russian hours and half past
     ("4 días × 53,34 € = 213,36 €.", "Dieta por día completo: 53,34 €.", "Voy 4 días."),
@@ -1064,6 +1072,13 @@ MISCALCULATED = [
     ("2割引で 5,000円 × 0.7 = 3,500円です。", "会員は2割引です。", "5,000円の場合は？"),
     ("TVA : 13 824 € × 0,25 = 3 456 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
     ("VAT: £1,450 × 0.20 = £300.", "UK customers pay VAT at 20%.", "£1,450 a year?"),
+    (
+        "3 × 180 000 ₽ = 540 000 ₽; 15 % от 540 000 ₽ = 91 000 ₽.",
+        "Премия — 15 % от окладов за квартал.",
+        "Оклад 180 000 ₽?",
+    ),
+    ("VAT to 470 zł (2 000 zł × 0,23).", "Stawka VAT 23 %.", "Cena 2 000 zł netto?"),
+    ("VAT to 500 zł (2 000 zł × 0,25).", "Stawka VAT 23 %.", "Cena 2 000 zł netto?"),
     ("TVA : 13 824 € × 0,20 = 2 864,80 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
     ("TVA : 13 824 € × 2,0 = 27 648 €.", "TVA 20 % sur les prestations.", "13 824 € HT ?"),
     # the whole, 100 %, with shares nothing gives, or as a share itself
