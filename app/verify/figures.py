@@ -191,6 +191,19 @@ _MULTIPLIERS = {
     "тис": 1000,
     "млн": 10**6,
     "milyon": 10**6,
+    "miljon": 10**6,
+    "miljoner": 10**6,
+    "millioner": 10**6,
+    "milion": 10**6,
+    "miliony": 10**6,
+    "milionów": 10**6,
+    "milionů": 10**6,
+    "миллиона": 10**6,
+    "миллионов": 10**6,
+    "мільйона": 10**6,
+    "мільйонів": 10**6,
+    "miljarder": 10**9,
+    "milliarder": 10**9,
     "млрд": 10**9,
     "milyar": 10**9,
     "万": 10**4,
@@ -514,7 +527,8 @@ DATES = (_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _CJK_DATE, _MONTH_DAY, _DAY_MON
 # 15:30, 3:30 pm, 3 pm, 15.30 Uhr, 9 Uhr, 18h30, 午後3時30分
 _VERSION = re.compile(
     r"(?:\b(?:v|version\s|release\s)\s?([0-9]+(?:\.[0-9]+)*)"
-    r"|(?<![\w.])([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)*))"
+    # not thousands set apart by dots ("2.500.000 TL"), which no version is written as
+    r"|(?<![\w.])(?![0-9]{1,3}(?:\.[0-9]{3}){2,}(?![0-9]|\.[0-9]))([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)*))"
     r"(?![\w.]*?[0-9])",
     _FLAGS,
 )

@@ -348,6 +348,10 @@ RESTATED = [
     ("Cela prend trois jours.", "It takes 72 hours."),
     # a one-letter word after a unit is no unit ("w roku": in a year; "s náhradou": with)
     ("Maksymalnie 210 dni w roku.", "Up to 210 days per year."),
+    # millions set apart by dots are no version; millions in words
+    ("O total é R$ 2.500.000.", "Meta: R$ 2,5 milhões."),
+    ("Bütçe 2.500.000 TL.", "Bütçe 2,5 milyon TL."),
+    ("Budgeten är 2 miljoner kr.", "Budget: 2 000 000 kr."),
     # a unit is no word between a number and the next unit: two years, and four weeks
     ("Im ersten Jahr: vier Wochen.", "In den ersten zwei Jahren vier Wochen zum Fünfzehnten."),
     ("Sick days: 3 dny ročně, s náhradou 100 % mzdy.", "Sick days: 3 dny ročně s 100 %."),
@@ -637,6 +641,8 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Es sind 13 Monate.", "Monatlich 100 €; die Aufbewahrung beträgt 1 Jahr."),
         ("Bayi indirimi %20'dir.", "Bayi indirimi %18'dir."),
         ("Maksymalnie 200 dni w roku.", "Up to 210 days per year."),
+        ("O total é R$ 2.600.000.", "Meta: R$ 2,5 milhões."),
+        ("Budgeten är 3 miljoner kr.", "Budget: 2 000 000 kr."),
         ("Im ersten Jahr: zwei Wochen.", "In den ersten zwei Jahren vier Wochen zum Fünfzehnten."),
         ("Je hebt nog 3 verlofuren.", "Je hebt nog 120 minuten verlof."),
         ("Du har 3 overtimer.", "Overtid: 120 minutter."),
