@@ -698,6 +698,7 @@ def figures(text: str) -> frozenset[Key]:
     keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
     keys |= _periods(text)
     keys |= _named_months(text)
+    keys |= _ranges(text)
     if _MONTH_END.search(text):
         keys.add(("month", "end"))
     keys |= {("workdays", str(int(n))) for n in _WORKDAYS.findall(text)}
@@ -710,6 +711,28 @@ def _month_of_year(m: re.Match[str]) -> frozenset[Key]:
     """A month of a year as its key ("month", "2025-03"), and its year as a number."""
     keys = _named_months(m.group())
     return frozenset(keys | {("number", key[1][:4]) for key in keys})
+
+
+# A range of times of day: "22:00–08:00", "from 15:00 to 23:30", "de 9 h à 17 h", "〜"
+_RANGE = re.compile(
+    r"(?<![0-9])([0-9]{1,2})[:.]([0-5][0-9])\s?(?:[–—~〜-]|to|till|until|bis|à|a|al|tot|til|"
+    r"do|до|ile|から)\s?([0-9]{1,2})[:.]([0-5][0-9])(?![0-9])",
+    _FLAGS,
+)
+
+
+def _ranges(text: str) -> set[Key]:
+    """The durations of the ranges of times of day `text` writes, overnight too, and their
+    parts before and after midnight (22:00–08:00: 10 hours, 2 before midnight, 8 after)."""
+    found: set[Key] = set()
+    for m in itertools.islice(_RANGE.finditer(text), MAX_DATES):
+        start = int(m[1]) * 3600 + int(m[2]) * 60
+        end = int(m[3]) * 3600 + int(m[4]) * 60
+        if start >= 86400 or end > 86400:
+            continue
+        spans = [(end - start) % 86400] + ([86400 - start, end] if end < start else [])
+        found |= {("between", str(span)) for span in spans if span}
+    return found
 
 
 def _named_months(text: str) -> set[Key]:
@@ -1308,6 +1331,7 @@ class Known:
             or any(kind == "duration" and ("every", raw) in self.keys for kind, raw in claim)
             or any(self._derives(kind, raw) for kind, raw in claim)
             or any(kind == "time" and key_value(kind, raw) in self._timed for kind, raw in claim)
+            or any(kind == "duration" and ("between", raw) in self.keys for kind, raw in claim)
             or any(kind == "month" and raw in self._months for kind, raw in claim)
             or self._spanned(claim)
         )

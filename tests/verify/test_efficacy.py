@@ -585,8 +585,6 @@ def test_the_blind_set_of_stop_36_as_recorded() -> None:
             "figures15-20",
             "figures15-21",
             "figures15-22",
-            "figures15-24",
-            "figures15-25",
             "figures15-29",
             "figures15-30",
             "figures15-34",

@@ -1248,6 +1248,11 @@ TIMES_REACHED = [
     ("Реакция: до 23:40.", "Время реакции — 15 минут.", "P1 пришёл в 23:20.", False),
     ("Reactie: uiterlijk 00:15.", "Reactie binnen 15 minuten.", "Gemeld om 23:50.", False),
     ("Freeze ab 12:00.", "Freeze beginnt 1 Stunde vor dem Cut.", "Cut um 14:00.", False),
+    # the length of a range of times the texts write, and its parts round midnight
+    ("Sie dauert 10 Stunden, 2 davon vor Mitternacht.", "Nachtschicht 22:00–08:00.", "?", True),
+    ("Late shift: 8.5 hours.", "Early: 07:00–15:30. Late: 15:00–23:30.", "?", True),
+    ("Sie dauert 9 Stunden.", "Nachtschicht 22:00–08:00.", "?", False),
+    ("Late shift: 7.5 hours.", "Early: 07:00–15:30. Late: 15:00–23:30.", "?", False),
 ]
 
 
