@@ -559,6 +559,14 @@ _CLOCK = re.compile(
     _FLAGS,
 )
 _TIME_UNITS = _alternatives(u for u in _UNITS if _UNITS[u][0] == "duration")
+# A duration in two units, the second smaller: "8 Stunden 15 Minuten", "25 veckor och 5
+# dagar", "4 semanas e 2 dias", "1 h 15 min", "52 min 34 s" (one figure: their sum)
+_AND = r"(?:,?\s(?:and|und|et|e|y|en|och|og|a|i|и|і|ve|й)\s|,\s|\s)"
+_COMPOUND_DURATION = re.compile(
+    rf"(?<![\w.,])([0-9]{{1,4}}(?:[.,][0-9]+)?)\s?({_TIME_UNITS})(?![^\W\d_])"
+    rf"{_AND}?([0-9]{{1,4}}(?:[.,][0-9]+)?)\s?({_TIME_UNITS})(?![^\W\d_])",
+    _FLAGS,
+)
 _CJK_MULTIPLIERS = [m for m in _MULTIPLIERS if re.search(f"[{CJK}]", m)]
 _LATIN_MULTIPLIERS = [m for m in _MULTIPLIERS if m not in _CJK_MULTIPLIERS]
 # Words that make the unit after them a rate ("100 per day" is no duration).
@@ -699,6 +707,11 @@ def figures(text: str) -> frozenset[Key]:
     keys |= _periods(text)
     keys |= _named_months(text)
     keys |= _ranges(text)
+    for m in itertools.islice(_COMPOUND_DURATION.finditer(text), MAX_DATES):
+        # each part too: "from 5 years 2 months" gives 5 years and 2 months
+        keys |= {
+            k for part in (m.group(1, 2), m.group(3, 4)) for f in claims(" ".join(part)) for k in f
+        }
     if _MONTH_END.search(text):
         keys.add(("month", "end"))
     keys |= {("workdays", str(int(n))) for n in _WORKDAYS.findall(text)}
@@ -733,6 +746,24 @@ def _ranges(text: str) -> set[Key]:
         spans = [(end - start) % 86400] + ([86400 - start, end] if end < start else [])
         found |= {("between", str(span)) for span in spans if span}
     return found
+
+
+def _compound(m: re.Match[str]) -> frozenset[Key]:
+    """A duration in two units, the second smaller than the first, as their sum; nothing
+    for two that are not one duration ("3 days 4 weeks")."""
+    first, second = _UNITS.get(m[2].lower()), _UNITS.get(m[4].lower())
+    if first is None or second is None or second[1] >= first[1]:
+        return frozenset()
+    total = sum(
+        (v * unit[1] for v, unit in ((_plain(m[1]), first), (_plain(m[3]), second))),
+        Fraction(0),
+    )
+    return frozenset({("duration", canonical(total))})
+
+
+def _plain(number: str) -> Fraction:
+    """A short number written with a decimal comma or point."""
+    return Fraction(number.replace(",", "."))
 
 
 def _named_months(text: str) -> set[Key]:
@@ -788,6 +819,10 @@ def read(
     yield from versions
     text, clocks = _take(text, _CLOCK, _clock, begins, blanked)
     yield from clocks
+    text, compounds = _take(
+        text, _COMPOUND_DURATION, _compound, begins, blanked, blank_unread=False
+    )
+    yield from compounds
     for m in matches(_QUANTITY, text, begins, blanked):
         keys = _quantity(m)
         if keys:
@@ -825,9 +860,12 @@ def _take(
     key: Callable[[re.Match[str]], frozenset[Key]],
     begins: Begins | None,
     blanked: list[int],
+    *,
+    blank_unread: bool = True,
 ) -> tuple[str, list[frozenset[Key]]]:
     """The figures `pattern` finds, and the text with them blanked out (where each ended
-    is added to `blanked`)."""
+    is added to `blanked`); a match that is no figure is blanked too, unless not
+    `blank_unread`."""
     found: list[frozenset[Key]] = []
     parts: list[str] = []
     last = 0
@@ -835,6 +873,8 @@ def _take(
         keys = key(m)
         if keys:
             found.append(keys)
+        elif not blank_unread:
+            continue  # left to be read otherwise: "3 days 4 weeks" is two figures
         parts += (text[last : m.start()], " " * (m.end() - m.start()))
         blanked.append(m.end())
         last = m.end()
@@ -894,7 +934,9 @@ def starts(text: str) -> Begins | None:
     # Dates that open on a run of digits; a CJK date needs 月 or 월 (it may begin inside a
     # run); a clock time, unless it is written with 時, 点 or 시 (after 午後 or 오후), at a
     # run too
-    begins |= dict.fromkeys((_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _DAY_MONTH), runs)
+    begins |= dict.fromkeys(
+        (_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _DAY_MONTH, _COMPOUND_DURATION), runs
+    )
     # a month of a year opens on its name, or on the year before 年 or 년
     years = runs if "年" in text or "년" in text else []
     begins[_MONTH_OF_YEAR] = sorted({*at(_MONTH_WORDS), *years})

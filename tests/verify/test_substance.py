@@ -348,6 +348,11 @@ RESTATED = [
     ("Cela prend trois jours.", "It takes 72 hours."),
     # a one-letter word after a unit is no unit ("w roku": in a year; "s náhradou": with)
     ("Maksymalnie 210 dni w roku.", "Up to 210 days per year."),
+    # a duration in two units is their sum; the texts' parts are given too
+    ("Netto 8 Stunden 15 Minuten.", "9 Stunden einschließlich 45 Minuten Pause."),
+    ("Det är 25 veckor och 5 dagar.", "Föräldralön i 180 kalenderdagar."),
+    ("Dão 4 semanas e 2 dias.", "30 dias corridos de férias."),
+    ("Ab 5 Jahren: 2 Monate.", "Notice: from 2 years 1 month, from 5 years 2 months."),
     # millions set apart by dots are no version; millions in words
     ("O total é R$ 2.500.000.", "Meta: R$ 2,5 milhões."),
     ("Bütçe 2.500.000 TL.", "Bütçe 2,5 milyon TL."),
@@ -642,6 +647,9 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Bayi indirimi %20'dir.", "Bayi indirimi %18'dir."),
         ("Maksymalnie 200 dni w roku.", "Up to 210 days per year."),
         ("O total é R$ 2.600.000.", "Meta: R$ 2,5 milhões."),
+        ("Det är 25 veckor och 4 dagar.", "Föräldralön i 180 kalenderdagar."),
+        ("Netto 8 Stunden 30 Minuten.", "9 Stunden einschließlich 45 Minuten Pause."),
+        ("Ab 5 Jahren: 4 Monate.", "Notice: from 2 years 1 month, from 5 years 2 months."),
         ("Budgeten är 3 miljoner kr.", "Budget: 2 000 000 kr."),
         ("Im ersten Jahr: zwei Wochen.", "In den ersten zwei Jahren vier Wochen zum Fünfzehnten."),
         ("Je hebt nog 3 verlofuren.", "Je hebt nog 120 minuten verlof."),
