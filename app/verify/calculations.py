@@ -64,9 +64,15 @@ _PER = r"\s(?:per|pro|por|par|a|je|à|al)\s[^\W\d_]{1,15}(?:\s[^\W\d_]{1,15})?" 
 _DATE = "|".join(f"(?i:{pattern.pattern})" for pattern in DATES)  # "2 maj 2025", "6月5日"
 _ASIDE = r"(?:\s?[(（][^()（）\n]{1,20}[)）])?"  # "14日（2週間）"
 # An operand is atomic: once read, it is never read shorter.
+# A unit of one or two words ("3 hela dagar", "2 weekend days"), or a duration in two units
+# ("1 h 15 min", "8 Stunden 15 Minuten")
+_UNITS_AFTER = (
+    rf"(?:\s?{_UNIT}(?:\s(?:(?:and|und|et|e|y|en|och|og|a|i)\s)?[0-9]{{1,2}}\s?{_UNIT}"
+    rf"|\s(?![xX]\s)[^\W\d_]{{1,15}}(?=\s?[×✕⨉·÷+−=]))?)?"
+)
 _AMOUNT = (
     rf"(?>{_DATE}|(?:[{CURRENCY_SYMBOLS}]|R\$|{_CODE})?\s?(?:{_NUMBER})"
-    rf"(?:\s?{_UNIT})?(?:{_PER})?)"
+    rf"{_UNITS_AFTER}(?:{_PER})?)"
 )
 _OPERAND = rf"(?>{_AMOUNT}{_ASIDE})"
 # Signs that are also dashes, slashes and colons in prose count only set apart by spaces.

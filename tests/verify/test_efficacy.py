@@ -611,7 +611,6 @@ def test_the_blind_set_of_stop_36_as_recorded() -> None:
             "figures15-125",
             "figures15-129",
             "figures15-136",
-            "figures15-141",
             "figures15-142",
             "figures15-143",
             "figures15-155",

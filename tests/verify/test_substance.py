@@ -935,6 +935,8 @@ CALCULATED = [
         "J'ai commencé le 1er mars. Combien au 31 mai ?",
     ),  # right, in a unit not carried over
     ("8 dní × 150 Kč = 1 200 Kč.", "Za každý celý den 150 Kč.", "Doma jsem byl 8 dní."),
+    ("3 hela dagar × 290 kr = 870 kr.", "290 kr för hel dag.", "Tre hela dagar."),
+    ("Zbývá 2 h − 45 min = 1 h 15 min.", "Reakce do 2 hodin.", "Zbývá 45 min?"),
     ("21:30 + 4시간 = 01:30입니다.", "P1: 4시간 이내 복구.", "밤 9시 반에 났어요."),
     ("20:00 + 4 ч = 00:00.", "Дежурство с 20:00 до 08:00.", "У него на 4 ч больше?"),
     # the asker's counts of days: after a month's name, and before another CJK count
@@ -1077,6 +1079,8 @@ MISCALCULATED = [
         "J'ai commencé le 1er mars. Combien au 31 mai ?",
     ),
     ("5 días × 53,34 € = 266,70 €.", "Dieta por día completo: 53,34 €.", "Voy 4 días."),
+    ("3 hela dagar × 290 kr = 880 kr.", "290 kr för hel dag.", "Tre hela dagar."),
+    ("Zbývá 2 h − 45 min = 1 h 25 min.", "Reakce do 2 hodin.", "Zbývá 45 min?"),
     ("21:30 + 4시간 = 02:30입니다.", "P1: 4시간 이내 복구.", "밤 9시 반에 났어요."),
     ("20:00 + 4 ч = 01:00.", "Дежурство с 20:00 до 08:00.", "У него на 4 ч больше?"),
     ("Voor 13 dagen: 13 × € 2,35 = € 30,55.", "€ 2,35 per dag.", "In maart 12 dagen gewerkt."),
