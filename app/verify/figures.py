@@ -705,7 +705,8 @@ def figures(text: str) -> frozenset[Key]:
     keys.update(rates)
     keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
     keys |= _periods(text)
-    keys |= _named_months(text)
+    if "月" in text or "월" in text or not _MONTH_WORDS.isdisjoint(_WORD.findall(text.lower())):
+        keys |= _named_months(text)
     keys |= _ranges(text)
     for m in itertools.islice(_COMPOUND_DURATION.finditer(text), MAX_DATES):
         # each part too: "from 5 years 2 months" gives 5 years and 2 months
@@ -958,6 +959,8 @@ def matches(
     found: list[re.Match[str]] = []
     end = 0
     tried = begins[pattern]
+    if not tried and not blanked:
+        return found
     for at in sorted({*tried, *blanked}) if blanked else tried:
         if at >= end and (m := pattern.match(text, at)) is not None:
             found.append(m)
