@@ -149,6 +149,7 @@ MAX_WORKDAY_COUNTS = 10  # counts of working days read (a bound on the work)
 # Korean units that begin other words: 분기 (a quarter), 주년 (an anniversary), 주차 (a
 # week's number), 주식 (shares)
 _NOT_AFTER = {"분": ("기",), "주": ("년", "차", "식")}
+_DETERMINERS = frozenset("后後前同这這那每某最该該")  # before 一: "the last day", not "one day"
 _CLOCK_UNITS = {"h", "uhr", "時", "час", "часа", "часов", "годині"}  # "в 15 часов": 3 pm
 # Multipliers written after a number: "1.2k", "2.5M", "1,3 Mrd.", "40 mil", "3万".
 _MULTIPLIERS = {
@@ -1062,9 +1063,11 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     halves = _HALVES.get((m.group("adjective") or "").lower())
     if halves is not None:  # "ein halbes Jahr": one half year
         values = frozenset(v * halves for v in values)
-    # "3분기" is the third quarter, "10주년" a tenth anniversary; "每月1日" a day of each month
+    # "3분기" is the third quarter, "10주년" a tenth anniversary; "每月1日" a day of each month;
+    # "最后一天", "前一天", "同一天": the last, the previous, the same day, not one day
     ordinal = unit in _NOT_AFTER and m.string.startswith(_NOT_AFTER[unit], m.end())
-    if ordinal or (unit == "日" and m.string.endswith("月", 0, m.start())):
+    determined = number == "一" and m.string[max(m.start() - 1, 0) : m.start()] in _DETERMINERS
+    if ordinal or determined or (unit == "日" and m.string.endswith("月", 0, m.start())):
         return frozenset()
     if number.lower() in _FORTNIGHT and _UNITS.get(unit) == _UNITS["day"]:
         values |= {Fraction(14)}

@@ -607,7 +607,6 @@ def test_the_blind_set_of_stop_36_as_recorded() -> None:
             "figures15-110",
             "figures15-112",
             "figures15-122",
-            "figures15-123",
             "figures15-125",
             "figures15-129",
             "figures15-136",

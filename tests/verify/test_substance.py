@@ -474,6 +474,8 @@ NO_FIGURE = [
     "Backups are kept 30 days; 这一点十分重要。",
     "Backups are kept 30 days. 三分之一的服务已经迁移。",
     "Backups are kept 30 days, 第二天 they are checked.",
+    "Backups are kept 30 days, 最后一天 they are checked.",  # the last day
+    "Backups are kept 30 days, 前一天 they are listed.",  # the day before
     "Backups are kept 30 days, 一元管理 in one bucket.",
     "Backups are kept 30 days; 四周 the building.",
     "Backups are kept 30 days (三月五日 was the last restore).",
