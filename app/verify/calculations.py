@@ -86,12 +86,12 @@ _EQUATION = re.compile(
     rf"{_EXPRESSION}(?:{_EQUALS}{_EXPRESSION}){{1,4}}(?![0-9])"
 )
 _SIGNS = re.compile("[=＝≈≒]")
-# A result and then its working in parentheses: "460 zł (2 000 × 0,23)"
-_WORKED_AFTER = re.compile(
-    rf"(?<![^\W{CJK}])(?P<result>{_AMOUNT})\s?[(（]\s?(?P<working>{_OPERAND}"
-    rf"(?:{_OPERATOR}{_OPERAND}){{1,5}})\s?[)）]"
-)
+# A result and then its working in parentheses: "460 zł (2 000 × 0,23)"; read from each
+# opening parenthesis an operator follows closely, the result just before it
 _PARENTHESES = re.compile(r"[(（](?=[^()（）\n]{0,80}[×✕⨉·÷+−])")
+_WORKING = re.compile(rf"[(（]\s?(?P<working>{_OPERAND}(?:{_OPERATOR}{_OPERAND}){{1,5}})\s?[)）]")
+_RESULT_BEFORE = re.compile(rf"(?<![^\W{CJK}])(?P<result>{_AMOUNT})\s?\Z")
+BEFORE = 40  # characters before a parenthesis its result may take
 # A list of times or dates, as a cycle or a schedule runs: "08:22, 08:42, 09:02", "20 Jan,
 # 3 Feb, 17 Feb, then 3 March"
 _WHEN = rf"(?:{_DATE}|[0-9]{{1,2}}:[0-9]{{2}}(?![0-9]))"  # not "4.30", a price too
@@ -129,7 +129,8 @@ APPROXIMATE = Fraction(5, 100)  # "≈": the same, for a result written as appro
 # months, hours of a day, days of a month, weeks of a year, minutes, percent, days of a
 # year, thousands. A bare number only: "12 km" is a figure, given or not.
 CALENDAR = frozenset(map(Fraction, (1, 5, 7, 12, 24, 30, 31, 52, 60, 100, 365, 366, 1000)))
-_DAY_UNITS = frozenset({Fraction(86400), Fraction(604800)})  # durations counted in days
+DAY = Fraction(86400)
+_DAY_UNITS = frozenset({DAY, Fraction(604800)})  # durations counted in days
 # Hundredths of a currency, which a result may give in the currency itself
 _SUBUNITS = frozenset(
     "c ct cent cents centavos céntimos centimes centesimi öre øre grosz groszy haléřů "
@@ -166,7 +167,7 @@ _ALONE = {
 _DATED = frozenset({"date", "day"})
 _READ = frozenset({"money", "duration", "size", "percent", "number", "time"})  # figures' kinds
 _OWN_ARITHMETIC = frozenset({"duration", "time", "percent", "date", "day", "months", "whole"})
-_WHOLE = frozenset({("percent", "100")})  # "100 %": the whole, which given shares add to
+WHOLE = frozenset({("percent", "100")})  # "100 %": the whole, which given shares add to
 
 
 class Units(NamedTuple):
@@ -199,8 +200,9 @@ class Calculator:
         its lists of times and dates (`lists`: read once, with the answer); `worked` are
         results shown before it (elsewhere in the answer), which its steps may use."""
         results: set[Key] = set()
-        bare: list[tuple[str, frozenset[str] | None]] = []  # results written bare, and units
-        for run in _runs(_EMPHASIS.sub("", percent_last(text))):
+        bare: list[tuple[str, str, frozenset[str] | None]] = []  # results written bare
+        plain = _EMPHASIS.sub("", percent_last(text))
+        for run in _runs(plain):
             if self.runs <= 0 or self.left <= 0:
                 break
             self.runs -= 1
@@ -218,18 +220,20 @@ class Calculator:
                     if held:
                         operands = _SPLIT_OPERATOR.split(expression)[0::2]
                         results |= held | self.factors([o.strip() for o in operands])
-                        bare += _bare(values, result, units, approximate=sign in _APPROXIMATE)
+                        found = _bare(values, result, units, approximate=approximate)
+                        bare += [(run, number, allowed) for number, allowed in found]
                         break
                 else:
                     # worked out, and wrong: not a number written right in a unit the rule
                     # does not carry over ("26 ÷ 12 × 6 = 13 giorni")
                     if evaluated and not written and _SPLIT_OPERATOR.search(before):
                         self.refuted |= {key for figure in claims(result) for key in figure}
-        results |= self._worked_after(text, worked | results)
+        results |= self._worked_after(plain, worked | results)
         if lists:
             results |= self._sequences(text, worked | results)
-        for number, allowed in bare[:MAX_RUNS]:
-            results |= _stated(text, number, allowed)
+        for run, number, allowed in bare[:MAX_RUNS]:
+            at = plain.find(run)
+            results |= _stated(plain[max(at - WINDOW, 0) : at], number, allowed)
         return frozenset(results)
 
     def _worked_after(self, text: str, worked: frozenset[Key]) -> set[Key]:
@@ -237,14 +241,19 @@ class Calculator:
         460 zł (2 000 × 0,23)"); one that does not hold refutes nothing: the parentheses may
         hold something else."""
         found: set[Key] = set()
-        for m in _near(text, _PARENTHESES, _WORKED_AFTER, WINDOW):
+        for opening in _PARENTHESES.finditer(text):
             if self.runs <= 0 or self.left <= 0:
                 break
+            self.left -= 1  # each parenthesis tried is a reading
+            working = _WORKING.match(text, opening.start())
+            result = _RESULT_BEFORE.search(text, max(opening.start() - BEFORE, 0), opening.start())
+            if working is None or result is None:
+                continue
             self.runs -= 1
-            values, units, _ = self._evaluate(m["working"], worked | found)
-            held = self._held(values, m["result"].strip(), units, approximate=False)
+            values, units, _ = self._evaluate(working["working"], worked | found)
+            held = self._held(values, result["result"].strip(), units, approximate=False)
             if held:
-                operands = _SPLIT_OPERATOR.split(m["working"])[0::2]
+                operands = _SPLIT_OPERATOR.split(working["working"])[0::2]
                 found |= held | self.factors([o.strip() for o in operands])
         return found
 
@@ -309,6 +318,8 @@ class Calculator:
                 bool(figure & self.known.keys)  # a number as written: not 13 for 14 − 1
                 if all(kind == "number" for kind, _ in figure)
                 else self.known.confirms(figure)
+                or self.known.stepped(figure)
+                or self.known.ends(figure)
             )
             self._figures[operand] = (figure, given)
         return self._figures[operand]
@@ -353,7 +364,7 @@ class Calculator:
         if figure is None:  # a count
             return [(self._count(value, operand, worked), value, None) for value in written[:2]]
         if not (given or figure & worked):
-            if figure == _WHOLE:  # "100 % − 99,9 %": only as the whole, less given shares
+            if figure == WHOLE:  # "100 % − 99,9 %": only as the whole, less given shares
                 return [("whole", Fraction(1), None)]
             return _calendar(operand, figure) or self._factor(operand, figure)
         found: list[Reading] = _dated(figure)
@@ -387,13 +398,15 @@ class Calculator:
         ]
 
     def factors(self, operands: Sequence[str]) -> frozenset[Key]:
-        """The operands' figures that are a given percentage as a factor ("× 0,9"), or the
-        whole a share is taken from ("100 %"): stated in the claim with the calculation
-        they hold in."""
+        """The operands' figures that are a given percentage as a factor ("× 0,9"), a cycle's
+        step the texts give in words ("elk uur": "14:40 + 1 uur") or the end of a month they
+        name ("31 May + 30 days"): stated in the claim with the calculation they hold in."""
         found: set[Key] = set()
         for operand in operands:
             figure, given = self.figure(operand)
-            if figure and not given and (figure == _WHOLE or self._factor(operand, figure)):
+            read = figure or frozenset()
+            stepped = self.known.stepped(read) or self.known.ends(read)
+            if figure and (stepped or (not given and self._factor(operand, figure))):
                 found |= figure
         return frozenset(found)
 
@@ -474,8 +487,13 @@ def _as_written(values: set[Value], result: str, units: Units, approximate: bool
     """Whether a value that is a number is the result's number as written, and an amount
     keeps its currency ("600 € ÷ 12 = 50 $" is wrong)."""
     numbers = ANY_NUMBER.findall(result)
-    money = any(kind == "money" for figure in claims(result) for kind, _ in figure)
-    if not numbers or (money and not _same_currency(units, result)):
+    kinds = {kind for figure in claims(result) for kind, _ in figure}
+    if not numbers or ("money" in kinds and not _same_currency(units, result)):
+        return False
+    if kinds & {kind for kind, _ in values} & set(_MEASURED):
+        return False  # compared in its own kind, and wrong: "30 Urlaubstage × 4/5 = 24 h"
+    named, unit = units.figures - {""}, _unit(result)  # "30 Urlaubstage × 4/5 = 24 Stunden"
+    if named and unit and not any(unit.startswith(u) or u.startswith(unit) for u in named):
         return False
     return any(
         _close(value, w, _decimals(numbers[0], w), approximate)
@@ -506,9 +524,10 @@ def _bare(
 
 
 def _stated(text: str, number: str, units: frozenset[str] | None) -> set[Key]:
-    """The keys of the figures `text` states with the bare result `number` and a unit it
-    may carry: "**150 hodin** ročně … 200 × 30/40 = 150" (the result first, the working
-    after)."""
+    """The keys of the figures `text` (what comes just before the working) states with the
+    bare result `number` and a unit it may carry: "**150 hodin** ročně … 200 × 30/40 = 150"
+    (the result first, the working after); not one stated after it ("8 × 5 = 40. Give 40
+    days' notice")."""
     keys: set[Key] = set()
     pattern = rf"(?<![0-9.,]){re.escape(number)}(?![0-9]|[.,][0-9])\s?[^\W\d_]{{1,15}}"
     for m in itertools.islice(re.finditer(pattern, text), MAX_WHENS):
@@ -669,9 +688,11 @@ def _in_days(factors: list[Reading]) -> bool:
 
 def _product(factors: list[Reading], known: Known) -> list[Value]:
     """The kind and value of a product, if it is one the rule checks: at most one amount,
-    duration or size, no factor of one, and time times money only in whole days or weeks
-    ("4 días × 53,34 €"; which amount a day applies is the judge's) or through a rate given
-    per that unit ("$40 per hour" for hours, not "90 minutes × $40"). Numbers alone are
+    duration or size, no factor of one, and time times money only through a rate given per
+    that unit ("$40 per hour" for hours, not "90 minutes × $40"), or as the days of whole
+    days or weeks times an amount given per day or per nothing read ("4 días × 53,34 €",
+    "2 weeks × €45 per day = €630"; not "3 days × €120 per hour"; which amount a day applies
+    is the judge's). Numbers alone are
     "plain" here (`_term` says which they are). A figure times counts is also the number
     it is written with times them ("30 Urlaubstage × 4/5 = 24")."""
     measured = [f for f in factors if f[0] in _MEASURED]
@@ -686,13 +707,23 @@ def _product(factors: list[Reading], known: Known) -> list[Value]:
         return [("plain", scale)]
     if kinds == ["duration", "money"]:  # a rate per that unit, times a count of units
         (_, amount, _), (_, span, unit) = sorted(measured)[::-1]
-        if unit is None or ((amount, unit) not in known.rates and unit not in _DAY_UNITS):
-            return []  # whole days and weeks count the amount ("4 días × 53,34 €")
-        return [("money", amount * span / unit * scale)]
+        return _paid(amount, span, unit, known, scale)
     if len(kinds) == 1:
         kind, value, unit = measured[0]
         written = value / unit if unit else value
         return [(kind, value * scale), ("written", written * scale)]
+    return []
+
+
+def _paid(
+    amount: Fraction, span: Fraction, unit: Fraction | None, known: Known, scale: Fraction
+) -> list[Value]:
+    """An amount times a duration: through a rate given per the unit it is written in, or as
+    whole days of an amount given per day or per nothing the rule reads."""
+    if unit is not None and (amount, unit) in known.rates:
+        return [("money", amount * span / unit * scale)]
+    if unit in _DAY_UNITS and {u for a, u in known.rates if a == amount} <= {DAY}:
+        return [("money", amount * span / DAY * scale)]
     return []
 
 

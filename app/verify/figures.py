@@ -501,8 +501,7 @@ _NUMBER = (
 _FLAGS = re.IGNORECASE
 # Not glued to a word before: a figure may follow a CJK character ("約48時間"), as CJK
 # has no spaces between words, but not a letter of a Latin-script word ("p99").
-# not a CJK ordinal: "第1日曜日" is the first Sunday, "第3四半期" the third quarter
-_FREE_BEFORE = rf"(?<![.,/第-])(?<![^\W{CJK}])"
+_FREE_BEFORE = rf"(?<![.,/-])(?<![^\W{CJK}])"
 _ISO_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
 _DOTTED_DATE = re.compile(r"(?<![0-9.])([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})(?![0-9])")
 _SLASHED_DATE = re.compile(r"(?<![0-9/])([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})(?![0-9/])")
@@ -617,32 +616,48 @@ _DOT_THOUSANDS = re.compile(r"[0-9]{1,3}(?:\.[0-9]{3})+")
 _SPACE_THOUSANDS = re.compile(r"[0-9]{1,3}(?:['\x20][0-9]{3})+")
 _GROUPED_DECIMAL = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+\.[0-9]+|[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+")
 # "Every hour", "elke dag", "jede zweite Woche", "var tredje vecka", "her gün", "隔週": a
-# cycle's step, without a digit (the words' units, and every second, third or fourth one)
-_EVERY_UNITS = {
-    3600: "hour stunde heure hora ora uur timme time godzinę hodinu час годину",
-    86400: "day tag jour día dia giorno dag dzień den день",
-    604800: "week woche semaine semana settimana vecka uke uge tydzień týden неделю тиждень",
-}
-_EVERY_WORDS = (
-    "every each jede jeden jedes jeder chaque cada ogni elk elke iedere ieder varje var hver "
-    "hvert każdą każdy każde co každou každý každé каждый каждую каждое кожну кожен кожного"
+# cycle's step, without a digit. Each language's word for "every" with its own units only
+# ("every time" is no Norwegian hour, "each tag" no German day), and every second, third
+# or fourth one.
+_EVERY_BY_LANGUAGE = (
+    ("every each", "hour day week"),
+    ("jede jeden jedes jeder", "stunde tag woche"),
+    ("chaque", "heure jour semaine"),
+    ("cada", "hora día dia semana"),
+    ("ogni", "ora giorno settimana"),
+    ("elk elke iedere ieder", "uur dag week"),
+    ("varje var", "timme dag vecka"),
+    ("hver hvert", "time dag uke uge"),
+    ("każdą każdy każde co", "godzinę dzień tydzień"),
+    ("každou každý každé", "hodinu den týden"),
+    ("каждый каждую каждое", "час день неделю"),
+    ("кожну кожен кожного", "годину день тиждень"),
+    ("her", "saat gün hafta"),
 )
+_EVERY_SECONDS = {
+    "hour stunde heure hora ora uur timme time godzinę hodinu час годину saat": 3600,
+    "day tag jour día dia giorno dag dzień den день gün": 86400,
+    "week woche semaine semana settimana vecka uke uge tydzień týden неделю тиждень hafta": 604800,
+}
+_EVERY_UNIT = {w: seconds for words, seconds in _EVERY_SECONDS.items() for w in words.split()}
 _NTH = {
     2: "second other zweite zweiten deuxième segundo segunda secondo seconda tweede andra annan "
-    "anden andet andre drugi drugą drugie druhý druhou druhé второй вторую другий другу",
+    "anden andet andre drugi drugą drugie druhý druhou druhé второй вторую другий другу "
+    "ikinci",
     3: "third dritte dritten troisième tercer tercera terzo terza derde tredje trzeci trzecią "
-    "trzecie třetí третий третью третій третю",
+    "trzecie třetí третий третью третій третю üçüncü",
     4: "fourth vierte vierten quatrième cuarto cuarta quarto quarta vierde fjärde fjerde czwarty "
-    "czwartą čtvrtý четвертый четвертую четвертий",
+    "czwartą čtvrtý четвертый четвертую четвертий dördüncü",
 }
-_EVERY_UNIT = {word: seconds for seconds, words in _EVERY_UNITS.items() for word in words.split()}
-_EVERY_UNIT |= {"saat": 3600, "gün": 86400, "hafta": 604800}  # after Turkish "her" only
 _NTH_WORD = {word: n for n, words in _NTH.items() for word in words.split()}
 _EVERY = re.compile(
-    rf"\b(?:(?:{_alternatives(_EVERY_WORDS.split())})\s+"
-    rf"(?:(?P<nth>{_alternatives(_NTH_WORD)})\s+)?"
-    rf"(?P<unit>{_alternatives(w for words in _EVERY_UNITS.values() for w in words.split())})"
-    r"|her\s+(?P<turkish>saat|gün|hafta))(?![^\W\d_])",
+    r"\b(?:"
+    + "|".join(
+        rf"(?:{_alternatives(every.split())})\s+(?:(?P<nth{i}>{_alternatives(_NTH_WORD)})\s+)?"
+        rf"(?P<unit{i}>{_alternatives(units.split())})"
+        for i, (every, units) in enumerate(_EVERY_BY_LANGUAGE)
+    )
+    + r")(?![^\W\d_])",
     _FLAGS,
 )
 _CJK_EVERY = {"毎時": 3600, "每小时": 3600, "每小時": 3600, "매시간": 3600, "毎日": 86400}
@@ -653,7 +668,7 @@ _CJK_EVERY_WORD = re.compile(_alternatives(_CJK_EVERY))
 # A quarter and a half of an hour in words ("un quart d'heure", "eine Viertelstunde")
 _SPOKEN = dict.fromkeys(
     "quarter of an hour|quarter-hour|quarter hour|quart d'heure|quart d’heure|viertelstunde|"
-    "cuarto de hora|quarto d'ora|quarto d’ora|quarto de hora|kwartier|kwadrans|kvart|"
+    "cuarto de hora|quarto d'ora|quarto d’ora|quarto de hora|kwartier|kwadrans|kvarter|"
     "čtvrt hodiny|çeyrek saat|четверть часа|чверть години|一刻钟|一刻鐘".split("|"),
     900,
 )
@@ -709,6 +724,7 @@ def figures(text: str) -> frozenset[Key]:
     if "月" in text or "월" in text or not _MONTH_WORDS.isdisjoint(_WORD.findall(text.lower())):
         keys |= _named_months(text)
     keys |= _ranges(text)
+    keys |= {("monthday", str(int(n))) for n in _ORDINAL_DAY.findall(text) if 1 <= int(n) <= 31}
     for m in itertools.islice(_COMPOUND_DURATION.finditer(text), MAX_DATES):
         # each part too: "from 5 years 2 months" gives 5 years and 2 months
         keys |= {
@@ -736,17 +752,21 @@ _RANGE = re.compile(
 )
 
 
+# An English day of the month: "on the 1st of each month", "paid on the 25th"
+_ORDINAL_DAY = re.compile(r"\b([0-9]{1,2})(?:st|nd|rd|th)\b")
+
+
 def _ranges(text: str) -> set[Key]:
-    """The durations of the ranges of times of day `text` writes, overnight too, and their
-    parts before and after midnight (22:00–08:00: 10 hours, 2 before midnight, 8 after)."""
+    """The durations of the ranges of times of day `text` writes, overnight too (22:00–08:00:
+    10 hours); not their parts before and after midnight, which pass a slip of 8 hours."""
     found: set[Key] = set()
     for m in itertools.islice(_RANGE.finditer(text), MAX_DATES):
         start = int(m[1]) * 3600 + int(m[2]) * 60
         end = int(m[3]) * 3600 + int(m[4]) * 60
         if start >= 86400 or end > 86400:
             continue
-        spans = [(end - start) % 86400] + ([86400 - start, end] if end < start else [])
-        found |= {("between", str(span)) for span in spans if span}
+        if span := (end - start) % 86400:
+            found.add(("between", str(span)))
     return found
 
 
@@ -1002,7 +1022,9 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     hour_text = m.group("h") or m.group("h2") or m.group("h3")
     minute = 30 if m.group("m30") else int(m.group("m") or m.group("m3") or 0)
     half = (m.group("ap") or m.group("ap2") or "").lower()
-    if m.group("half") in ("午後", "下午", "晚上", "오후", "밤", "저녁", "夜"):
+    if m.group("half") in ("午後", "下午", "晚上", "오후", "저녁") or (
+        m.group("half") in ("밤", "夜") and 6 <= int(hour_text) <= 11  # "밤 1시", "深夜1時": 1 am
+    ):
         half = "p"
     elif m.group("half") in ("午前", "上午", "早上", "오전", "새벽", "아침", "朝"):
         half = "a"
@@ -1017,8 +1039,12 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     if m.group("dotted"):  # "18.15": a quarter past six in the evening, or a number
         written = m.group()[: m.end("m") - m.start()]
         decimal = frozenset(("number", canonical(v)) for v in written_values(written))
-        if "uhr" not in m.group().lower() and _iso_date(f"2028-{minute:02d}-{hour:02d}"):
-            decimal |= {("day", f"{minute:02d}-{hour:02d}")}  # or a date: "14.03", "13.10."
+        # or a date, written with a leading zero or a closing dot ("14.03", "13.10."; not
+        # "3.12", a version, or "12.10", a price)
+        zero = written.startswith("0") or written.split(".")[-1].startswith("0")
+        dated = zero or _CLOSING_DOT.match(m.string, m.end()) is not None
+        if dated and "uhr" not in m.group().lower() and _iso_date(f"2028-{minute:02d}-{hour:02d}"):
+            decimal |= {("day", f"{minute:02d}-{hour:02d}")}
     if half:
         if not 1 <= hour <= 12:
             return decimal
@@ -1031,6 +1057,8 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
 # Signs of a calculation around "9 h 30", which may then be a time or a duration
 _SIGN_AFTER = re.compile(r"\s?[+−=≈]")
 _SIGN_BEFORE = re.compile(r"[+−=≈]\s?$")
+# The dot that closes a German day and month, not a sentence: "13.10., 14:00", "14.10. um"
+_CLOSING_DOT = re.compile(r"\.(?:\s?[,;)]|\s+[^\W\d_](?<![A-ZÀ-ÞА-ЯĀ-Ž])|\s?[0-9])")
 # Words after which "9 h 30" is a time of day, not a duration
 _AT = re.compile(
     r"(?:\b(?:à|a|de|dès|des|vers|jusqu'à|jusqu’à|entre|et|kl|um|at|from|to)\.?|[–-])\s*$",
@@ -1063,19 +1091,16 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     halves = _HALVES.get((m.group("adjective") or "").lower())
     if halves is not None:  # "ein halbes Jahr": one half year
         values = frozenset(v * halves for v in values)
-    # "3분기" is the third quarter, "10주년" a tenth anniversary; "每月1日" a day of each month;
-    # "最后一天", "前一天", "同一天": the last, the previous, the same day, not one day
-    ordinal = unit in _NOT_AFTER and m.string.startswith(_NOT_AFTER[unit], m.end())
-    determined = number == "一" and m.string[max(m.start() - 1, 0) : m.start()] in _DETERMINERS
-    if ordinal or determined or (unit == "日" and m.string.endswith("月", 0, m.start())):
-        return frozenset()
+    named = _named_day(m, number, unit, values)
+    if named is not None:
+        return named
     if number.lower() in _FORTNIGHT and _UNITS.get(unit) == _UNITS["day"]:
         values |= {Fraction(14)}
     money = _UNITS.get(unit, ("",))[0] == "money"
     if m.group("sym") or money:
         cents = _UNITS[unit][1] if money else Fraction(1)
         return frozenset({("money", canonical(v * cents)) for v in values})
-    if unit == "折":  # "85折", "8.5折": 85 %
+    if unit == "折":  # "85折", "8.5折": 85 % of the price
         values = frozenset(v / 10 if v >= 10 else v for v in values)
     if unit in _UNITS:
         keys = _with_unit(values, unit)
@@ -1091,6 +1116,22 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     spelled = not number[0].isdigit()
     small = max(values) < 10 and not re.search(r"[.,]", number)
     return frozenset() if spelled or small else plain
+
+
+def _named_day(
+    m: re.Match[str], number: str, unit: str, values: frozenset[Fraction]
+) -> frozenset[Key] | None:
+    """What a number before a CJK unit names when it counts nothing: "3분기" the third
+    quarter and "10주년" a tenth anniversary (no figure), "最后一天", "前一天", "同一天" the
+    last, the previous, the same day (no figure), "第1日曜日" the first Sunday (no figure),
+    "每月25日" the 25th of each month; None for a count."""
+    ordinal = unit in _NOT_AFTER and m.string.startswith(_NOT_AFTER[unit], m.end())
+    determined = number == "一" and m.string[max(m.start() - 1, 0) : m.start()] in _DETERMINERS
+    if ordinal or determined or (unit == "日" and m.string.startswith("曜", m.end())):
+        return frozenset()
+    if unit == "日" and m.string.endswith("月", 0, m.start()):
+        return frozenset({("monthday", canonical(min(values)))})
+    return None
 
 
 def _per_second(keys: frozenset[Key], text: str, end: int) -> frozenset[Key]:
@@ -1215,12 +1256,21 @@ def _periods(text: str) -> set[Key]:
         periods.add(3 * _MONTH_SECONDS)
     keys |= {("period", str(s)) for s in periods}
     for m in _EVERY.finditer(text):
-        seconds = _EVERY_UNIT.get((m["unit"] or m["turkish"]).lower())  # None: "ſ" folded
-        times = _NTH_WORD.get((m["nth"] or "").lower(), 1)
+        unit, nth = next(
+            (u, m[f"nth{i}"]) for i, _ in enumerate(_EVERY_BY_LANGUAGE) if (u := m[f"unit{i}"])
+        )
+        seconds = _EVERY_UNIT.get(unit.lower())  # None: "ſ" folded
+        times = _NTH_WORD.get((nth or "").lower(), 1)
         if seconds is not None:
             keys.add(("every", canonical(Fraction(seconds * times))))
+            if times > 1:  # every second, third … one: a cycle a date may step by
+                keys.add(("cycle", canonical(Fraction(seconds * times))))
     if _CJK_TEXT.search(text):
-        keys |= {("every", str(_CJK_EVERY[m.group()])) for m in _CJK_EVERY_WORD.finditer(text)}
+        for m in _CJK_EVERY_WORD.finditer(text):
+            seconds = _CJK_EVERY[m.group()]
+            keys.add(("every", str(seconds)))
+            if m.group()[0] in "隔격":  # every other one
+                keys.add(("cycle", str(seconds)))
     for m in _SPOKEN_WORDS.finditer(text):
         if (seconds := _SPOKEN.get(m.group().lower())) is not None:
             keys.add(("duration", str(seconds)))
@@ -1237,6 +1287,7 @@ MIN_DATE_SHIFT, MAX_DATE_SHIFT = 2 * 86400, 5 * 365 * 86400
 MAX_DATES = 50  # given dates, and shifts of each kind, read (a bound on the work)
 MAX_MONTHS = 1200  # a century
 OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
+_YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 STEPS = frozenset({"duration", "every"})  # keys of the durations a time or a list steps by
 FACTORS = 200  # counts a figure may be multiplied or divided by (a bound on the work)
 MAX_FACTOR = 1000
@@ -1276,6 +1327,8 @@ class Known:
     spans: tuple[tuple[Fraction, Fraction], ...] = ()  # seconds a month or year may hold
     factors: frozenset[Fraction] = frozenset()  # counts of things the asker writes: "we are 14"
     per: frozenset[str] = frozenset()  # units an amount is given per: "$0.023 per GB" (gb)
+    asked: frozenset[Fraction] = frozenset()  # times of day the messages give: "P1 at 23:20"
+    asked_years: frozenset[str] = frozenset()  # years the messages give: "days from 2024"
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
@@ -1321,7 +1374,27 @@ class Known:
         )
         per = frozenset(m.group(1).casefold() for text in texts for m in _PER_NAMED.finditer(text))
         return cls(
-            keys, bounded, shares, numbers, rates, paid, calendar[:ARITHMETIC_POOL], things, per
+            keys,
+            bounded,
+            shares,
+            numbers,
+            rates,
+            paid,
+            calendar[:ARITHMETIC_POOL],
+            things,
+            per,
+            frozenset(
+                value
+                for text in counted
+                for kind, raw in figures(text)
+                if kind == "time" and (value := key_value(kind, raw)) is not None
+            ),
+            frozenset(
+                raw[:4]
+                for text in counted
+                for kind, raw in figures(text)
+                if (kind == "number" and _YEAR.fullmatch(raw)) or kind == "date"
+            ),
         )
 
     def scaled(
@@ -1354,6 +1427,24 @@ class Known:
                 return True
         return False
 
+    @functools.cached_property
+    def _ends(self) -> frozenset[datetime.date]:
+        """The last days of the months the texts name, where they speak of a month's end."""
+        if ("month", "end") not in self.keys:
+            return frozenset()
+        return frozenset(day for kind, raw in self.keys if kind == "month" for day in _ends(raw))
+
+    def ends(self, claim: frozenset[Key]) -> bool:
+        """Whether a date is the end of a month the texts name where they speak of one ("31
+        May" for "30 days from the end of the month" in May): an operand of working, never a
+        claim, since "by 31 March" is a slip for "30 days after the end of March"."""
+        return any(day in self._ends for kind, raw in claim for day in dates_of(kind, raw))
+
+    def stepped(self, claim: frozenset[Key]) -> bool:
+        """Whether a duration is a cycle's step the texts give in words ("elk uur"): an
+        operand of working, never a claim ("each week we remind you" is no week's expiry)."""
+        return any(kind == "duration" and ("every", raw) in self.keys for kind, raw in claim)
+
     def periodic(self, claim: frozenset[Key]) -> bool:
         """Whether a duration is a month, a quarter or a year the texts name without a
         number ("monthly", "年間"): only for a count of the working ("× 12か月")."""
@@ -1376,7 +1467,6 @@ class Known:
         days), and a rate per one unit of time is the same rate per another."""
         return (
             bool(claim & self.keys)
-            or any(kind == "duration" and ("every", raw) in self.keys for kind, raw in claim)
             or any(self._derives(kind, raw) for kind, raw in claim)
             or any(kind == "time" and key_value(kind, raw) in self._timed for kind, raw in claim)
             or any(kind == "duration" and ("between", raw) in self.keys for kind, raw in claim)
@@ -1457,14 +1547,12 @@ class Known:
 
     @functools.cached_property
     def _timed(self) -> frozenset[Fraction]:
-        """The times of day a given time reaches, plus or minus a given duration shorter
-        than a day, round midnight too (a report at 23:20 and a response within 15
-        minutes: 23:35), whatever their share of the result: a time of day is no amount."""
-        times = sorted(
-            value
-            for kind, raw in self.keys
-            if kind == "time" and (value := key_value(kind, raw)) is not None
-        )[:MAX_DATES]
+        """The times of day a time the messages give reaches, plus or minus a duration
+        given shorter than a day, round midnight too (a report at 23:20 and a response
+        within 15 minutes: 23:35), whatever its share of the result: a time of day is no
+        amount. Not a time the docs give with another of their durations: "check-in closes
+        at 17:45" and "boarding takes 10 minutes" make no 17:55."""
+        times = sorted(self.asked)[:MAX_DATES]
         durations = sorted(
             Fraction(raw) for kind, raw in self.keys if kind in STEPS and 0 < Fraction(raw) < 86400
         )[:MAX_DATES]
@@ -1486,16 +1574,13 @@ class Known:
         read once, not for every date claimed. A given date without a year is read in a
         common and in a leap year. Working days skip Saturdays and Sundays (holidays are
         the judge's): 10 working days after Friday 3 October is Friday 17 October."""
-        ends = {
-            day
-            for kind, value in self.keys
-            if kind == "month" and ("month", "end") in self.keys
-            for day in _ends(value)
-        }
+        ends = set(self._ends)
         starts = {day for kind, value in self.keys for day in dates_of(kind, value)}
         given = sorted(starts | ends)[:MAX_DATES]
-        every = {Fraction(raw) for kind, raw in self.keys if kind == "every"}
-        durations = set(self.pools.get("duration", ())) | every  # a cycle's next date too
+        # a cycle of every second, third … week or day: its next date too ("each week" is no
+        # shift: "each week we send a reminder" is no due date a week on)
+        cycles = {Fraction(raw) for kind, raw in self.keys if kind == "cycle"}
+        durations = set(self.pools.get("duration", ())) | cycles
         days = sorted(
             int(seconds / 86400)
             for seconds in durations
@@ -1512,7 +1597,7 @@ class Known:
             }
         )[:MAX_WORKDAY_COUNTS]
         counted = [d for d in days if d * 86400 in self._counted_days]
-        reached = set(ends)  # "the end of May": 31 May
+        reached: set[datetime.date] = set()  # a month's end is a start, not a date given
         for start in given:
             end = start in ends
             reached |= {_workdays(start, n) for n in workdays} | {

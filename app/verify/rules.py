@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from urllib.parse import urlsplit, urlunsplit
 
-from app.verify.calculations import Calculator
+from app.verify.calculations import WHOLE, Calculator
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
 from app.verify.figures import Key, Known, claims, working
@@ -176,9 +176,14 @@ def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, 
     worked = answered if read else answered | calculator.shown(claim, answered, lists=False)
     prose, counts, operands = working(claim)
     for operand in operands:  # "× 12か月": given, the year the texts name ("年間"), or worked
-        if any(not (known.periodic(f) or known.confirms(f) or f & worked) for f in claims(operand)):
+        if any(
+            not (known.periodic(f) or known.stepped(f) or known.confirms(f) or f & worked)
+            for f in claims(operand)
+        ):
             return True
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
+        if figure == WHOLE and _WHOLE_TAKEN.search(prose):
+            continue  # "100 % − 99,9 % = 0,1 %": the whole, in this claim's working only
         if figure & calculator.refuted and not figure & (known.keys | worked):
             return True  # the result of a calculation shown wrong
         if not (
@@ -191,13 +196,20 @@ def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, 
     return False
 
 
+_WHOLE_TAKEN = re.compile(r"100\s?[%％]\s?[−+-]\s?[0-9]")
+
+
 def _in_a_known_year(figure: frozenset[Key], known: Known, worked: frozenset[Key]) -> bool:
-    """Whether a date is a day of a month the texts give, in a year they give or the answer
-    works out ("op 1 juli" and "2024 + 1 = 2025": 1 juli 2025)."""
+    """Whether a date is a day of a month the texts give without its year, in a year the
+    messages give or the answer works out ("op 1 juli" and "2024 + 1 = 2025": 1 juli 2025);
+    not a day the texts date in another year ("15 March 2026" makes no "15 March 2027"),
+    nor a year the docs name for something else."""
+    dated = {raw[5:] for kind, raw in known.keys if kind == "date"}
     return any(
         kind == "date"
         and ("day", raw[5:]) in known.keys
-        and (("number", raw[:4]) in known.keys or ("number", raw[:4]) in worked)
+        and raw[5:] not in dated
+        and (raw[:4] in known.asked_years or ("number", raw[:4]) in worked)
         for kind, raw in figure
     )
 

@@ -1282,7 +1282,9 @@ MONTH_ENDS = [
         "En octobre ?",
         True,
     ),
-    ("Bis 31.12.2025 einreichen.", "Abgabe zum Monatsende.", "Für Dezember 2025?", True),
+    ("Request it by 31 May + 30 days = 30 June.", END, "Our May uptime was 98.7%.", True),
+    # a month's end is no claim: it passed "by 31 March" for 30 days after the end of March
+    ("Bis 31.12.2025 einreichen.", "Abgabe zum Monatsende.", "Für Dezember 2025?", False),
     ("Request it by 1 July.", END, "Our May uptime was 98.7%.", False),
     ("Request it by 30 June.", END.replace("the end of the affected month", "it"), "May?", False),
     ("Hasta el 30 de julio de 2026.", NOTICE, "Me avisan el 20 de mayo de 2026.", False),
@@ -1357,6 +1359,49 @@ RESULT_FIRST = [
 ]
 
 
+NIGHT = "The night shift runs 22:00–08:00."
+# Found by the blind review of stop 36's readings: slips they explained away, and right
+# figures they failed
+REVIEWED = [
+    (
+        "Tokens expire after 1 hour.",
+        "Tokens expire after 2 hours. Every time you log in…",
+        "?",
+        False,
+    ),
+    ("Tokens expire after one week.", "After 30 days. Each week a reminder is sent.", "?", False),
+    (
+        "Check-in closes at 17:55.",
+        "Check-in closes at 17:45. Boarding takes 10 minutes.",
+        "?",
+        False,
+    ),
+    ("The night shift is 8 hours long.", NIGHT, "?", False),
+    ("The night shift is 10 hours long.", NIGHT, "?", True),
+    ("2 weeks × €45 = €90.", "Meals: €45 per day.", "For 2 weeks?", False),
+    ("2 weeks × €45 = €630.", "Meals: €45 per day.", "For 2 weeks?", True),
+    ("3 days × €120 = €360.", "Consulting: €120 per hour.", "For 3 days?", False),
+    ("It ships on 15 March 2027.", "Ships 15 March 2026. v2 until 30 June 2027.", "?", False),
+    ("給与は毎月20日です。", "給与は毎月25日に支払われます。", "?", False),
+    ("給与は毎月25日です。", "給与は毎月25日に支払われます。", "?", True),
+    ("Request it by 31 March.", END, "Our March uptime?", False),
+    ("8 × 5 = 40. Give 40 days' notice.", "Notice: 30 days.", "?", False),
+    (
+        "Support ends on 3 December.",
+        "Requires Python 3.12. Support ends on 3 November.",
+        "?",
+        False,
+    ),
+    (
+        "Ab 4 Tagen: 30 Urlaubstage × 4/5 = 24 Stunden.",
+        "30 Urlaubstage. Plus 20 Stunden.",
+        "4 Tage?",
+        False,
+    ),
+    ("深夜1時に再起動します。", "Restart at 01:00.", "?", True),
+    ("밤 2시에 배포합니다.", "Deploys at 02:00.", "?", True),
+]
+
 # Each reading of stop 36: the right figure passes, the slip beside it is flagged
 READINGS = {
     "a time a given duration from a given one": TIMES_REACHED,
@@ -1365,6 +1410,7 @@ READINGS = {
     "a cycle's step in words, added to nothing": CYCLES,
     "a month of a year a given span on": MONTHS_ON,
     "a result stated before its bare working": RESULT_FIRST,
+    "the blind review": REVIEWED,
 }
 
 
