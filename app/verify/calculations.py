@@ -244,12 +244,11 @@ class Calculator:
         for opening in _PARENTHESES.finditer(text):
             if self.runs <= 0 or self.left <= 0:
                 break
-            self.left -= 1  # each parenthesis tried is a reading
+            self.runs -= 1  # each parenthesis tried is a run, held or not
             working = _WORKING.match(text, opening.start())
             result = _RESULT_BEFORE.search(text, max(opening.start() - BEFORE, 0), opening.start())
             if working is None or result is None:
                 continue
-            self.runs -= 1
             values, units, _ = self._evaluate(working["working"], worked | found)
             held = self._held(values, result["result"].strip(), units, approximate=False)
             if held:

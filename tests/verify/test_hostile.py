@@ -106,6 +106,10 @@ HOSTILE_CALCULATIONS = {
     "equals signs": "1 = " * 5000,
     "sums of amounts": "1.500 € + 1.500 € + 1.500 € + 1.500 € + 1.500 € = 9.001 €. " * 300,
     "sums of months": "1.500 Monate + 1.500 Monate + 1.500 Monate = 4.501 Monate. " * 300,
+    # found by the blind review of stop 36: working in parentheses after a result
+    "unclosed working in parentheses": "1 (1 + 1 + 1 + 1 + 1 + 1 + 1" * 700,
+    "results and their working": "460 zł (2 000 zł × 0,23 × 1 × 1 × 1 × 1 × 1) " * 500,
+    "two-word units before a sign": "3 hela dagar × 290 kr × 3 hela dagar × " * 500,
 }
 
 
