@@ -200,7 +200,7 @@ class Calculator:
         its lists of times and dates (`lists`: read once, with the answer); `worked` are
         results shown before it (elsewhere in the answer), which its steps may use."""
         results: set[Key] = set()
-        bare: list[tuple[str, str, frozenset[str] | None]] = []  # results written bare
+        bare: list[tuple[str, str, str, frozenset[str] | None]] = []  # results written bare
         plain = _EMPHASIS.sub("", percent_last(text))
         for run in _runs(plain):
             if self.runs <= 0 or self.left <= 0:
@@ -221,7 +221,7 @@ class Calculator:
                         operands = _SPLIT_OPERATOR.split(expression)[0::2]
                         results |= held | self.factors([o.strip() for o in operands])
                         found = _bare(values, result, units, approximate=approximate)
-                        bare += [(run, number, allowed) for number, allowed in found]
+                        bare += [(run, expression, n, allowed) for n, allowed in found]
                         break
                 else:
                     # worked out, and wrong: not a number written right in a unit the rule
@@ -231,10 +231,26 @@ class Calculator:
         results |= self._worked_after(plain, worked | results)
         if lists:
             results |= self._sequences(text, worked | results)
-        for run, number, allowed in bare[:MAX_RUNS]:
+        for run, expression, number, allowed in bare[:MAX_RUNS]:
             at = plain.find(run)
-            results |= _stated(plain[max(at - WINDOW, 0) : at], number, allowed)
+            stated = _stated(plain[max(at - WINDOW, 0) : at], number, allowed)
+            results |= {key for key in stated if self._scaled_like(key, number, expression)}
         return frozenset(results)
+
+    def _scaled_like(self, key: Key, number: str, expression: str) -> bool:
+        """Whether a figure stated with a bare result's number is in the unit an operand's
+        number is given in: "150 hodin" for "200 × 30/40 = 150" where "200 hodin" is given,
+        not "150 dní"."""
+        kind, raw = key
+        value = key_value(kind, raw)
+        if kind not in _MEASURED or value is None:
+            return kind != "number"
+        written = sorted(written_values(number))
+        if not written or not written[0]:
+            return False
+        scale = value / written[0]
+        operands = [min(v) for n in ANY_NUMBER.findall(expression) if (v := written_values(n))]
+        return any((kind, canonical(n * scale)) in self.known.keys for n in operands)
 
     def _worked_after(self, text: str, worked: frozenset[Key]) -> set[Key]:
         """The results that hold of working written after them in parentheses ("VAT is
@@ -397,15 +413,12 @@ class Calculator:
         ]
 
     def factors(self, operands: Sequence[str]) -> frozenset[Key]:
-        """The operands' figures that are a given percentage as a factor ("× 0,9"), a cycle's
-        step the texts give in words ("elk uur": "14:40 + 1 uur") or the end of a month they
-        name ("31 May + 30 days"): stated in the claim with the calculation they hold in."""
+        """The operands' figures that are a given percentage as a factor ("× 0,9"): stated
+        in the claim with the calculation they hold in."""
         found: set[Key] = set()
         for operand in operands:
             figure, given = self.figure(operand)
-            read = figure or frozenset()
-            stepped = self.known.stepped(read) or self.known.ends(read)
-            if figure and (stepped or (not given and self._factor(operand, figure))):
+            if figure and not given and self._factor(operand, figure):
                 found |= figure
         return frozenset(found)
 
@@ -721,7 +734,8 @@ def _paid(
     whole days of an amount given per day or per nothing the rule reads."""
     if unit is not None and (amount, unit) in known.rates:
         return [("money", amount * span / unit * scale)]
-    if unit in _DAY_UNITS and {u for a, u in known.rates if a == amount} <= {DAY}:
+    hourly = ("hourly", canonical(amount)) in known.keys  # "Stundenlohn 36 €"
+    if unit in _DAY_UNITS and not hourly and {u for a, u in known.rates if a == amount} <= {DAY}:
         return [("money", amount * span / DAY * scale)]
     return []
 
@@ -784,9 +798,12 @@ def _combined(kind: str, other: str) -> str:
 
 def _alone(signs: list[str], terms: list[Value]) -> Value | None:
     """A term alone (a percentage as itself), two times of day, or percentages summed,
-    the first may be the whole ("100 % − 99,9 % = 0,1 %", "100 % + 50 % = 150 %")."""
+    the first may be the whole, less given shares ("100 % − 99,9 % = 0,1 %"; not "100 % +
+    25 % = 125 %", which a share derived from another explained away)."""
     if terms[0][0] == "whole":
         if len(terms) == 1 or any(kind != "share" for kind, _ in terms[1:]):
+            return None
+        if any(sign not in _SUBTRACTS for sign in signs[1:]):
             return None
         terms = [("share", Fraction(1)), *terms[1:]]
     if terms[0][0] == "time" and len(terms) == 2:

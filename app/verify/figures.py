@@ -149,7 +149,10 @@ MAX_WORKDAY_COUNTS = 10  # counts of working days read (a bound on the work)
 # Korean units that begin other words: 분기 (a quarter), 주년 (an anniversary), 주차 (a
 # week's number), 주식 (shares)
 _NOT_AFTER = {"분": ("기",), "주": ("년", "차", "식")}
-_DETERMINERS = frozenset("后後前同这這那每某最该該")  # before 一: "the last day", not "one day"
+_LAW_PART = re.compile(r"\.\s?[0-9]")
+# Before 一, a word that makes it "the" day, not one: "最后一天", "前一天", "同一天"; not
+# "提前一天", a day in advance
+_DETERMINERS = re.compile(r"(?:最[后後]|(?<!提)前|[同这這那每某该該])\Z")
 _CLOCK_UNITS = {"h", "uhr", "時", "час", "часа", "часов", "годині"}  # "в 15 часов": 3 pm
 # Multipliers written after a number: "1.2k", "2.5M", "1,3 Mrd.", "40 mil", "3万".
 _MULTIPLIERS = {
@@ -467,7 +470,11 @@ _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 # "5月的账单", "2026년 3월"); of the names of three letters only those that are whole names
 # ("mai", "maj", "mei", and "May" with its capital), not "mar" or "jan".
 _WHOLE_MONTHS = "|".join(sorted((m for m in _MONTHS if len(m) > 3), key=len, reverse=True))
-_NAMED = rf"(?<![^\W\d_])(?P<name>{_WHOLE_MONTHS}|mai|maj|mei|(?-i:May))(?![^\W\d_])"
+_NAMED = (
+    rf"(?<![^\W\d_])(?P<name>{_WHOLE_MONTHS}|mai|maj|mei"
+    r"|(?-i:May)(?!\s(?:I|we|you|he|she|they|it|be|also|not|have|[a-z]+\s(?:be|have)))\b)"
+    r"(?![^\W\d_])"
+)
 _YEAR_AFTER = r"\s(?:de\s)?(?P<year>[0-9]{4})(?![0-9])"
 _CJK_MONTH = r"(?<![0-9])(?P<number>[0-9]{1,2})\s?[月월](?!\s?[0-9])"
 _NAMED_MONTH = re.compile(
@@ -555,13 +562,13 @@ _CLOCK = re.compile(
     # 点 is also a point or an item ("3点建议", "85点"): an hour only with a half of the
     # day before it or minutes after it
     r"(?:時(?!間)|시(?!간)|[点點](?(half)|(?=\s?[0-9]{1,2}\s?分|半)))"
-    r"(?:\s?(?P<m3>[0-9]{1,2})\s?[分분]|\s?(?P<m30>半|반(?!대|드시|년)))?",
+    r"(?:\s?(?P<m3>[0-9]{1,2})\s?[分분]|\s?(?P<m30>半|반(?=[\s,.!?)]|$|에|까지|부터|쯤|경|이|은|는|을|으로)))?",
     _FLAGS,
 )
 _TIME_UNITS = _alternatives(u for u in _UNITS if _UNITS[u][0] == "duration")
 # A duration in two units, the second smaller: "8 Stunden 15 Minuten", "25 veckor och 5
 # dagar", "4 semanas e 2 dias", "1 h 15 min", "52 min 34 s" (one figure: their sum)
-_AND = r"(?:,?\s(?:and|und|et|e|y|en|och|og|a|i|и|і|ve|й)\s|,\s|\s)"
+_AND = r"(?:\s(?:and|und|et|e|y|en|och|og|a|i|и|і|ve|й)\s|\s)"  # not a list's comma
 _COMPOUND_DURATION = re.compile(
     rf"(?<![\w.,])([0-9]{{1,4}}(?:[.,][0-9]+)?)\s?({_TIME_UNITS})(?![^\W\d_])"
     rf"{_AND}?([0-9]{{1,4}}(?:[.,][0-9]+)?)\s?({_TIME_UNITS})(?![^\W\d_])",
@@ -678,6 +685,14 @@ _SPOKEN |= dict.fromkeys(
     "半小时|半小時".split("|"),
     1800,
 )
+# Before a half or a quarter that is part of a longer duration: "dwie i pół godziny", "to og
+# en halv time", "tre kvarter", "drie kwartier"
+_COUNTED_BEFORE = re.compile(
+    r"(?:[0-9]|\b(?:two|three|four|zwei|drei|vier|deux|trois|dos|tres|due|tre|twee|drie|vier|"
+    r"två|tre|fyra|to|fire|dwie|trzy|cztery|dvě|tři|čtyři|два|три|iki|üç|dört)|"
+    r"\b(?:and|und|et|e|y|en|och|og|i|a|и|ve)(?:\s(?:en|ett|et|a|an|une?|eine?))?)\s*$",
+    _FLAGS,
+)
 _SPOKEN_WORDS = re.compile(rf"(?<![^\W\d_])(?:{_alternatives(_SPOKEN)})(?![^\W\d_])", _FLAGS)
 _PAID_BY = [
     u for u in _LATIN_UNITS if _UNITS[u][0] == "duration" and _UNITS[u][1] >= 3600 and len(u) > 1
@@ -724,6 +739,7 @@ def figures(text: str) -> frozenset[Key]:
     if "月" in text or "월" in text or not _MONTH_WORDS.isdisjoint(_WORD.findall(text.lower())):
         keys |= _named_months(text)
     keys |= _ranges(text)
+    keys |= _hourly(text)
     keys |= {("monthday", str(int(n))) for n in _ORDINAL_DAY.findall(text) if 1 <= int(n) <= 31}
     for m in itertools.islice(_COMPOUND_DURATION.finditer(text), MAX_DATES):
         # each part too: "from 5 years 2 months" gives 5 years and 2 months
@@ -754,6 +770,32 @@ _RANGE = re.compile(
 
 # An English day of the month: "on the 1st of each month", "paid on the 25th"
 _ORDINAL_DAY = re.compile(r"\b([0-9]{1,2})(?:st|nd|rd|th)\b")
+
+
+# A word of hours: an amount in the same clause is paid by the hour ("Stundenlohn 36 €",
+# "時給は1,200円", "hourly rate: $40"), so whole days do not count it
+_HOUR_WORDS = [u for u in _UNITS if _UNITS[u] == _UNITS["hour"] and len(u) > 1]
+_HOURS = re.compile(
+    rf"(?<![^\W\d_])(?:{_alternatives(w for w in _HOUR_WORDS if not re.search(f'[{CJK}]', w))}"
+    r"|hourly|stundenlohn|stundensatz|horaire|saatlik|godzinow\w*|hodinov\w*)"
+    r"|時給|时薪|時間|小时|小時|시급|시간",  # CJK words need no space before them
+    _FLAGS,
+)
+_CLAUSE = re.compile(r"[^.;\n。；]+")
+
+
+def _hourly(text: str) -> set[Key]:
+    """The amounts of the clauses of `text` that speak of hours: ("hourly", amount)."""
+    if not _HOURS.search(text):
+        return set()
+    return {
+        ("hourly", raw)
+        for clause in itertools.islice(_CLAUSE.finditer(text), MAX_DATES)
+        if _HOURS.search(clause.group())
+        for figure in claims(clause.group())
+        for kind, raw in figure
+        if kind == "money"
+    }
 
 
 def _ranges(text: str) -> set[Key]:
@@ -1043,8 +1085,13 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
         # "3.12", a version, or "12.10", a price)
         zero = written.startswith("0") or written.split(".")[-1].startswith("0")
         dated = zero or _CLOSING_DOT.match(m.string, m.end()) is not None
-        if dated and "uhr" not in m.group().lower() and _iso_date(f"2028-{minute:02d}-{hour:02d}"):
-            decimal |= {("day", f"{minute:02d}-{hour:02d}")}
+        at = _AT_CLOCK.search(m.string, max(m.start() - 8, 0), m.start())
+        clock = "uhr" in m.group().lower() or at is not None
+        day = f"{minute:02d}-{hour:02d}"
+        named = _NAMED_BEFORE.search(m.string, max(m.start() - 16, 0), m.start())  # "Ubuntu 22.04"
+        clock = clock or named is not None
+        if dated and len(written.split(".")[0]) == 2 and not clock and _iso_date(f"2028-{day}"):
+            decimal |= {("day", day)}
     if half:
         if not 1 <= hour <= 12:
             return decimal
@@ -1057,6 +1104,10 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
 # Signs of a calculation around "9 h 30", which may then be a time or a duration
 _SIGN_AFTER = re.compile(r"\s?[+−=≈]")
 _SIGN_BEFORE = re.compile(r"[+−=≈]\s?$")
+# A name before a number with a dot, a version: "Ubuntu 22.04", "Python 3.12"
+_NAMED_BEFORE = re.compile(r"\b[A-Z][a-z]+\s\Z")
+# A word before a time of day written with a dot: "kl. 10.05", "um 08.05", "at 10.05"
+_AT_CLOCK = re.compile(r"\b(?:kl|klo|kello|um|at|à|alle|om|o|в|о|saat|godz|ab|bis)\.?\s?\Z", _FLAGS)
 # The dot that closes a German day and month, not a sentence: "13.10., 14:00", "14.10. um"
 _CLOSING_DOT = re.compile(r"\.(?:\s?[,;)]|\s+[^\W\d_](?<![A-ZÀ-ÞА-ЯĀ-Ž])|\s?[0-9])")
 # Words after which "9 h 30" is a time of day, not a duration
@@ -1126,10 +1177,13 @@ def _named_day(
     last, the previous, the same day (no figure), "第1日曜日" the first Sunday (no figure),
     "每月25日" the 25th of each month; None for a count."""
     ordinal = unit in _NOT_AFTER and m.string.startswith(_NOT_AFTER[unit], m.end())
-    determined = number == "一" and m.string[max(m.start() - 1, 0) : m.start()] in _DETERMINERS
+    # "п. 3 ч. 1 ст. 81": a part of a law, not 3 hours
+    ordinal = ordinal or (unit == "ч" and _LAW_PART.match(m.string, m.end()) is not None)
+    before = max(m.start() - 2, 0)
+    determined = number == "一" and _DETERMINERS.search(m.string, before, m.start()) is not None
     if ordinal or determined or (unit == "日" and m.string.startswith("曜", m.end())):
         return frozenset()
-    if unit == "日" and m.string.endswith("月", 0, m.start()):
+    if unit == "日" and m.string.endswith(("毎月", "每月"), 0, m.start()):
         return frozenset({("monthday", canonical(min(values)))})
     return None
 
@@ -1272,7 +1326,10 @@ def _periods(text: str) -> set[Key]:
             if m.group()[0] in "隔격":  # every other one
                 keys.add(("cycle", str(seconds)))
     for m in _SPOKEN_WORDS.finditer(text):
-        if (seconds := _SPOKEN.get(m.group().lower())) is not None:
+        seconds = _SPOKEN.get(m.group().lower())
+        if seconds is not None and not _COUNTED_BEFORE.search(
+            text, max(m.start() - 16, 0), m.start()
+        ):
             keys.add(("duration", str(seconds)))
     return keys
 

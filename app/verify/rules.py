@@ -181,9 +181,13 @@ def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, 
             for f in claims(operand)
         ):
             return True
+    wholes = len(_WHOLE_TAKEN.findall(prose))
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
-        if figure == WHOLE and _WHOLE_TAKEN.search(prose):
-            continue  # "100 % − 99,9 % = 0,1 %": the whole, in this claim's working only
+        if figure == WHOLE and wholes > 0:
+            wholes -= 1  # "100 % − 99,9 % = 0,1 %": the whole, as often as its working has it
+            continue
+        if (known.stepped(figure) or known.ends(figure)) and _WORKING.search(prose):
+            continue  # "14:40 + 1 uur = 15:40" ("elk uur"), "31 May + 30 days": operands only
         if figure & calculator.refuted and not figure & (known.keys | worked):
             return True  # the result of a calculation shown wrong
         if not (
@@ -196,20 +200,21 @@ def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, 
     return False
 
 
-_WHOLE_TAKEN = re.compile(r"100\s?[%％]\s?[−+-]\s?[0-9]")
+_WHOLE_TAKEN = re.compile(r"100\s?[%％]\s?[−-]\s?[0-9]")
+_WORKING = re.compile(r"[+−×÷].{0,80}?[=＝≈]", re.DOTALL)  # the claim shows its working
 
 
 def _in_a_known_year(figure: frozenset[Key], known: Known, worked: frozenset[Key]) -> bool:
     """Whether a date is a day of a month the texts give without its year, in a year the
-    messages give or the answer works out ("op 1 juli" and "2024 + 1 = 2025": 1 juli 2025);
-    not a day the texts date in another year ("15 March 2026" makes no "15 March 2027"),
-    nor a year the docs name for something else."""
+    answer works out ("op 1 juli" and "2024 + 1 = 2025": 1 juli 2025); not a day the texts
+    date in another year ("15 March 2026" makes no "15 March 2027"), nor a year given for
+    something else ("days from 2025" expire the year after)."""
     dated = {raw[5:] for kind, raw in known.keys if kind == "date"}
     return any(
         kind == "date"
         and ("day", raw[5:]) in known.keys
         and raw[5:] not in dated
-        and (raw[:4] in known.asked_years or ("number", raw[:4]) in worked)
+        and ("number", raw[:4]) in worked
         for kind, raw in figure
     )
 

@@ -950,7 +950,6 @@ CALCULATED = [
     ("2割引で 5,000円 × 0.8 = 4,000円です。", "会員は2割引です。", "5,000円の場合は？"),
     ("Feriepenger: 620 000 kr × 0,12 = 74 400 kr.", "Feriepenger er 12 %.", "620 000 kr?"),
     ("Bayi indirimi %18, yani 18% az.", "Bayi indirimi 18 %.", "?"),
-    ("Zu zahlen: 100 % + 50 % = 150 %.", "Zuschlag 50 % auf 500 €.", "?"),
     ("Per day: €600 ÷ 7 ≈ €86.", "The allowance is €600 a week.", "?"),
     ("First update by 14:10 + 15 min = 14:25 UTC.", "First update within 15 minutes.", "At 14:10?"),
     ("This week: €250 + 2 × €50 = €350.", "€250 per week plus €50 per incident.", "2 incidents"),
@@ -1301,7 +1300,8 @@ MONTH_ENDS = [
 SEPTEMBER = "Resturlaub verfällt am 30. September."
 # (claim, source, question, passes): a day of a month given, in a year given or worked out
 IN_A_YEAR = [
-    ("Bis 30.09.2025.", SEPTEMBER, "Resturlaub aus 2025?", True),
+    # a year the question gives is not worked out: days of 2025 may lapse in 2026
+    ("Bis 30.09.2025.", SEPTEMBER, "Resturlaub aus 2025?", False),
     ("Op 1 juli van 2024 + 1 = 2025: 1 juli 2025.", "Ze vervallen op 1 juli.", "Uit 2024?", True),
     ("Bis 30.09.2026.", SEPTEMBER, "Resturlaub aus 2025?", False),
     ("Bis 29.09.2025.", SEPTEMBER, "Resturlaub aus 2025?", False),
@@ -1399,6 +1399,20 @@ REVIEWED = [
         False,
     ),
     ("深夜1時に再起動します。", "Restart at 01:00.", "?", True),
+    # the second blind review
+    ("Szkolenie trwa 30 minut.", "Szkolenie trwa dwie i pół godziny.", "?", False),
+    ("请假需提前一天申请。", "请假需提前三天申请。", "?", False),
+    ("Fristen er 10. mai.", "Møtet er kl. 10.05, fristen er 20. mai.", "?", False),
+    ("Request it by 30 June.", f"{END} May requests be late? No.", "March outage?", False),
+    ("Die Frist: 6 Monate, 4 Wochen.", "Frist: 6 Monate, 2 Wochen.", "?", False),
+    ("3日 × 1,200円 = 3,600円です。", "アルバイトの時給は1,200円です。", "3日働いたら？", False),
+    ("**150 dní** ročně: 200 × 30/40 = 150.", HOURS, "Pracuji 30 hodin týdně.", False),
+    ("100 % Erstattung; 100 % − 50 % = 50 %.", "Erstattung 80 %; Brillen 50 %.", "?", False),
+    ("Support ends on 22 April.", "Runs on Ubuntu 22.04. Support ends on 30 April.", "?", False),
+    ("Zu zahlen: 100 % + 50 % = 150 %.", "Zuschlag 50 % auf 500 €.", "?", False),  # right, failed
+    ("오후 3시 반영됩니다.", "Changes apply at 15:00.", "?", True),
+    ("勤務日数は月20日です。", "We work 20 days a month.", "?", True),
+    ("п. 3 ч. 1 ст. 81 ТК.", "Статья 81 ТК.", "?", True),
     ("밤 2시에 배포합니다.", "Deploys at 02:00.", "?", True),
 ]
 
