@@ -485,6 +485,11 @@ _NAMED_MONTH = re.compile(
 _MONTH_OF_YEAR = re.compile(
     rf"{_NAMED}{_YEAR_AFTER}|(?P<cjk_year>[0-9]{{4}})\s?[年년]\s?{_CJK_MONTH}", re.IGNORECASE
 )
+# What a month's end is written with, looked for first (the pattern is slow to try)
+_MONTH_STEMS = (
+    *("month", "monat", "mois", "mes", "maand", "miesi", "měsí", "månad", "måned"),
+    *("ay", "месяц", "місяц", "月", "월", "말일"),
+)
 # The end of a month, which a period may run from or to ("within 30 days of the end of the
 # month", "fin du mois", "Monatsende", "月末")
 _MONTH_END = re.compile(
@@ -731,8 +736,9 @@ def figures(text: str) -> frozenset[Key]:
     confirmed by a source's "30 days" or "2026-03-03". Cached: every attempt at a message,
     and every later message of its thread, gives the same sources and turns again."""
     rates: list[Key] = []
+    parts: list[re.Match[str]] = []
     text = percent_last(text)
-    keys = {key for found in read(text, starts(text), rates) for key in found}
+    keys = {key for found in read(text, starts(text), rates, parts) for key in found}
     keys.update(rates)
     keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
     keys |= _periods(text)
@@ -741,12 +747,13 @@ def figures(text: str) -> frozenset[Key]:
     keys |= _ranges(text)
     keys |= _hourly(text)
     keys |= {("monthday", str(int(n))) for n in _ORDINAL_DAY.findall(text) if 1 <= int(n) <= 31}
-    for m in itertools.islice(_COMPOUND_DURATION.finditer(text), MAX_DATES):
+    for m in parts[:MAX_DATES]:
         # each part too: "from 5 years 2 months" gives 5 years and 2 months
         keys |= {
             k for part in (m.group(1, 2), m.group(3, 4)) for f in claims(" ".join(part)) for k in f
         }
-    if _MONTH_END.search(text):
+    lowered = text.lower()
+    if any(stem in lowered for stem in _MONTH_STEMS) and _MONTH_END.search(text):
         keys.add(("month", "end"))
     keys |= {("workdays", str(int(n))) for n in _WORKDAYS.findall(text)}
     for number in ANY_NUMBER.findall(text):
@@ -782,6 +789,11 @@ _HOURS = re.compile(
     _FLAGS,
 )
 _CLAUSE = re.compile(r"[^.;\n。；]+")
+# A sign or code of money, which a clause needs for an amount: "€", "kr", "円", "EUR"
+_MONEY_SIGN = re.compile(
+    rf"[{CURRENCY_SYMBOLS}円元원]|\b(?:kr|zł|kč|tl|chf|usd|eur|gbp|sek|nok|dkk|pln|czk|try|rub|uah)\b",
+    _FLAGS,
+)
 
 
 def _hourly(text: str) -> set[Key]:
@@ -791,7 +803,7 @@ def _hourly(text: str) -> set[Key]:
     return {
         ("hourly", raw)
         for clause in itertools.islice(_CLAUSE.finditer(text), MAX_DATES)
-        if _HOURS.search(clause.group())
+        if _HOURS.search(clause.group()) and _MONEY_SIGN.search(clause.group())
         for figure in claims(clause.group())
         for kind, raw in figure
         if kind == "money"
@@ -870,7 +882,10 @@ def percent_last(text: str) -> str:
 
 
 def read(
-    text: str, begins: Begins | None, rates: list[Key] | None = None
+    text: str,
+    begins: Begins | None,
+    rates: list[Key] | None = None,
+    compounds: list[re.Match[str]] | None = None,
 ) -> Iterator[frozenset[Key]]:
     """The figures of `text`, each pattern tried at its `begins` (None: everywhere); and,
     into `rates`, each amount of money given per unit of time ("$250 per week")."""
@@ -883,10 +898,10 @@ def read(
     yield from versions
     text, clocks = _take(text, _CLOCK, _clock, begins, blanked)
     yield from clocks
-    text, compounds = _take(
-        text, _COMPOUND_DURATION, _compound, begins, blanked, blank_unread=False
+    text, durations = _take(
+        text, _COMPOUND_DURATION, _compound, begins, blanked, blank_unread=False, read=compounds
     )
-    yield from compounds
+    yield from durations
     for m in matches(_QUANTITY, text, begins, blanked):
         keys = _quantity(m)
         if keys:
@@ -926,6 +941,7 @@ def _take(
     blanked: list[int],
     *,
     blank_unread: bool = True,
+    read: list[re.Match[str]] | None = None,
 ) -> tuple[str, list[frozenset[Key]]]:
     """The figures `pattern` finds, and the text with them blanked out (where each ended
     is added to `blanked`); a match that is no figure is blanked too, unless not
@@ -937,6 +953,8 @@ def _take(
         keys = key(m)
         if keys:
             found.append(keys)
+            if read is not None:
+                read.append(m)
         elif not blank_unread:
             continue  # left to be read otherwise: "3 days 4 weeks" is two figures
         parts += (text[last : m.start()], " " * (m.end() - m.start()))
@@ -998,12 +1016,17 @@ def starts(text: str) -> Begins | None:
     # Dates that open on a run of digits; a CJK date needs 月 or 월 (it may begin inside a
     # run); a clock time, unless it is written with 時, 点 or 시 (after 午後 or 오후), at a
     # run too
-    begins |= dict.fromkeys(
-        (_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _DAY_MONTH, _COMPOUND_DURATION), runs
-    )
+    # (none where the text lacks what the pattern needs: a dash, a dot, a slash, a month's
+    # name, two numbers)
+    months = at(_MONTH_WORDS)
+    begins[_ISO_DATE] = runs if "-" in text else []
+    begins[_DOTTED_DATE] = runs if "." in text else []
+    begins[_SLASHED_DATE] = runs if "/" in text else []
+    begins[_DAY_MONTH] = runs if months else []
+    begins[_COMPOUND_DURATION] = runs if len(runs) > 1 else []
     # a month of a year opens on its name, or on the year before 年 or 년
     years = runs if "年" in text or "년" in text else []
-    begins[_MONTH_OF_YEAR] = sorted({*at(_MONTH_WORDS), *years})
+    begins[_MONTH_OF_YEAR] = sorted({*months, *years})
     if "月" not in text and "월" not in text:
         begins[_CJK_DATE] = []
     if not any(hour in text for hour in _CJK_HOURS):
