@@ -1087,11 +1087,12 @@ def _clock(m: re.Match[str]) -> frozenset[Key]:
     hour_text = m.group("h") or m.group("h2") or m.group("h3")
     minute = 30 if m.group("m30") else int(m.group("m") or m.group("m3") or 0)
     half = (m.group("ap") or m.group("ap2") or "").lower()
+    night = m.group("half") in ("밤", "夜")  # "밤 9시" 21:00; "밤 1시", "深夜1時", "밤 12시" a.m.
     if m.group("half") in ("午後", "下午", "晚上", "오후", "저녁") or (
-        m.group("half") in ("밤", "夜") and 6 <= int(hour_text) <= 11  # "밤 1시", "深夜1時": 1 am
+        night and 6 <= int(hour_text) <= 11
     ):
         half = "p"
-    elif m.group("half") in ("午前", "上午", "早上", "오전", "새벽", "아침", "朝"):
+    elif night or m.group("half") in ("午前", "上午", "早上", "오전", "새벽", "아침", "朝"):
         half = "a"
     hour = int(hour_text)
     if m.group("spaced"):

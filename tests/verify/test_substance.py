@@ -1414,6 +1414,8 @@ REVIEWED = [
     ("勤務日数は月20日です。", "We work 20 days a month.", "?", True),
     ("п. 3 ч. 1 ст. 81 ТК.", "Статья 81 ТК.", "?", True),
     ("밤 2시에 배포합니다.", "Deploys at 02:00.", "?", True),
+    ("밤 12시에 배포합니다.", "Deploys at 00:00.", "?", True),  # midnight, not noon
+    ("밤 12시에 배포합니다.", "Deploys at 12:00.", "?", False),
 ]
 
 # Each reading of stop 36: the right figure passes, the slip beside it is flagged
