@@ -191,6 +191,9 @@ class Calculator:
     # results of calculations that were read and do not hold: a slip shown to the reader,
     # whatever else might explain the figure ("3 × €180 × 2 = €360" is no "2 × €180")
     refuted: set[Key] = field(default_factory=set)
+    # the working of calculations that hold ("100 % − 99,9 %", "2 000 zł × 0,23"): what a
+    # claim writes there is vouched for by the calculation, and read as a claim nowhere else
+    held: set[str] = field(default_factory=set)
     _figures: dict[str, tuple[frozenset[Key] | None, bool]] = field(default_factory=dict)
 
     def shown(
@@ -212,14 +215,14 @@ class Calculator:
                 result = _SPLIT_OPERATOR.split(after, maxsplit=1)[0].strip()
                 evaluated = written = False
                 for expression in self._expressions(before, first=i == 0):
-                    values, units, read = self._evaluate(expression, worked | results)
-                    held = self._held(values, result, units, approximate=sign in _APPROXIMATE)
-                    evaluated = evaluated or read
                     approximate = sign in _APPROXIMATE
+                    values, units, read = self._evaluate(expression, worked | results)
+                    held = self._held(values, result, units, approximate=approximate)
+                    evaluated = evaluated or read
                     written = written or _as_written(values, result, units, approximate)
                     if held:
-                        operands = _SPLIT_OPERATOR.split(expression)[0::2]
-                        results |= held | self.factors([o.strip() for o in operands])
+                        results |= held
+                        self._vouch(expression)
                         found = _bare(values, result, units, approximate=approximate)
                         bare += [(run, expression, n, allowed) for n, allowed in found]
                         break
@@ -268,8 +271,8 @@ class Calculator:
             values, units, _ = self._evaluate(working["working"], worked | found)
             held = self._held(values, result["result"].strip(), units, approximate=False)
             if held:
-                operands = _SPLIT_OPERATOR.split(working["working"])[0::2]
-                found |= held | self.factors([o.strip() for o in operands])
+                found |= held
+                self._vouch(working["working"])
         return found
 
     def _sequences(self, text: str, worked: frozenset[Key]) -> set[Key]:
@@ -412,15 +415,20 @@ class Calculator:
             and (abs(value - 1) * 100 in percents or value * 100 in percents)
         ]
 
-    def factors(self, operands: Sequence[str]) -> frozenset[Key]:
-        """The operands' figures that are a given percentage as a factor ("× 0,9"): stated
-        in the claim with the calculation they hold in."""
-        found: set[Key] = set()
-        for operand in operands:
-            figure, given = self.figure(operand)
-            if figure and not given and self._factor(operand, figure):
-                found |= figure
-        return frozenset(found)
+    def _vouch(self, expression: str) -> None:
+        """Keeps the working of a calculation that holds, when it has a sign of its own."""
+        if _SPLIT_OPERATOR.search(expression):
+            self.held.add(expression.strip())
+
+    def unvouched(self, claim: str) -> str:
+        """`claim` with the working of calculations that hold blanked out: its operands were
+        each given, worked out or read as what the working allows (100 % less given shares,
+        a given percentage as a factor, a cycle's step, a month's end), so they are no
+        claims of their own; anywhere else in the claim, or in another claim, they are."""
+        text = percent_last(claim)  # emphasis kept: "2026 *€40k*" is no €2026
+        for expression in sorted(self.held, key=len, reverse=True):
+            text = text.replace(expression, " " * len(expression))
+        return text
 
     def _count(self, value: Fraction, operand: str, worked: frozenset[Key]) -> str:
         """A count's kind: given (a figure when written with a unit: "7 km"; and one, which

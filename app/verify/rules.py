@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from urllib.parse import urlsplit, urlunsplit
 
-from app.verify.calculations import WHOLE, Calculator
+from app.verify.calculations import Calculator
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
 from app.verify.figures import Key, Known, claims, working
@@ -174,20 +174,15 @@ def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, 
     # a claim the answer holds was read with it; another is read first, so that what it
     # works out wrong is refuted before anything else may explain its figures
     worked = answered if read else answered | calculator.shown(claim, answered, lists=False)
-    prose, counts, operands = working(claim)
+    _, counts, operands = working(claim)
+    prose = working(calculator.unvouched(claim)).prose  # a held calculation's working vouches
     for operand in operands:  # "× 12か月": given, the year the texts name ("年間"), or worked
         if any(
             not (known.periodic(f) or known.stepped(f) or known.confirms(f) or f & worked)
             for f in claims(operand)
         ):
             return True
-    wholes = len(_WHOLE_TAKEN.findall(prose))
     for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
-        if figure == WHOLE and wholes > 0:
-            wholes -= 1  # "100 % − 99,9 % = 0,1 %": the whole, as often as its working has it
-            continue
-        if (known.stepped(figure) or known.ends(figure)) and _WORKING.search(prose):
-            continue  # "14:40 + 1 uur = 15:40" ("elk uur"), "31 May + 30 days": operands only
         if figure & calculator.refuted and not figure & (known.keys | worked):
             return True  # the result of a calculation shown wrong
         if not (
@@ -198,10 +193,6 @@ def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, 
         ):
             return True
     return False
-
-
-_WHOLE_TAKEN = re.compile(r"100\s?[%％]\s?[−-]\s?[0-9]")
-_WORKING = re.compile(r"[+−×÷].{0,80}?[=＝≈]", re.DOTALL)  # the claim shows its working
 
 
 def _in_a_known_year(figure: frozenset[Key], known: Known, worked: frozenset[Key]) -> bool:

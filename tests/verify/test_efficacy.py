@@ -599,7 +599,6 @@ def test_the_blind_set_of_stop_36_as_recorded() -> None:
             "figures15-38",
             "figures15-39",
             "figures15-45",
-            "figures15-47",
             "figures15-48",
             "figures15-51",
             "figures15-55",

@@ -1541,3 +1541,28 @@ def test_a_claim_read_apart_from_the_answer_is_refuted_by_its_own_calculation() 
         citations=(Citation("s1", "", source, claim),),
     )
     assert "UNSOURCED_FIGURE" in verdict.codes
+
+
+@pytest.mark.parametrize(
+    ("working", "elsewhere", "source"),
+    [
+        ("Tolerance: 100 % − 99,9 % = 0,1 %.", "Credits cover 100 %.", "SLA 99,9 %; credit 10 %."),
+        ("VAT: 2 000 zł × 0,23 = 460 zł.", "The VAT factor is 0,23.", "VAT 23 %. 2 000 zł net."),
+        ("Second: 14:40 + 1 uur = 15:40.", "Tokens last 1 uur.", "First at 14:40, then elk uur."),
+    ],
+)
+def test_what_a_calculation_vouches_for_is_vouched_in_its_own_working_only(
+    working: str, elsewhere: str, source: str
+) -> None:
+    """An operand the working allows (100 % less given shares, a percentage as a factor,
+    a cycle's step) passes inside the calculation that holds with it; stated as a claim of
+    its own, in another sentence, it is a figure like any other."""
+    sources = (Source("s1", "Page", "https://wiki.example.com/p", source),)
+
+    def codes(*claims: str) -> tuple[str, ...]:
+        citations = tuple(Citation("s1", "", source, claim) for claim in claims)
+        answer = " ".join(claims)
+        return verify(answer, question="?", sources=sources, citations=citations).codes
+
+    assert "UNSOURCED_FIGURE" not in codes(working)
+    assert "UNSOURCED_FIGURE" in codes(working, elsewhere)
