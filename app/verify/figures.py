@@ -20,6 +20,7 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
@@ -662,6 +663,7 @@ _NTH = {
     "czwartą čtvrtý четвертый четвертую четвертий dördüncü",
 }
 _NTH_WORD = {word: n for n, words in _NTH.items() for word in words.split()}
+_EVERY_WORDS = frozenset(w for every, _ in _EVERY_BY_LANGUAGE for w in every.split())
 _EVERY = re.compile(
     r"\b(?:"
     + "|".join(
@@ -741,8 +743,10 @@ def figures(text: str) -> frozenset[Key]:
     keys = {key for found in read(text, starts(text), rates, parts) for key in found}
     keys.update(rates)
     keys |= {("day", value[5:]) for kind, value in keys if kind == "date"}  # "15. Mai"
-    keys |= _periods(text)
-    if "月" in text or "월" in text or not _MONTH_WORDS.isdisjoint(_WORD.findall(text.lower())):
+    lowered = text.lower()
+    words = set(_WORD.findall(lowered))  # one pass, not one search per word
+    keys |= _periods(text, words)
+    if "月" in text or "월" in text or not _MONTH_WORDS.isdisjoint(words):
         keys |= _named_months(text)
     keys |= _ranges(text)
     keys |= _hourly(text)
@@ -752,7 +756,6 @@ def figures(text: str) -> frozenset[Key]:
         keys |= {
             k for part in (m.group(1, 2), m.group(3, 4)) for f in claims(" ".join(part)) for k in f
         }
-    lowered = text.lower()
     if any(stem in lowered for stem in _MONTH_STEMS) and _MONTH_END.search(text):
         keys.add(("month", "end"))
     keys |= {("workdays", str(int(n))) for n in _WORKDAYS.findall(text)}
@@ -1318,12 +1321,11 @@ def canonical(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{float(value):.12g}"
 
 
-def _periods(text: str) -> set[Key]:
+def _periods(text: str, words: AbstractSet[str]) -> set[Key]:
     """Words that state a duration without a digit: "daily" is every 24 hours; and a
     cycle's step ("every hour", "jede zweite Woche", "隔週"), which is given as itself but
-    takes part in no sum ("cada semana" and "3 días" give no "4 días")."""
-    lowered = text.lower()
-    words = set(_WORD.findall(lowered))  # one pass, not one search per word
+    takes part in no sum ("cada semana" and "3 días" give no "4 días"). `words`: the
+    text's words, lowercased."""
     keys = {("duration", str(s)) for w, s in _PERIODS.items() if w in words}
     periods = {s for w, s in _CALENDAR_PERIODS.items() if w in words}
     if _CJK_TEXT.search(text):  # words not set apart by spaces, nor after a count ("3年間")
@@ -1333,7 +1335,7 @@ def _periods(text: str) -> set[Key]:
     if _YEAR_SECONDS // 4 in periods:  # a quarter: three months of 30 days
         periods.add(3 * _MONTH_SECONDS)
     keys |= {("period", str(s)) for s in periods}
-    for m in _EVERY.finditer(text):
+    for m in _EVERY.finditer(text) if not _EVERY_WORDS.isdisjoint(words) else ():
         unit, nth = next(
             (u, m[f"nth{i}"]) for i, _ in enumerate(_EVERY_BY_LANGUAGE) if (u := m[f"unit{i}"])
         )
@@ -1368,7 +1370,6 @@ MIN_DATE_SHIFT, MAX_DATE_SHIFT = 2 * 86400, 5 * 365 * 86400
 MAX_DATES = 50  # given dates, and shifts of each kind, read (a bound on the work)
 MAX_MONTHS = 1200  # a century
 OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
-_YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 STEPS = frozenset({"duration", "every"})  # keys of the durations a time or a list steps by
 FACTORS = 200  # counts a figure may be multiplied or divided by (a bound on the work)
 MAX_FACTOR = 1000
@@ -1409,7 +1410,6 @@ class Known:
     factors: frozenset[Fraction] = frozenset()  # counts of things the asker writes: "we are 14"
     per: frozenset[str] = frozenset()  # units an amount is given per: "$0.023 per GB" (gb)
     asked: frozenset[Fraction] = frozenset()  # times of day the messages give: "P1 at 23:20"
-    asked_years: frozenset[str] = frozenset()  # years the messages give: "days from 2024"
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
@@ -1469,12 +1469,6 @@ class Known:
                 for text in counted
                 for kind, raw in figures(text)
                 if kind == "time" and (value := key_value(kind, raw)) is not None
-            ),
-            frozenset(
-                raw[:4]
-                for text in counted
-                for kind, raw in figures(text)
-                if (kind == "number" and _YEAR.fullmatch(raw)) or kind == "date"
             ),
         )
 
