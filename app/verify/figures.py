@@ -1503,6 +1503,11 @@ class Known:
         return False
 
     @functools.cached_property
+    def dated_days(self) -> frozenset[str]:
+        """The days of a month ("03-15") the texts give with a year."""
+        return frozenset(raw[5:] for kind, raw in self.keys if kind == "date")
+
+    @functools.cached_property
     def _ends(self) -> frozenset[datetime.date]:
         """The last days of the months the texts name, where they speak of a month's end."""
         if ("month", "end") not in self.keys:

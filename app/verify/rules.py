@@ -200,11 +200,10 @@ def _in_a_known_year(figure: frozenset[Key], known: Known, worked: frozenset[Key
     answer works out ("op 1 juli" and "2024 + 1 = 2025": 1 juli 2025); not a day the texts
     date in another year ("15 March 2026" makes no "15 March 2027"), nor a year given for
     something else ("days from 2025" expire the year after)."""
-    dated = {raw[5:] for kind, raw in known.keys if kind == "date"}
     return any(
         kind == "date"
         and ("day", raw[5:]) in known.keys
-        and raw[5:] not in dated
+        and raw[5:] not in known.dated_days
         and ("number", raw[:4]) in worked
         for kind, raw in figure
     )

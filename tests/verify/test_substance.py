@@ -1293,7 +1293,7 @@ MONTH_ENDS = [
         "The June 2026 one?",
         False,
     ),
-    ("Request it by 30 June.", END, "Can you do that, you may know?", False),
+    ("Request it by 30 June.", END, "May I ask about the March outage?", False),  # no May
 ]
 
 
