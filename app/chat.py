@@ -29,10 +29,10 @@ async def chat(settings: Settings, out: TextIO = sys.stdout) -> int:
         return 2
     from app.agent.loop import Deps  # noqa: PLC0415 (the agent: see above)
     from app.knowledge.retrieve import Knowledge  # noqa: PLC0415
-    from app.verify import language  # noqa: PLC0415
+    from app.verify import warm  # noqa: PLC0415
 
     knowledge = await asyncio.to_thread(Knowledge.open, settings)
-    await asyncio.to_thread(language.warm)
+    await asyncio.to_thread(warm)
     try:
         return await _chat(settings, Deps.from_settings(settings, knowledge=knowledge), out)
     finally:

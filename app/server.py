@@ -29,7 +29,7 @@ from app.slack.drain import InFlight
 from app.slack.events import parse
 from app.slack.intake import SocketIntake, intake, signed
 from app.telemetry import Telemetry
-from app.verify import language
+from app.verify import warm
 from app.wiring import Vouch, build
 
 log = logging.getLogger("vouch")
@@ -43,7 +43,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
     knowledge = None
     try:
         knowledge = await asyncio.to_thread(Knowledge.open, settings)
-        await asyncio.to_thread(language.warm)
+        await asyncio.to_thread(warm)
         _settle_heap()
         async with aiohttp.ClientSession() as session:
             await _serve(settings, session, telemetry, knowledge, stop or asyncio.Event())

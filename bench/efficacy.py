@@ -51,6 +51,8 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
 - `fresh15` (fresh15/): the same brief, with the working written every way a model
   writes it (steps, parentheses, the result first, words, lists), written blind in stop
   36 to measure its changes;
+- `fresh16` (fresh16/): preambles of every kind and good answers built like them, in 18
+  languages, written blind in stop 37 beside NO_CONTENT's filler model, to measure it;
 - `retries` (retries/): the second attempts at the good answers the rules failed, written
   after the feedback by a helper playing the model, each judged correct by a reviewer.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
@@ -73,7 +75,7 @@ from app.verify import Citation, Dialect, Source, Verdict, verify
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "efficacy"
 # Each set is a folder of the corpus, by its name; the first set is the corpus's own files.
-NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 16)), "retries")
+NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 17)), "retries")
 SETS = {"corpus": CORPUS, **{name: CORPUS / name for name in NAMES}}
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

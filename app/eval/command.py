@@ -26,7 +26,7 @@ from app.eval.summary import Summary, summarize
 from app.knowledge.libraries import Libraries
 from app.settings import Settings
 from app.telemetry.client import Telemetry
-from app.verify import language
+from app.verify import warm
 
 
 def run(plan: Plan, settings: Settings, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -83,7 +83,7 @@ def _runs(
 ) -> list[Summary]:
     """Each run of the plan; runs with the same docs settings share their indexes (a
     folder is synced once, not once a run)."""
-    language.warm()
+    warm()
     summaries = []
     libraries: dict[tuple[object, ...], Libraries] = {}
     try:

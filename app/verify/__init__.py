@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.verify import filler, language
 from app.verify.codes import RULES, issue
 from app.verify.feedback import busy_message, failure_message, feedback
 from app.verify.repair import repair
@@ -27,7 +28,15 @@ __all__ = [
     "failure_message",
     "feedback",
     "verify",
+    "warm",
 ]
+
+
+def warm() -> None:
+    """Load the rules' models now (the language model, the filler model: tens of
+    milliseconds each), so no answer's check waits for them."""
+    language.warm()
+    filler.model()
 
 
 def verify(

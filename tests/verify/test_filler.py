@@ -1,0 +1,154 @@
+"""NO_CONTENT's model of filler sentences: the weights Vouch ships are the ones its
+sentences teach, and the rule that reads them stops replies of filler in any of the
+languages it was taught, and nothing else.
+
+The drafts here were written for these tests, not taken from the training sentences or the
+efficacy sets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.verify import filler, verify
+from bench.filler import WEIGHTS, digest, sentences, train
+
+QUESTION = "How do I get read access to the billing replica?"
+
+FILLER_ONLY = [
+    # greetings, thanks, a promise to look: in languages the model was taught, each with a
+    # question in its language
+    (
+        "Hi there! Thanks so much for reaching out, I'll dig into this and get back to you soon.",
+        QUESTION,
+    ),
+    (
+        "Hallo! Danke für die Nachricht, ich schaue mir das gleich an und melde mich. 🙂",
+        "Wie bekomme ich Lesezugriff auf das Replikat?",
+    ),
+    (
+        "Merci pour ta question, je regarde ça et je te tiens au courant.",
+        "Comment j'obtiens un accès en lecture au réplica ?",
+    ),
+    (
+        "¡Hola! Gracias por tu mensaje, lo reviso y te cuento en un rato.",
+        "¿Cómo consigo acceso de lectura a la réplica?",
+    ),
+    ("Valeu pela pergunta, vou verificar e já te aviso.", "Como consigo acesso à réplica?"),
+    (
+        "Ciao! Grazie per avermi scritto, ci guardo e ti aggiorno appena posso.",
+        "Come ottengo l'accesso in lettura alla replica?",
+    ),
+    (
+        "Hoi! Bedankt voor je vraag, ik ga het even voor je uitzoeken.",
+        "Hoe krijg ik leestoegang tot de replica?",
+    ),
+    (
+        "Hej! Tack för frågan, jag kollar upp det och hör av mig.",
+        "Hur får jag läsbehörighet till replikan?",
+    ),
+    (
+        "Спасибо за вопрос! Сейчас посмотрю и вернусь с ответом.",
+        "Как получить доступ на чтение к реплике?",
+    ),
+    (
+        "ご質問ありがとうございます！確認してから改めてご連絡しますね。",
+        "レプリカの読み取り権限はどうやって申請しますか？",
+    ),
+    ("谢谢你的提问！我先查一下，稍后回复你。", "怎么申请只读副本的读权限？"),
+    ("질문 감사합니다! 확인해 보고 다시 말씀드릴게요.", "복제본 읽기 권한은 어떻게 받나요?"),
+    # a greeting alone, a short sentence read with the stricter threshold
+    ("Hey! 👋", QUESTION),
+]
+ANSWERS = [
+    # terse: too short for the model to judge, or scored as the answer it is
+    "Yes.",
+    "Nope, prod only.",
+    "Ja, klar.",
+    "Tak.",
+    "はい。",
+    "Ask Dana in the data team.",
+    # opens like filler, then answers
+    "Thanks for asking! Read access comes through the Data Access request in the IT portal.",
+    "Danke für die Frage! Den Lesezugriff beantragst du im IT-Portal unter Datenzugriff.",
+    "Bonne question ! Il faut passer par le formulaire d'accès aux données du portail IT.",
+    "質問ありがとうございます。ITポータルのデータアクセス申請から読み取り権限を申請できます。",
+    # first person, with a finding
+    "I checked the runbook: the replica is read-only for the analytics group, so ask to join it.",
+    # a fact the lists and the model give nothing for, and a fact with a digit
+    "That's handled by the platform team on Tuesdays.",
+    "Access requests take 2 days.",
+]
+
+
+@pytest.mark.parametrize(("draft", "question"), FILLER_ONLY)
+def test_a_reply_of_filler_alone_has_no_content(draft: str, question: str) -> None:
+    verdict = verify(draft, question=question)
+    assert "NO_CONTENT" in verdict.codes and not verdict.passed
+
+
+@pytest.mark.parametrize("draft", ANSWERS)
+def test_an_answer_that_looks_like_filler_has_content(draft: str) -> None:
+    assert "NO_CONTENT" not in verify(draft, question=QUESTION).codes
+
+
+@pytest.mark.parametrize(
+    ("draft", "question"),
+    [
+        # a reply to thanks or news, which asks nothing: courtesy is the right answer
+        ("Glad to hear it works now! Let me know if anything else comes up. 🙂", "Fixed, thanks!"),
+        ("Schön, dass es wieder läuft! Melde dich gern, wenn noch was ist.", "Läuft wieder."),
+        # a quote or a list is given material: a translation, the steps of a plan
+        ("> Thanks for reaching out, I'll look into this and get back to you soon.", QUESTION),
+        ("I'll check these next:\n- the replica's grants\n- your group in the directory", QUESTION),
+        # a reply to news, thanked for: filler is the answer
+        (
+            "Great, thanks for letting me know! Happy to help anytime. 🙂",
+            "All sorted now, thank you.",
+        ),
+        # left to the judge: a script the model was not taught, where its score is its bias
+        # and the weights of the borrowed words; a sentence that names a technical thing
+        ("आपके सवाल के लिए धन्यवाद, मैं इसे देखकर आपको जल्द ही बताता हूँ।", "क्या मुझे एक्सेस मिलेगा?"),
+        ("Thanks! मैं check करके आपको बताता हूँ।", "क्या मुझे एक्सेस मिलेगा?"),
+        ("Thanks so much! Happy to help with VPN questions anytime.", QUESTION),
+        # courtesy alone is a yes
+        ("Sure thing!", "Can you keep the answer short?"),
+    ],
+)
+def test_filler_where_it_is_an_answer_or_unjudged_passes(draft: str, question: str) -> None:
+    assert "NO_CONTENT" not in verify(draft, question=question).codes
+
+
+def test_the_shipped_weights_are_learnt_from_the_shipped_sentences() -> None:
+    """The file records the digest of the sentences it was learnt from: a change to them
+    without `python -m bench.filler --train` fails here."""
+    shipped = json.loads(WEIGHTS.read_text("utf-8"))
+    assert shipped["sentences"] == digest()
+
+
+def test_training_gives_the_shipped_weights() -> None:
+    """Training is deterministic: the sentences give the shipped weights again (to the
+    file's four digits, give or take one in the last where a sum rounds differently)."""
+    learnt = train(sentences())
+    shipped = filler.model()
+    assert learnt.bias == pytest.approx(shipped.bias, abs=2e-4)
+    keys = learnt.weights.keys() | shipped.weights.keys()
+    worst = max(abs(learnt.weights.get(k, 0.0) - shipped.weights.get(k, 0.0)) for k in keys)
+    assert worst <= 2e-4
+
+
+def test_the_sentences_are_balanced_and_cover_every_language_taught() -> None:
+    data = sentences()
+    fillers = [s for s in data if s.filler]
+    assert len(data) >= 3500 and abs(2 * len(fillers) - len(data)) <= 20
+    assert {s.label for s in data} == {"filler", "content"}
+    taught = {"en", "de", "fr", "es", "pt", "it", "nl", "pl", "sv", "no", "da", "tr", "cs"}
+    assert taught | {"sk", "ru", "uk", "ja", "zh", "ko"} <= {s.lang for s in data}
+
+
+def test_the_model_reads_characters_and_words_not_emoji_or_digit_values() -> None:
+    grams = filler.features("Hi 👋 port 8080!")
+    assert "<hi>" in grams and "<port>" in grams and "<0000>" in grams
+    assert " hi " in grams and not any("👋" in g or "8" in g or "!" in g for g in grams)
+    assert filler.features("Hi 👋 port 8080!") == filler.features("hi port 1234")
