@@ -42,13 +42,10 @@ def features(sentence: str) -> frozenset[str]:
     brackets. Emoji, punctuation and the value of digits are left out."""
     text = unicodedata.normalize("NFKC", sentence[:MAX_CHARACTERS]).lower()
     text = _SPACES.sub(" ", _NOT_WORD.sub(" ", _DIGITS.sub("0", _EMOJI.sub(" ", text)))).strip()
-    padded = f" {text} "
-    grams = {
-        padded[i : i + n]
-        for n in GRAMS
-        for i in range(len(padded) - n + 1)
-        if n == 1 or padded[i : i + n].strip()
-    }
+    if not text:
+        return frozenset()
+    padded = f" {text} "  # one space between words: no run but " " is all spaces
+    grams = {padded[i : i + n] for n in GRAMS for i in range(len(padded) - n + 1)}
     grams.update(f"<{word}>" for word in text.split())
     return frozenset(grams)
 

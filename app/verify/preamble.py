@@ -24,7 +24,6 @@ from app.verify.figures import claims
 from app.verify.length import QUESTION_MARK, ask_of
 from app.verify.scan import (
     BARE_URL,
-    CJK,
     CLOSING_MARKS,
     MASK,
     PICTOGRAPH,
@@ -118,21 +117,29 @@ _TITLE_MARKS = re.compile(r"[#*_~]+")
 _BOLD_LINE = re.compile(r"^[ \t]*[*_~]", re.M)  # a title line not a heading
 _INNER_MARK = re.compile(r"[,:;—–-]\s|[，：；、]")  # a clause: an answer, not a title
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$|[.!?。！？]\s*\n")
-# A draft of sentences the filler model (`filler.py`) judges: in reply to a question, at
-# most FILLER_LONG characters, no quote, list or fact. A sentence is judged where the
-# model knows FILLER_KNOWN of its runs of characters (not in a script it was not taught),
-# and is filler above FILLER_THRESHOLD, a log-odds that 3 in 100 of the hard content
-# sentences it learnt from pass in cross-validation, and 45 in 100 filler sentences
-# (`python -m bench.filler`). A sentence of fewer than FILLER_LETTERS letters (a CJK
-# character counts three) needs FILLER_SHORT_THRESHOLD: "Yes.", "Tak." and "Tuesday." are
-# answers barely longer than "Hi!" (1 in 100 terse answers pass it, 28 in 100 greetings).
+# A draft of sentences the filler model (`filler.py`) judges: in reply to a question, of
+# FILLER_DRAFT_LETTERS to FILLER_LONG characters ("Okay, Berlin then.", "맞습니다." are
+# answers too short to tell from "Hey! 👋"), with no quote, list or fact. A sentence is
+# judged where the model knows FILLER_KNOWN of its runs of characters (not in a script it
+# was not taught); it is filler above FILLER_THRESHOLD, a log-odds that 3 in 100 of the
+# hard content sentences it learnt from pass in cross-validation and 45 in 100 filler
+# sentences (`python -m bench.filler`), and only if each of its clauses is too, above
+# FILLER_CLAUSE_THRESHOLD: "I checked, it's the proxy" is a finding after a filler clause.
+# A sentence or clause of fewer than FILLER_LETTERS letters needs FILLER_SHORT_THRESHOLD:
+# "Yes.", "Tak." and "Tuesday." are answers barely longer than "Hi!" (1 in 100 terse
+# answers pass it, 28 in 100 greetings). Letters are counted as sounds: a kana or Hangul
+# syllable counts two, a Han character three.
 FILLER_LONG = 400
+FILLER_DRAFT_LETTERS = 30
 FILLER_LETTERS = 12
 FILLER_THRESHOLD = 1.0
-FILLER_KNOWN = 0.6
+FILLER_CLAUSE_THRESHOLD = 0.5
 FILLER_SHORT_THRESHOLD = 2.0
+FILLER_KNOWN = 0.6
 _LETTER = re.compile(r"[^\W\d_]")
-_CJK_LETTER = re.compile(f"[{CJK}]")
+_SYLLABLE = re.compile("[\u3040-\u30ff\uac00-\ud7af]")
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_CLAUSE = re.compile(r"[^,，、;；—–]+")
 _QUOTE_OR_LIST = re.compile(r"^[ \t]*(?:>|&gt;|[-*•+][ \t]|\d+[.)][ \t])", re.M)
 ECHO_WORDS = 3  # words of a title, at least, to tell it names the question's subject
 ECHO_SHARE = 0.6  # of a title's words found in the question
@@ -171,19 +178,35 @@ def _filler_only(masked: str, question: str, sentences: list[str], kinds: list[s
         return False
     if _QUOTE_OR_LIST.search(masked) or all(kind == "courtesy" for kind in kinds):
         return False
+    if sum(_letters(sentence) for sentence in sentences) < FILLER_DRAFT_LETTERS:
+        return False
     return all(kind is not None or _filler(s) for s, kind in zip(sentences, kinds, strict=True))
 
 
 def _filler(sentence: str) -> bool:
-    """Whether the model reads a sentence as filler: one with no fact or quote, and long
-    enough to judge."""
+    """Whether the model reads a sentence as filler, and each of its clauses: one with no
+    fact or quote, in a language it was taught."""
     if _FACT.search(sentence) or QUOTED.search(sentence) or next(claims(sentence), None):
         return False
-    letters = len(_LETTER.findall(sentence)) + 2 * len(_CJK_LETTER.findall(sentence))
-    if not letters or filler.known(sentence) < FILLER_KNOWN:
+    if filler.known(sentence) < FILLER_KNOWN or not _scored_filler(sentence, FILLER_THRESHOLD):
         return False
+    clauses = [clause for clause in _CLAUSE.findall(sentence) if _letters(clause)]
+    return len(clauses) < 2 or all(
+        _scored_filler(clause, FILLER_CLAUSE_THRESHOLD) for clause in clauses
+    )
+
+
+def _scored_filler(text: str, threshold: float) -> bool:
+    """Whether the model scores a sentence or clause above a threshold: FILLER_SHORT_THRESHOLD
+    when it is short."""
+    letters = _letters(text)
     short = letters < FILLER_LETTERS
-    return filler.score(sentence) > (FILLER_SHORT_THRESHOLD if short else FILLER_THRESHOLD)
+    return bool(letters) and filler.score(text) > (FILLER_SHORT_THRESHOLD if short else threshold)
+
+
+def _letters(text: str) -> int:
+    """A text's letters, a kana or Hangul syllable counting two and a Han character three."""
+    return len(_LETTER.findall(text)) + len(_SYLLABLE.findall(text)) + 2 * len(_HAN.findall(text))
 
 
 def _emoji_say_nothing(written: str, prose: str) -> bool:

@@ -24,7 +24,7 @@ FILLER_ONLY = [
         QUESTION,
     ),
     (
-        "Hallo! Danke für die Nachricht, ich schaue mir das gleich an und melde mich. 🙂",
+        "Hallo! Danke für deine Frage, ich schaue mir das gleich an und melde mich dann bei dir.",
         "Wie bekomme ich Lesezugriff auf das Replikat?",
     ),
     (
@@ -58,8 +58,6 @@ FILLER_ONLY = [
     ),
     ("谢谢你的提问！我先查一下，稍后回复你。", "怎么申请只读副本的读权限？"),
     ("질문 감사합니다! 확인해 보고 다시 말씀드릴게요.", "복제본 읽기 권한은 어떻게 받나요?"),
-    # a greeting alone, a short sentence read with the stricter threshold
-    ("Hey! 👋", QUESTION),
 ]
 ANSWERS = [
     # terse: too short for the model to judge, or scored as the answer it is
@@ -93,6 +91,27 @@ def test_an_answer_that_looks_like_filler_has_content(draft: str) -> None:
     assert "NO_CONTENT" not in verify(draft, question=QUESTION).codes
 
 
+# What the first blind review of the model found it failing (stop 37): a choice confirmed
+# in a few words, a finding after "I checked", a Korean or Japanese "that's right".
+REVIEWED = [
+    ("Okay, Berlin then.", "So we're meeting at the Berlin office, right?"),
+    ("Gut, dann vor Weihnachten.", "Machen wir die Weihnachtsfeier noch vor den Feiertagen?"),
+    ("Dobrze, to po świętach.", "To przed czy po świętach?"),
+    ("Sprawdziłem, to proxy.", "Dlaczego nie mogę wejść na wiki z domu?"),
+    ("Jeg har tjekket, toneren er tom.", "Hvorfor virker printeren på tredje sal ikke?"),
+    ("Посмотрел, это твой роутер.", "Почему сегодня так медленно работает сеть?"),
+    ("Kontrol ettim, ağ sorunu.", "Üçüncü kattaki yazıcı neden çalışmıyor?"),
+    ("확인해 보니 토너가 떨어졌습니다.", "삼층 프린터가 왜 안 되나요?"),
+    ("맞습니다.", "그럼 마감은 여전히 월말인가요?"),
+    ("そうですね。", "今週金曜の飲み会で合ってますか？"),
+]
+
+
+@pytest.mark.parametrize(("draft", "question"), REVIEWED)
+def test_a_short_answer_after_a_word_of_filler_has_content(draft: str, question: str) -> None:
+    assert "NO_CONTENT" not in verify(draft, question=question).codes
+
+
 @pytest.mark.parametrize(
     ("draft", "question"),
     [
@@ -112,6 +131,8 @@ def test_an_answer_that_looks_like_filler_has_content(draft: str) -> None:
         ("आपके सवाल के लिए धन्यवाद, मैं इसे देखकर आपको जल्द ही बताता हूँ।", "क्या मुझे एक्सेस मिलेगा?"),
         ("Thanks! मैं check करके आपको बताता हूँ।", "क्या मुझे एक्सेस मिलेगा?"),
         ("Thanks so much! Happy to help with VPN questions anytime.", QUESTION),
+        # too short to tell from a terse answer ("Okay, Berlin then.")
+        ("Hey! 👋", QUESTION),
         # courtesy alone is a yes
         ("Sure thing!", "Can you keep the answer short?"),
     ],
