@@ -140,6 +140,37 @@ _LETTER = re.compile(r"[^\W\d_]")
 _SYLLABLE = re.compile("[\u3040-\u30ff\uac00-\ud7af]")
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 _CLAUSE = re.compile(r"[^,，、;；—–]+")
+# A message that asks for words to say or send: a reply, a message, a card, an
+# announcement, or how to word one. The answer is then made of courtesy ("Thank him first
+# and show you understand", "Merci pour votre message. Je suis absent …"), which is the
+# answer, not filler: the model does not judge it. Stems, at the start of a word, in the
+# languages the model was taught (a guard for precision: what it misses, the judge sees).
+_WORDING_STEMS = (
+    "write wrote draft compose word phrase reply replie respond say tell messag email e-mail note "
+    "card text announc template out-of-office "
+    "schreib formulier antwort sag nachricht mail karte entwurf vorlage abwesenheit "
+    "écri ecri rédig redig répond repond répons repons dire dis message courriel carte texte "
+    "modèle "
+    "escrib redact respond contest decir diga mensaje correo tarjeta plantilla "
+    "escrev redig diz digo respost mensagem cartão texto modelo "
+    "scriv rispond rispost dire dico messaggio biglietto testo modello "
+    "schrijf formuleer antwoord zeg bericht kaart tekst sjabloon "
+    "napisz napisa pisa sformułuj odpowiedz odpowiedzie odpisa powiedz wiadomo kartk tekst "
+    "szablon "
+    "skriv formul svar säg meddelande mejl kort mall melding e-post besked skabelon "
+    "yaz cevap cevab yanıt söyle mesaj e-posta kart metin şablon "
+    "napiš napsat odpověz odpovědě řekn říct zpráv přání šablon napíš napísať odpovedz "
+    "povedz správ "
+    "напиш написа сформулир ответ отвеч сказа скаж сообщен письм открытк текст шаблон "
+    "відпов сказа повідомлен лист листівк "
+)
+_WORDING = re.compile(
+    rf"(?<![\w'])(?:{'|'.join(map(re.escape, _WORDING_STEMS.split()))})"
+    "|書い|書く|書き|文面|返信|返事|言え|言う|伝え|メッセージ|メール|文章|例文|テンプレ"
+    "|写|回复|回信|怎么说|说什么|消息|邮件|贺卡|文案|措辞|模板"
+    "|써|쓰|작성|답장|답변|말하|뭐라고|메시지|메일|카드|문구|템플릿",
+    re.IGNORECASE,
+)
 _QUOTE_OR_LIST = re.compile(r"^[ \t]*(?:>|&gt;|[-*•+][ \t]|\d+[.)][ \t])", re.M)
 ECHO_WORDS = 3  # words of a title, at least, to tell it names the question's subject
 ECHO_SHARE = 0.6  # of a title's words found in the question
@@ -176,6 +207,8 @@ def _filler_only(masked: str, question: str, sentences: list[str], kinds: list[s
     yes)."""
     if not sentences or len(masked) > FILLER_LONG or not _asks(question):
         return False
+    if _WORDING.search(ask_of(question)):
+        return False  # the words asked for may be courtesy: the judge's
     if _QUOTE_OR_LIST.search(masked) or all(kind == "courtesy" for kind in kinds):
         return False
     if sum(_letters(sentence) for sentence in sentences) < FILLER_DRAFT_LETTERS:
