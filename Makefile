@@ -49,6 +49,7 @@ test-thorough: $(STAMP) redis-server
 bench: $(STAMP) redis-server
 	$(BIN)/python -m bench.verify
 	$(BIN)/python -m bench.efficacy
+	$(BIN)/python -m bench.filler
 	$(BIN)/python -m bench.triage
 	$(BIN)/python -m bench.languages
 	$(BIN)/python -m bench.injection

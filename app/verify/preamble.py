@@ -121,13 +121,13 @@ _SENTENCE_END = re.compile(r"[.!?。！？]\s*$|[.!?。！？]\s*\n")
 # FILLER_DRAFT_LETTERS to FILLER_LONG characters ("Okay, Berlin then.", "맞습니다." are
 # answers too short to tell from "Hey! 👋"), with no quote, list or fact. A sentence is
 # judged where the model knows FILLER_KNOWN of its runs of characters (not in a script it
-# was not taught); it is filler above FILLER_THRESHOLD, a log-odds that 3 in 100 of the
-# hard content sentences it learnt from pass in cross-validation and 45 in 100 filler
+# was not taught); it is filler above FILLER_THRESHOLD, a log-odds that 2 in 100 of the
+# hard content sentences it learnt from pass in cross-validation and 42 in 100 filler
 # sentences (`python -m bench.filler`), and only if each of its clauses is too, above
 # FILLER_CLAUSE_THRESHOLD: "I checked, it's the proxy" is a finding after a filler clause.
 # A sentence or clause of fewer than FILLER_LETTERS letters needs FILLER_SHORT_THRESHOLD:
 # "Yes.", "Tak." and "Tuesday." are answers barely longer than "Hi!" (1 in 100 terse
-# answers pass it, 28 in 100 greetings). Letters are counted as sounds: a kana or Hangul
+# answers pass it, 25 in 100 greetings). Letters are counted as sounds: a kana or Hangul
 # syllable counts two, a Han character three.
 FILLER_LONG = 400
 FILLER_DRAFT_LETTERS = 30
