@@ -139,6 +139,9 @@ FILLER_KNOWN = 0.6
 _LETTER = re.compile(r"[^\W\d_]")
 _SYLLABLE = re.compile("[\u3040-\u30ff\uac00-\ud7af]")
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+STEM = 5
+_LONG_WORD = re.compile("[^\\W\\d_\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{4,}")
+_CJK_PAIR = re.compile("(?=[\u30a0-\u30ff\u3400-\u9fff\uac00-\ud7af]{2})")
 _CLAUSE = re.compile(r"[^,，、;；—–]+")
 # A message that asks for words to say or send: a reply, a message, a card, an
 # announcement, or how to word one. The answer is then made of courtesy ("Thank him first
@@ -146,29 +149,30 @@ _CLAUSE = re.compile(r"[^,，、;；—–]+")
 # answer, not filler: the model does not judge it. Stems, at the start of a word, in the
 # languages the model was taught (a guard for precision: what it misses, the judge sees).
 _WORDING_STEMS = (
-    "write wrote draft compose word phrase reply replie respond say tell messag email e-mail note "
-    "card text announc template out-of-office "
-    "schreib formulier antwort sag nachricht mail karte entwurf vorlage abwesenheit "
-    "écri ecri rédig redig répond repond répons repons dire dis message courriel carte texte "
+    "write wrote draft compose wording phrase reply replie respond say tell messag email "
+    "e-mail note card announc template out-of-office "
+    "schreib formulier antwort sag nachricht e-mail karte entwurf vorlage abwesenheit "
+    "écri ecri rédig redig répond repond répons repons dire dis message courriel carte "
     "modèle "
     "escrib redact respond contest decir diga mensaje correo tarjeta plantilla "
-    "escrev redig diz digo respost mensagem cartão texto modelo "
-    "scriv rispond rispost dire dico messaggio biglietto testo modello "
-    "schrijf formuleer antwoord zeg bericht kaart tekst sjabloon "
-    "napisz napisa pisa sformułuj odpowiedz odpowiedzie odpisa powiedz wiadomo kartk tekst "
-    "szablon "
-    "skriv formul svar säg meddelande mejl kort mall melding e-post besked skabelon "
-    "yaz cevap cevab yanıt söyle mesaj e-posta kart metin şablon "
+    "escrev redig diz digo respost mensagem cartão modelo "
+    "scriv rispond rispost dire dico messaggio biglietto modello "
+    "schrijf formuleer antwoord zeg bericht kaart sjabloon "
+    "napisz napisa pisa sformułuj odpowiedz odpowiedzie odpisa powiedz wiadomo kartk szablon "
+    "skriv formul svar säg meddelande mejl mall melding e-post besked skabelon "
+    "yazayım yazmam yazsam yazabil yazar mısın cevap cevab yanıt söyle mesaj e-posta metin "
+    "şablon "
     "napiš napsat odpověz odpovědě řekn říct zpráv přání šablon napíš napísať odpovedz "
-    "povedz správ "
-    "напиш написа сформулир ответ отвеч сказа скаж сообщен письм открытк текст шаблон "
-    "відпов сказа повідомлен лист листівк "
+    "povedz správu správa "
+    "напиш написа сформулир ответить ответь ответа ответом отвеч сказа скаж сообщен письм "
+    "открытк шаблон "
+    "відповісти відповідь відповідати сказа повідомлен листа листом листівк "
 )
 _WORDING = re.compile(
     rf"(?<![\w'])(?:{'|'.join(map(re.escape, _WORDING_STEMS.split()))})"
     "|書い|書く|書き|文面|返信|返事|言え|言う|伝え|メッセージ|メール|文章|例文|テンプレ"
-    "|写|回复|回信|怎么说|说什么|消息|邮件|贺卡|文案|措辞|模板"
-    "|써|쓰|작성|답장|답변|말하|뭐라고|메시지|메일|카드|문구|템플릿",
+    "|怎么写|写一|写个|写封|回复|回信|怎么说|说什么|贺卡|文案|措辞|模板"
+    "|써 줘|써줘|써 줄|작성|답장|답변|말하|뭐라고|메시지|문구|템플릿",
     re.IGNORECASE,
 )
 _QUOTE_OR_LIST = re.compile(r"^[ \t]*(?:>|&gt;|[-*•+][ \t]|\d+[.)][ \t])", re.M)
@@ -204,11 +208,15 @@ def no_content(layout: Layout, question: str = "") -> bool:
 def _filler_only(masked: str, question: str, sentences: list[str], kinds: list[str | None]) -> bool:
     """Whether a short reply to a question is filler in every sentence, by the phrase
     lists or by the model, and is not courtesy alone ("Sure thing!", "Of course.": a
-    yes)."""
+    yes). A reply that takes up a word of the question may be its answer, however
+    courteous; it is left to the judge, with the restated questions it lets through."""
     if not sentences or len(masked) > FILLER_LONG or not _asks(question):
         return False
-    if _WORDING.search(ask_of(question)):
+    ask = ask_of(question)
+    if _WORDING.search(ask):
         return False  # the words asked for may be courtesy: the judge's
+    if _stems(" ".join(sentences)) & _stems(ask):
+        return False  # "Can I reach out?" "Reach out anytime, happy to help.": the judge's
     if _QUOTE_OR_LIST.search(masked) or all(kind == "courtesy" for kind in kinds):
         return False
     if sum(_letters(sentence) for sentence in sentences) < FILLER_DRAFT_LETTERS:
@@ -235,6 +243,15 @@ def _scored_filler(text: str, threshold: float) -> bool:
     letters = _letters(text)
     short = letters < FILLER_LETTERS
     return bool(letters) and filler.score(text) > (FILLER_SHORT_THRESHOLD if short else threshold)
+
+
+def _stems(text: str) -> set[str]:
+    """A text's words of four letters or more by their first five, and its runs of two
+    kanji, katakana or Hangul syllables: what a reply takes up of a question ("reach out",
+    "연락"), not its pronouns or endings ("ik", "ます")."""
+    lowered = text.lower()
+    words = {word[:STEM] for word in _LONG_WORD.findall(lowered)}
+    return words | {lowered[m.start() : m.start() + 2] for m in _CJK_PAIR.finditer(lowered)}
 
 
 def _letters(text: str) -> int:

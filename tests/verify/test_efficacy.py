@@ -103,10 +103,10 @@ def test_preambles_written_after_the_structural_rule_as_recorded() -> None:
     """Preambles and their look-alikes in 15 languages, written blind after NO_CONTENT's
     structural test (heldout/preambles.jsonl): no good answer fails; the rules catch 6 of
     40 preambles (the judge's NON_ANSWER is the net under the rest: docs/verification.md);
-    13 since the filler model of stop 37."""
+    12 since the filler model of stop 37."""
     rows = evaluate(i for i in load(SETS["heldout"]) if i.corpus == "preambles")
     assert rows["good"].total >= 50 and rows["good"].wrong == []
-    assert rows["no_content"].caught >= 13  # of 40
+    assert rows["no_content"].caught >= 12  # of 40
 
 
 def test_credentials_written_after_the_filters_as_recorded() -> None:
@@ -130,7 +130,7 @@ def test_the_fresh_set_written_after_every_rule_as_recorded() -> None:
     rows = evaluate(load(SETS["fresh"]))
     assert rows["good"].total >= 200
     assert [item for item, _ in rows["good"].wrong] == ["answers-27"]
-    assert rows["no_content"].caught >= 18  # of 70 (7 before the filler model); the rest
+    assert rows["no_content"].caught >= 16  # of 70 (7 before the filler model); the rest
     # is the judge's NON_ANSWER
     assert rows["wrong_figure"].caught == rows["wrong_figure"].total  # 10 of 10
     assert rows["wrong_language"].caught == rows["wrong_language"].total  # 10 of 10
@@ -145,7 +145,7 @@ def test_the_second_fresh_set_written_after_the_first_ones_fixes_as_recorded() -
     rows = evaluate(load(SETS["fresh2"]))
     assert rows["good"].total >= 190
     assert rows["good"].wrong == []
-    assert rows["no_content"].caught >= 26  # of 68 (16 before the filler model)
+    assert rows["no_content"].caught >= 25  # of 68 (16 before the filler model)
     assert rows["wrong_figure"].caught >= 8  # of 9
     assert rows["wrong_language"].caught >= 7  # of 8
     assert rows["secret"].caught >= 7  # of 9
@@ -162,7 +162,7 @@ def test_the_third_fresh_set_written_after_the_second_ones_fixes_as_recorded() -
     rows = evaluate(load(SETS["fresh3"]))
     assert rows["good"].total >= 190
     assert rows["good"].wrong == []
-    assert rows["no_content"].caught >= 18  # of 73 (8 before the filler model)
+    assert rows["no_content"].caught >= 15  # of 73 (8 before the filler model)
     assert rows["wrong_figure"].caught >= 6  # of 8
     assert rows["wrong_language"].caught >= 7  # of 8 (Swedish in Norwegian by its letters)
     assert rows["secret"].caught >= 6  # of 7
@@ -317,8 +317,8 @@ def test_the_preambles_written_blind_after_the_titles_as_recorded() -> None:
     alone whatever their words, a title with an emoji beside it (a greeting with a waving
     hand, and titles of two words, were dropped after a blind review). The rest (promises,
     deferrals, restated questions, empathy, plans) need words of each language; the
-    judge's NON_ANSWER catches them. Since the filler model of stop 37: 38."""
-    as_recorded(SETS["fresh7"], good=160, failed=[], caught={"no_content": 38})
+    judge's NON_ANSWER catches them. Since the filler model of stop 37: 34."""
+    as_recorded(SETS["fresh7"], good=160, failed=[], caught={"no_content": 34})
 
 
 def test_the_preambles_of_layout_written_blind_as_recorded() -> None:
@@ -651,6 +651,6 @@ def test_the_preambles_written_blind_beside_the_filler_model_as_recorded() -> No
     first run: 0 of 150 good answers failed, 23 of 100 preambles caught (the phrase lists
     alone: 12). Half A (1-125) was then read; half B (126-250) never was. Since, more
     sentences learnt, and the gates two blind reviews asked for (a draft of 30 letters at
-    least, every clause filler, no message asking for words to say): A 12 of 50, B 8 of 50
-    (docs/verification.md)."""
-    as_recorded(SETS["fresh16"], good=150, failed=[], caught={"no_content": 20})
+    least, every clause filler, no message asking for words to say, no reply taking up
+    the message's words): A 10 of 50, B 7 of 50 (docs/verification.md)."""
+    as_recorded(SETS["fresh16"], good=150, failed=[], caught={"no_content": 17})

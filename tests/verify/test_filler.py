@@ -133,6 +133,14 @@ REVIEWED += [
         "Mag ik vandaag eerder weg? Ik voel me niet lekker.",
     ),
     ("Onlar için de aynı, hiçbir şey değişmiyor.", "Peki dış kaynak çalışanlar için?"),
+    # the third: a yes given as an invitation, which takes up the question's words
+    ("Reach out anytime, I'm always happy to help.", "Can I reach out to you if I get stuck?"),
+    ("Melde dich jederzeit, ich helfe dir gern.", "Darf ich mich bei dir melden, wenn ich hänge?"),
+    ("언제든 편하게 연락 주세요. 기꺼이 도와드릴게요.", "막히면 연락드려도 될까요?"),
+    (
+        "Muy contento, dio las gracias a todo el equipo y quiere seguir adelante.",
+        "¿El cliente quedó contento con la demo?",
+    ),
 ]
 
 
