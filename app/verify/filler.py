@@ -22,7 +22,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from app.verify.scan import PICTOGRAPH, SHORTCODE
@@ -36,6 +36,7 @@ _DIGITS = re.compile(r"\d")
 _SPACES = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=1024)  # the rule asks for a sentence's score and the share it knows
 def features(sentence: str) -> frozenset[str]:
     """What the model reads of a sentence: its lower-cased characters in runs of one to
     five (spaces at the ends of words kept, so "hi " is not "hire"), and its words in angle

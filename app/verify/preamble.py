@@ -17,6 +17,7 @@ and no sentence holds a fact, a quote or a list.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from app.verify import filler
@@ -209,27 +210,38 @@ def _filler_only(masked: str, question: str, sentences: list[str], kinds: list[s
     """Whether a short reply to a question is filler in every sentence, by the phrase
     lists or by the model, and is not courtesy alone ("Sure thing!", "Of course.": a
     yes). A reply that takes up a word of the question may be its answer, however
-    courteous; it is left to the judge, with the restated questions it lets through."""
-    if not sentences or len(masked) > FILLER_LONG or not _asks(question):
+    courteous; it is left to the judge, with the restated questions it lets through.
+    (The cheap tests first: most short answers state a fact.)"""
+    if not sentences or len(masked) > FILLER_LONG or _QUOTE_OR_LIST.search(masked):
         return False
-    ask = ask_of(question)
-    if _WORDING.search(ask):
+    judged = [sentence for sentence, kind in zip(sentences, kinds, strict=True) if kind is None]
+    if not judged or any(_FACT.search(s) or QUOTED.search(s) for s in judged):
+        return False  # courtesy alone (a yes), or a fact
+    if _letters(" ".join(sentences)) < FILLER_DRAFT_LETTERS:
+        return False
+    if not _asks(question) or _asks_for_words(question):
         return False  # the words asked for may be courtesy: the judge's
-    if _stems(" ".join(sentences)) & _stems(ask):
+    if _stems(" ".join(sentences)) & _asked_stems(question):
         return False  # "Can I reach out?" "Reach out anytime, happy to help.": the judge's
-    if _QUOTE_OR_LIST.search(masked) or all(kind == "courtesy" for kind in kinds):
-        return False
-    if sum(_letters(sentence) for sentence in sentences) < FILLER_DRAFT_LETTERS:
-        return False
-    return all(kind is not None or _filler(s) for s, kind in zip(sentences, kinds, strict=True))
+    return all(_filler(sentence) for sentence in judged)
+
+
+@functools.lru_cache(maxsize=256)  # a message's attempts ask the same
+def _asks_for_words(question: str) -> bool:
+    return _WORDING.search(ask_of(question)) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _asked_stems(question: str) -> frozenset[str]:
+    return frozenset(_stems(ask_of(question)))
 
 
 def _filler(sentence: str) -> bool:
     """Whether the model reads a sentence as filler, and each of its clauses: one with no
-    fact or quote, in a language it was taught."""
-    if _FACT.search(sentence) or QUOTED.search(sentence) or next(claims(sentence), None):
+    fact or quote (tested before), in a language it was taught."""
+    if next(claims(sentence), None) is not None or filler.known(sentence) < FILLER_KNOWN:
         return False
-    if filler.known(sentence) < FILLER_KNOWN or not _scored_filler(sentence, FILLER_THRESHOLD):
+    if not _scored_filler(sentence, FILLER_THRESHOLD):
         return False
     clauses = [clause for clause in _CLAUSE.findall(sentence) if _letters(clause)]
     return len(clauses) < 2 or all(
@@ -256,7 +268,10 @@ def _stems(text: str) -> set[str]:
 
 def _letters(text: str) -> int:
     """A text's letters, a kana or Hangul syllable counting two and a Han character three."""
-    return len(_LETTER.findall(text)) + len(_SYLLABLE.findall(text)) + 2 * len(_HAN.findall(text))
+    letters = len(_LETTER.findall(text))
+    if _SYLLABLE.search(text) is None and _HAN.search(text) is None:
+        return letters
+    return letters + len(_SYLLABLE.findall(text)) + 2 * len(_HAN.findall(text))
 
 
 def _emoji_say_nothing(written: str, prose: str) -> bool:
