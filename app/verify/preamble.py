@@ -11,8 +11,9 @@ question, one of emoji alone (but 👍 or ✅, which say yes).
 
 Beyond the phrase lists, a short reply to a question is filler when every sentence is,
 by the lists or by a small model of filler sentences (`filler.py`: greetings, thanks,
-empathy, the question said back, a promise to look, a closing offer, in 19 languages),
-and no sentence holds a fact, a quote or a list.
+empathy, a promise to look, a plan, "it depends", a closing offer, in 19 languages), no
+sentence holds a fact, a quote or a list, the reply takes up no word of the question,
+and the question asks for no words to say or send (then courtesy may be the answer).
 """
 
 from __future__ import annotations
