@@ -23,6 +23,7 @@ import re
 
 from app.verify import filler
 from app.verify.figures import claims
+from app.verify.language import asks_for_language
 from app.verify.length import QUESTION_MARK, ask_of
 from app.verify.scan import (
     BARE_URL,
@@ -229,7 +230,9 @@ def _filler_only(masked: str, question: str, sentences: list[str], kinds: list[s
 
 @functools.lru_cache(maxsize=256)  # a message's attempts ask the same
 def _asks_for_words(question: str) -> bool:
-    return _WORDING.search(ask_of(question)) is not None
+    """Whether a message asks for words to say or send, a translation among them
+    (`language.asks_for_language`, which WRONG_LANGUAGE reads the same way)."""
+    return _WORDING.search(ask_of(question)) is not None or asks_for_language(question)
 
 
 @functools.lru_cache(maxsize=256)

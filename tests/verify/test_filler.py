@@ -133,6 +133,15 @@ REVIEWED += [
         "Mag ik vandaag eerder weg? Ik voel me niet lekker.",
     ),
     ("Onlar için de aynı, hiçbir şey değişmiyor.", "Peki dış kaynak çalışanlar için?"),
+    # found on rereading: a translation asked for is words to send, courtesy or not
+    (
+        "Gracias por tu pregunta, lo reviso y te cuento en un rato.",
+        "Wie heißt das auf Spanisch: Danke für deine Frage, ich prüfe es und melde mich gleich?",
+    ),
+    (
+        "Danke für deine Frage! Ich schaue mir das gleich an und melde mich dann bei dir.",
+        "Übersetzt du mir das? Thanks for your question, I'll look at it and get back to you.",
+    ),
     # the third: a yes given as an invitation, which takes up the question's words
     ("Reach out anytime, I'm always happy to help.", "Can I reach out to you if I get stuck?"),
     ("Melde dich jederzeit, ich helfe dir gern.", "Darf ich mich bei dir melden, wenn ich hänge?"),
