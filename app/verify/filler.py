@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 
-from app.verify.scan import PICTOGRAPH, SHORTCODE
+from app.verify.scan import EMOJI
 
 GRAMS = (1, 2, 3, 4, 5)  # lengths of the character runs read
 KNOWN_RUN = 3  # the runs of characters `Model.known` counts
 MAX_CHARACTERS = 600  # of a sentence: longer ones are cut (a filler sentence is never long)
-_EMOJI = re.compile(f"{SHORTCODE}|{PICTOGRAPH}|\ufe0f")
 _NOT_WORD = re.compile(r"[^\w\s']+")
 _DIGITS = re.compile(r"\d")
 _SPACES = re.compile(r"\s+")
@@ -42,7 +41,7 @@ def features(sentence: str) -> frozenset[str]:
     five (spaces at the ends of words kept, so "hi " is not "hire"), and its words in angle
     brackets. Emoji, punctuation and the value of digits are left out."""
     text = unicodedata.normalize("NFKC", sentence[:MAX_CHARACTERS]).lower()
-    text = _SPACES.sub(" ", _NOT_WORD.sub(" ", _DIGITS.sub("0", _EMOJI.sub(" ", text)))).strip()
+    text = _SPACES.sub(" ", _NOT_WORD.sub(" ", _DIGITS.sub("0", EMOJI.sub(" ", text)))).strip()
     if not text:
         return frozenset()
     padded = f" {text} "  # one space between words: no run but " " is all spaces

@@ -28,10 +28,9 @@ from app.verify.length import QUESTION_MARK, ask_of
 from app.verify.scan import (
     BARE_URL,
     CLOSING_MARKS,
+    EMOJI,
     MASK,
-    PICTOGRAPH,
     QUOTED,
-    SHORTCODE,
     Layout,
 )
 from app.verify.topic import content_terms
@@ -106,9 +105,7 @@ LEAD_IN_WORDS = 16  # a lead-in sentence longer than this says something
 LATE_PROMISE_WORDS = 20
 # Not an answer either: headings (a title line) and emoji.
 _TITLE_LINE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+[^\n]*|\*{1,2}[^*\n]{1,60}\*{1,2}[ \t]*)$", re.M)
-_EMOJI = re.compile(f"{SHORTCODE}|{PICTOGRAPH}|\ufe0f")
 
-_OWN_WORDS = re.compile(r"[^\W\d_]")  # a letter outside quotation marks
 _ANY_WORD = re.compile(r"[^\W_]")  # a letter or a digit
 # Emoji that answer yes or no, or that something is done
 _AFFIRMING = re.compile(
@@ -139,7 +136,7 @@ FILLER_THRESHOLD = 1.0
 FILLER_CLAUSE_THRESHOLD = 0.5
 FILLER_SHORT_THRESHOLD = 2.0
 FILLER_KNOWN = 0.6
-_LETTER = re.compile(r"[^\W\d_]")
+_LETTER = re.compile(r"[^\W\d_]")  # a letter: of a sentence, or outside quotation marks
 _SYLLABLE = re.compile("[\u3040-\u30ff\uac00-\ud7af]")
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
 STEM = 5
@@ -188,17 +185,17 @@ def no_content(layout: Layout, question: str = "") -> bool:
     title over nothing, or emoji in reply to a question."""
     if MASK in layout.masked or len(layout.masked) > LONG:  # code, a link, a mention, or a lot
         return False
-    bare = _EMOJI.sub("", layout.masked)  # "**Müşteri sözleşme şablonları** 📄" is a title
+    bare = EMOJI.sub("", layout.masked)  # "**Müşteri sözleşme şablonları** 📄" is a title
     if bare.strip() and not _TITLE_LINE.sub("", bare).strip() and _titled(bare, question):
         return True
     untitled = _TITLE_LINE.sub("", layout.masked)
     written = untitled if untitled.strip() else layout.masked
-    prose = _EMOJI.sub(" ", written)
-    if _EMOJI.search(written) and _asks(question) and _emoji_say_nothing(written, prose):
+    prose = EMOJI.sub(" ", written)
+    if EMOJI.search(written) and _asks(question) and _emoji_say_nothing(written, prose):
         return True
     unquoted = QUOTED.sub(" ", prose)
     closed = prose.rstrip(CLOSING_MARKS + " \t\n")  # "Sure! Here are the steps:" ends open
-    if unquoted != prose and not _OWN_WORDS.search(unquoted) and not _COLON_END.search(closed):
+    if unquoted != prose and not _LETTER.search(unquoted) and not _COLON_END.search(closed):
         return False  # all in quotation marks: a translation, a text to send, not a promise
     sentences = [s.strip() for s in _SENTENCES.findall(prose) if s.strip(" \t\n:：…")]
     if len(prose) <= SHORT and len(sentences) <= 2 and _ends_open(prose, written):
@@ -219,11 +216,12 @@ def _filler_only(masked: str, question: str, sentences: list[str], kinds: list[s
     judged = [sentence for sentence, kind in zip(sentences, kinds, strict=True) if kind is None]
     if not judged or any(_FACT.search(s) or QUOTED.search(s) for s in judged):
         return False  # courtesy alone (a yes), or a fact
-    if _letters(" ".join(sentences)) < FILLER_DRAFT_LETTERS:
+    said = " ".join(sentences)
+    if _letters(said) < FILLER_DRAFT_LETTERS:
         return False
     if not _asks(question) or _asks_for_words(question):
         return False  # the words asked for may be courtesy: the judge's
-    if _stems(" ".join(sentences)) & _asked_stems(question):
+    if _stems(said) & _asked_stems(question):
         return False  # "Can I reach out?" "Reach out anytime, happy to help.": the judge's
     return all(_filler(sentence) for sentence in judged)
 

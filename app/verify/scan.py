@@ -50,6 +50,7 @@ class Entity(NamedTuple):
 # shortcode (":tada:", ":+1:")
 PICTOGRAPH = "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff]"
 SHORTCODE = ":[a-z0-9_+-]+:"
+EMOJI = re.compile(f"{SHORTCODE}|{PICTOGRAPH}|\ufe0f")  # one, with its variation selectors
 # A URL written out in prose (outside code and Slack links, which the mask hides).
 BARE_URL = re.compile(r"http(?<!\whttp)s?://(?:[^\s<>()\[\]|`\ue000]|\([^\s<>()]*\))+")
 
