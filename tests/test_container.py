@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -74,3 +76,21 @@ def test_health_command_exit_status(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert done.stderr.strip() == "unhealthy: URLError"
+
+
+def test_the_image_installs_every_data_file_the_code_reads() -> None:
+    """The image installs Vouch with `pip install .`, not from the source tree: a file of
+    app/ that is not Python (the filler model's weights) reaches it only if pyproject.toml
+    declares it package data. Without it the bot fails at start-up, in the image only."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    declared = setuptools.get("package-data", {})
+    data = [
+        path.relative_to(ROOT)
+        for path in (ROOT / "app").rglob("*")
+        if path.is_file() and path.suffix not in {".py", ".pyc"} and "__pycache__" not in path.parts
+    ]
+    assert data, "no data file found: the test would pass on nothing"
+    for path in data:
+        package = ".".join(path.parent.parts)
+        globs = declared.get(package, [])
+        assert any(fnmatch.fnmatch(path.name, glob) for glob in globs), f"{path}: not declared"
