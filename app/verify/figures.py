@@ -48,34 +48,39 @@ for _kind, _scale, _names in (
         Fraction(60),
         "m min mins minute minutes minuten minuto minutos minuti minuut minut minuty мин хв "
         "分 分間 分钟 "
-        "minuter minutt minutter dakika minuta минута минуты минут хвилина хвилини хвилин 분",
+        "minuter minuterna minutt minutter minuttene minutterne dakika minuta минута минуты "
+        "минут хвилина хвилини хвилин 분",
     ),
     (
         "duration",
         Fraction(3600),
         "h hr hrs hour hours std stunde stunden heure heures hora horas ora ore uur uren "
-        "godzina godziny godzin 時間 小时 小時 timme timmar timer saat hodina hodiny hodin "
+        "godzina godziny godzin 時間 小时 小時 timme timmar timmarna timer timene timerne saat "
+        "hodina hodiny hodin "
         "час часа часов ч година години годин годині 시간 timmen timen",
     ),
     (
         "duration",
         Fraction(86400),
         "d day days tage tagen jour jours día días dia dias giorno giorni dag dagen "
-        "dzień dni 日 日間 天 dagar dager dage døgn gün dny dní dnů день дня дней суток сутки дні "
+        "dzień dni 日 日間 天 dagar dagarna dager dagene dage døgn gün dny dní dnů день дня дней "
+        "суток сутки дні "
         "днів доба доби діб",
     ),
     (
         "duration",
         Fraction(604800),
         "w wk wks week weeks woche wochen semaine semaines semana semanas settimana "
-        "settimane weken tydzień tygodnie tygodni 週 週間 周 星期 vecka veckor uke uker uge uger "
+        "settimane weken tydzień tygodnie tygodni 週 週間 周 星期 vecka veckor veckorna uke uker "
+        "ukene uge uger ugerne "
         "veckan uken ugen hafta týden týdny týdnů неделя недели недель тиждень тижні тижнів 주",
     ),
     (
         "duration",
         Fraction(2592000),
         "month months monat monate monaten mois mes meses mese mesi mês maand maanden "
-        "miesiąc miesiące miesięcy か月 ヶ月 カ月 ケ月 个月 månad månader måned måneder månaden "
+        "miesiąc miesiące miesięcy か月 ヶ月 カ月 ケ月 个月 månad månader månaderna måned måneder "
+        "månedene månederne månaden "
         "måneden ay měsíc měsíce měsíců месяц месяца месяцев місяць місяці місяців 개월",
     ),
     (
@@ -167,6 +172,7 @@ _MULTIPLIERS = {
     "tys": 1000,
     "M": 10**6,
     "mio": 10**6,
+    "mill": 10**6,  # Norwegian and Danish: "1,8 mill. kr"
     "million": 10**6,
     "millions": 10**6,
     "millionen": 10**6,
@@ -516,7 +522,8 @@ _FLAGS = re.IGNORECASE
 # has no spaces between words, but not a letter of a Latin-script word ("p99").
 _FREE_BEFORE = rf"(?<![.,/-])(?<![^\W{CJK}])"
 _ISO_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
-_DOTTED_DATE = re.compile(r"(?<![0-9.])([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})(?![0-9])")
+# "30.06.2026", and as Czech and Slovak write it, "30. 6. 2026"
+_DOTTED_DATE = re.compile(r"(?<![0-9.])([0-9]{1,2})\.\x20?([0-9]{1,2})\.\x20?([0-9]{4})(?![0-9])")
 _SLASHED_DATE = re.compile(r"(?<![0-9/])([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})(?![0-9/])")
 _CJK_DATE = re.compile(r"(?:([0-9]{4})\s?[年년]\s?)?([0-9]{1,2})\s?[月월]\s?([0-9]{1,2})\s?[日일]")
 # not a count of days after a month's name: "in maart 12 dagen" is no 12 March
@@ -600,7 +607,8 @@ _COMPOUND_FIRST = (
     "snipper proef arbets arbejds arbeids semester ferie over"
 ).split()
 _COMPOUND_UNITS = "tage tagen dagen stunden wochen weken monate monaten maanden".split()
-_COMPOUND_UNITS += "dagar dage dager".split()  # Swedish, Danish, Norwegian: "semesterdagar"
+# Swedish, Danish, Norwegian: "semesterdagar", "kalenderdagarna"
+_COMPOUND_UNITS += "dagar dagarna dage dagene dager".split()
 _COMPOUND_UNITS += "uren timmar timer".split()  # hours: "verlofuren", "overtimer"
 _UNIT_IN_COMPOUND = (
     f"(?:(?P<compound>{'|'.join(_COMPOUND_FIRST)})"

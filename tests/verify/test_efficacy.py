@@ -587,7 +587,6 @@ def test_the_blind_set_of_stop_36_as_recorded() -> None:
         good=150,
         failed=[
             "figures15-1",
-            "figures15-4",
             "figures15-6",
             "figures15-15",
             "figures15-19",
@@ -604,7 +603,6 @@ def test_the_blind_set_of_stop_36_as_recorded() -> None:
             "figures15-48",
             "figures15-51",
             "figures15-55",
-            "figures15-56",
             "figures15-70",
             "figures15-71",
             "figures15-74",

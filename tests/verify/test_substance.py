@@ -465,6 +465,12 @@ RESTATED = [
     ("Prisen er 500 kr om måneden.", "The price is 6,000 kr per year."),
     ("That is 10 requests per second.", "The limit is 600 requests per minute per token."),
     ("Es sind 48.000 € im Jahr.", "The allowance is €4,000 a month."),
+    # definite forms of the Scandinavian units, Norwegian and Danish millions, Czech dates
+    ("Det betalas i 180 dagar.", "Lön under de första 180 kalenderdagarna."),
+    ("Det er 30 dager.", "Du har de 30 dagene til rådighet."),
+    ("Det er 12 timer.", "De 12 timerne betales med tillæg."),
+    ("Det er 1 800 000 kr.", "Budsjettet er 1,8 mill. kr for 2026."),
+    ("Končí 30. 6. 2026.", "Zkušební doba končí 30.06.2026."),
 ]
 
 
@@ -658,6 +664,9 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Du har 3 overtimer.", "Overtid: 120 minutter."),
         ("每月1日开具发票，15天内付款。", "Invoices on the 1st of each month, due in 14 days."),
         ("İndirim 40.000 TL × %18 = 7.300 TL olur.", "Bayi indirimi %18'dir. 40.000 TL."),
+        ("Det er 1 700 000 kr.", "Budsjettet er 1,8 mill. kr for 2026."),
+        ("Končí 30. 7. 2026.", "Zkušební doba končí 30.06.2026."),
+        ("Det betalas i 190 dagar.", "Lön under de första 180 kalenderdagarna."),
     ],
 )
 def test_a_figure_restated_wrongly_is_flagged(claim: str, source: str) -> None:
