@@ -924,24 +924,40 @@ def read(
                 rates.extend(("rate", f"{value}/{canonical(seconds)}") for _, value in keys)
 
 
+# Each form of a date, and the orders of day, month and year it is read in
+_DATE_ORDERS = (
+    (_ISO_DATE, "ymd"),
+    (_CJK_DATE, "ymd"),
+    (_DOTTED_DATE, "dmy"),
+    (_SLASHED_DATE, "dmy mdy"),  # 03/04/2026: either, as nothing tells which
+    (_MONTH_DAY, "mdy"),
+    (_DAY_MONTH, "dmy"),
+)
+
+
 def _take_dates(
     text: str, begins: Begins | None, blanked: list[int]
 ) -> tuple[str, list[frozenset[Key]]]:
     found: list[frozenset[Key]] = []
-    patterns = (
-        (_ISO_DATE, "ymd"),
-        (_CJK_DATE, "ymd"),
-        (_DOTTED_DATE, "dmy"),
-        (_SLASHED_DATE, "dmy mdy"),  # 03/04/2026: either, as nothing tells which
-        (_MONTH_DAY, "mdy"),
-        (_DAY_MONTH, "dmy"),
-    )
-    for pattern, orders in patterns:
+    for pattern, orders in _DATE_ORDERS:
         text, dates = _take(
             text, pattern, functools.partial(_date, orders=orders.split()), begins, blanked
         )
         found += dates
     return text, found
+
+
+def dated(text: str) -> list[tuple[int, int, frozenset[Key]]]:
+    """Where each date of `text` is written, and its keys, read as `figures` reads them
+    (each form in turn, a later form not where an earlier one was read)."""
+    found: list[tuple[int, int, frozenset[Key]]] = []
+    for pattern, orders in _DATE_ORDERS:
+        for m in pattern.finditer(text):
+            if any(start < m.end() and m.start() < end for start, end, _ in found):
+                continue
+            if keys := _date(m, orders.split()):
+                found.append((m.start(), m.end(), keys))
+    return sorted(found, key=lambda span: span[0])
 
 
 def _take(
@@ -1664,7 +1680,31 @@ class Known:
         the judge's): 10 working days after Friday 3 October is Friday 17 October."""
         ends = set(self._ends)
         starts = {day for kind, value in self.keys for day in dates_of(kind, value)}
-        given = sorted(starts | ends)[:MAX_DATES]
+        reached: set[datetime.date] = set()  # a month's end is a start, not a date given
+        for start in sorted(starts | ends)[:MAX_DATES]:
+            reached |= self.shifted(start, end=start in ends)
+        return (
+            frozenset(day.isoformat() for day in reached),
+            frozenset(day.isoformat()[5:] for day in reached),
+        )
+
+    def shifted(self, start: datetime.date, *, end: bool = False) -> set[datetime.date]:
+        """The dates a date reaches by a shift the texts give (working days, days, weeks,
+        months); from a month's `end`, by days the texts give as such, not by months."""
+        days, counted, months, workdays = self._shifts
+        reached = {_workdays(start, n) for n in workdays} | {_workdays(start, -n) for n in workdays}
+        for shift in counted if end else days:
+            reached |= {start + datetime.timedelta(d) for d in (shift, -shift)}
+        for count in months:
+            for moved in (add_months(start, count), add_months(start, -count)):
+                # a period of months ends the day before; from a month's end, on its end
+                reached |= {moved} if end else {moved, moved - datetime.timedelta(1)}
+        return reached
+
+    @functools.cached_property
+    def _shifts(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        """The shifts the texts give: days, days not given as months or years, months,
+        working days."""
         # a cycle of every second, third … week or day: its next date too ("each week" is no
         # shift: "each week we send a reminder" is no due date a week on)
         cycles = {Fraction(raw) for kind, raw in self.keys if kind == "cycle"}
@@ -1685,21 +1725,24 @@ class Known:
             }
         )[:MAX_WORKDAY_COUNTS]
         counted = [d for d in days if d * 86400 in self._counted_days]
-        reached: set[datetime.date] = set()  # a month's end is a start, not a date given
-        for start in given:
-            end = start in ends
-            reached |= {_workdays(start, n) for n in workdays} | {
-                _workdays(start, -n) for n in workdays
-            }
-            for shift in counted if end else days:  # a month's end by days, not months
-                reached |= {start + datetime.timedelta(d) for d in (shift, -shift)}
-            for count in months:
-                for moved in (add_months(start, count), add_months(start, -count)):
-                    # a period of months ends the day before; from a month's end, on its end
-                    reached |= {moved} if end else {moved, moved - datetime.timedelta(1)}
+        return days, counted, months, workdays
+
+    def gives(self, day: datetime.date) -> bool:
+        """Whether the texts give a date (with its year or without)."""
+        iso = day.isoformat()
+        return bool({("date", iso), ("day", iso[5:])} & self.keys)
+
+    def reaches(self, day: datetime.date) -> bool:
+        """Whether the texts give a date, or reach it by a shift they give, or give its day
+        of the month ("am 27. eines Monats"), or its month's end where they speak of one."""
+        iso = day.isoformat()
+        dates, days = self._reachable
         return (
-            frozenset(day.isoformat() for day in reached),
-            frozenset(day.isoformat()[5:] for day in reached),
+            self.gives(day)
+            or iso in dates
+            or iso[5:] in days
+            or ("number", str(day.day)) in self.keys
+            or day in self._ends
         )
 
     def _compares(self, percent: Fraction, raw: str) -> bool:

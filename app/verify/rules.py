@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from urllib.parse import urlsplit, urlunsplit
 
+from app.verify import weekdays
 from app.verify.calculations import Calculator
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
@@ -22,6 +23,7 @@ from app.verify.scan import BARE_URL, Layout, scan
 from app.verify.secrets import credentials
 from app.verify.topic import off_topic, shares_a_word
 from app.verify.verdict import Citation, Source
+from app.verify.weekdays import Dates
 
 # Delivery splits long answers into continuation messages (~3,500 characters each in
 # mrkdwn, ~9,000 per streamed message), so this only guards the absurd: about six messages.
@@ -153,11 +155,15 @@ def figure_findings(
     claimed = {citation.claim for citation in citations if citation.claim}
     if not sources or not claimed:
         return
-    known = _known(tuple(source.text for source in sources), tuple(messages))
+    texts = tuple(source.text for source in sources)
+    known = _known(texts, tuple(messages))
     calculator = Calculator(known)  # one budget for the answer and its claims
     answered = calculator.shown(answer)  # code too: aligned columns of working
+    dates = Dates(known, (*texts, *messages), _masked(answer), answered)
     unsourced = {
-        claim for claim in claimed if _unsourced(claim, calculator, answered, read=claim in answer)
+        claim
+        for claim in claimed
+        if _unsourced(claim, calculator, answered, dates, read=claim in answer)
     }
     for number, citation in enumerate(citations, 1):
         if citation.claim in unsourced:
@@ -166,23 +172,37 @@ def figure_findings(
             yield Finding("UNSOURCED_FIGURE", start, end, detail=f"(citation {number})")
 
 
-def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, read: bool) -> bool:
+def _unsourced(
+    claim: str,
+    calculator: Calculator,
+    answered: frozenset[Key],
+    dates: Dates,
+    *,
+    read: bool,
+) -> bool:
     """Whether a figure of the claim is neither given nor the result of a calculation the
-    claim or the answer (`answered`) shows with given operands, or is the result of one
-    shown wrong."""
+    claim or the answer (`answered`) shows with given operands, nor a date a weekday rule
+    of the texts gives (`dates`), or is the result of one shown wrong, or a date is written
+    with a weekday the calendar contradicts."""
     known = calculator.known
     # a claim the answer holds was read with it; another is read first, so that what it
     # works out wrong is refuted before anything else may explain its figures
     worked = answered if read else answered | calculator.shown(claim, answered, lists=False)
     _, counts, operands = working(claim)
     prose = working(calculator.unvouched(claim)).prose  # a held calculation's working vouches
+    figures = list(itertools.islice(_figures(prose), MAX_CLAIM_FIGURES))
+    named: dict[frozenset[Key], weekdays.Named] = {}
+    if any(kind in ("date", "day") for figure in figures for kind, _ in figure):
+        named = {date.keys: date for date in weekdays.named(_masked(prose))}
+        if dates.slips(named.values()):
+            return True
     for operand in operands:  # "× 12か月": given, the year the texts name ("年間"), or worked
         if any(
             not (known.periodic(f) or known.stepped(f) or known.confirms(f) or f & worked)
             for f in claims(operand)
         ):
             return True
-    for figure in itertools.islice(_figures(prose), MAX_CLAIM_FIGURES):
+    for figure in figures:
         if figure & calculator.refuted and not figure & (known.keys | worked):
             return True  # the result of a calculation shown wrong
         if not (
@@ -190,6 +210,8 @@ def _unsourced(claim: str, calculator: Calculator, answered: frozenset[Key], *, 
             or known.confirms(figure)
             or figure & worked
             or _in_a_known_year(figure, known, worked)
+            or (figure in named and dates.reaches(named[figure], worked))
+            or dates.follows(figure)
         ):
             return True
     return False
@@ -218,7 +240,11 @@ def _known(texts: tuple[str, ...], messages: tuple[str, ...] = ()) -> Known:
 
 def _figures(claim: str) -> Iterator[frozenset[Key]]:
     """The figures of a claim's prose: code and URLs are not claims."""
-    return claims(BARE_URL.sub(" ", scan(claim).masked))
+    return claims(_masked(claim))
+
+
+def _masked(claim: str) -> str:
+    return BARE_URL.sub(" ", scan(claim).masked)
 
 
 def grounded(
