@@ -44,6 +44,7 @@ from app.verify.figures import (
     months_of,
     percent_last,
     written_values,
+    zones,
 )
 from app.verify.scan import CJK
 
@@ -153,6 +154,10 @@ Value = tuple[str, Fraction]
 _NUMBERS = ("count", "calendar", "ratio", "written", "figured", "plain")  # weakest first
 _BARE_RESULTS = frozenset({"count", "calendar", "ratio", "written"})  # equal a bare number
 _MEASURED = ("money", "duration", "size")
+# The units of time a count of them is stated in, in seconds
+_TIME_SCALES = tuple(map(Fraction, (60, 3600, 86400, 604800, 2592000, 31536000)))
+# A day, a week, a month and a year, in seconds: what the calendar's numbers work out to
+_CALENDAR_SPANS = frozenset(Fraction(86400 * days) for days in (1, 7, 28, 29, 30, 31, 365, 366))
 _COUNTS = ("given", "figure", "calendar", "percent", "bare")
 # Operands that stand alone as a term: a time of day, a date, a number of calendar
 # months, and a percentage, added or taken off as a share
@@ -195,6 +200,10 @@ class Calculator:
     # claim writes there is vouched for by the calculation, and read as a claim nowhere else
     held: set[str] = field(default_factory=set)
     _figures: dict[str, tuple[frozenset[Key] | None, bool]] = field(default_factory=dict)
+    zones: set[Fraction] = field(default_factory=set)  # offsets from UTC given or written
+
+    def __post_init__(self) -> None:
+        self.zones |= self.known.zones
 
     def shown(
         self, text: str, worked: frozenset[Key] = frozenset(), *, lists: bool = True
@@ -204,6 +213,7 @@ class Calculator:
         results shown before it (elsewhere in the answer), which its steps may use."""
         results: set[Key] = set()
         bare: list[tuple[str, str, str, frozenset[str] | None]] = []  # results written bare
+        self.zones |= zones(text)  # the answer's own: "Novosibirsk is UTC+7"
         plain = _EMPHASIS.sub("", percent_last(text))
         for run in _runs(plain):
             if self.runs <= 0 or self.left <= 0:
@@ -219,7 +229,12 @@ class Calculator:
                     values, units, read = self._evaluate(expression, worked | results)
                     held = self._held(values, result, units, approximate=approximate)
                     evaluated = evaluated or read
-                    written = written or _as_written(values, result, units, approximate)
+                    as_written = _as_written(values, result, units, approximate)
+                    written = written or as_written
+                    if not held and as_written:  # "26 ÷ 12 × 6 = 13 giorni", 26 giorni given
+                        held = self._carried(result, expression, worked | results, text)
+                    if held and self._wrong_way(expression):
+                        held, written = set(), False
                     if held:
                         results |= held
                         self._vouch(expression)
@@ -240,7 +255,64 @@ class Calculator:
             results |= {key for key in stated if self._scaled_like(key, number, expression)}
         return frozenset(results)
 
-    def _scaled_like(self, key: Key, number: str, expression: str) -> bool:
+    def _carried(self, result: str, expression: str, worked: frozenset[Key], text: str) -> set[Key]:
+        """The keys of a result of a product or quotient of bare numbers, written in a unit
+        that an operand's number is given or worked out in: "13 giorni" for "26 ÷ 12 × 6 =
+        13 giorni" where "26 giorni" is given, "144 timer" for "4 × 36 = 144" after "36
+        timer"; not "13 ore". Every other number is given, the calendar's, or a count of
+        time `text` states ("6 mesi", "fire uker"), but for one count that multiplies (the
+        answer's reasoning, the judge's to weigh): not "30 ÷ 8 × 4 = 15 Urlaubstage" with 8
+        from nowhere, nor a sum ("30 + 12 = 42 Tage"). Or a day, a week, a month or a
+        year in another unit, worked out from the calendar's numbers alone ("365 × 24 =
+        8 760 hours", "30 × 24 × 60 = 43 200 min")."""
+        numbers = ANY_NUMBER.findall(result)
+        parts = [p.strip() for p in _SPLIT_OPERATOR.split(expression)]
+        if (
+            len(numbers) != 1
+            or any(_unit(operand) for operand in parts[0::2])
+            or any(sign in _ADDS or sign in _SUBTRACTS for sign in parts[1::2])
+        ):
+            return set()
+        operands = [v for n in ANY_NUMBER.findall(expression) if (v := written_values(n))]
+        if len(operands) != len(parts[0::2]):
+            return set()
+        known = self.known.keys | worked
+        counted = self._counts_of_time(text)
+        bare = [
+            sign in _DIVIDES
+            for sign, v in zip(("×", *parts[1::2]), operands, strict=True)
+            if not (
+                v & CALENDAR or v & counted or any(("number", canonical(n)) in known for n in v)
+            )
+        ]
+        if any(bare) or len(bare) > 1:  # one count of the answer's, which multiplies
+            return set()
+        calendar = all(v & CALENDAR for v in operands)
+        return {
+            key
+            for figure in claims(result)
+            for key in figure
+            if key[0] in _MEASURED
+            and (
+                self._scaled_like(key, numbers[0], expression, worked)
+                or (calendar and key[0] == "duration" and Fraction(key[1]) in _CALENDAR_SPANS)
+            )
+        }
+
+    def _counts_of_time(self, text: str) -> frozenset[Fraction]:
+        """The counts of units of time `text` states ("6 mesi", "fire uker", "3 days")."""
+        return frozenset(
+            Fraction(raw) / scale
+            for figure in itertools.islice(claims(text), MAX_WHENS)
+            for kind, raw in figure
+            if kind == "duration"
+            for scale in _TIME_SCALES
+            if (Fraction(raw) / scale).denominator == 1
+        )
+
+    def _scaled_like(
+        self, key: Key, number: str, expression: str, worked: frozenset[Key] = frozenset()
+    ) -> bool:
         """Whether a figure stated with a bare result's number is in the unit an operand's
         number is given in: "150 hodin" for "200 × 30/40 = 150" where "200 hodin" is given,
         not "150 dní"."""
@@ -253,7 +325,7 @@ class Calculator:
             return False
         scale = value / written[0]
         operands = [min(v) for n in ANY_NUMBER.findall(expression) if (v := written_values(n))]
-        return any((kind, canonical(n * scale)) in self.known.keys for n in operands)
+        return any((kind, canonical(n * scale)) in self.known.keys | worked for n in operands)
 
     def _worked_after(self, text: str, worked: frozenset[Key]) -> set[Key]:
         """The results that hold of working written after them in parentheses ("VAT is
@@ -384,7 +456,11 @@ class Calculator:
         if not (given or figure & worked):
             if figure == WHOLE:  # "100 % − 99,9 %": only as the whole, less given shares
                 return [("whole", Fraction(1), None)]
-            return _calendar(operand, figure) or self._factor(operand, figure)
+            return (
+                _calendar(operand, figure)
+                or self._factor(operand, figure)
+                or self._shift_of_zones(operand, figure, written)
+            )
         found: list[Reading] = _dated(figure)
         for kind, raw in sorted(figure)[:3]:
             value = key_value(kind, raw)
@@ -399,6 +475,42 @@ class Calculator:
             else:
                 found.append(("figure" if kind == "number" else kind, value, None))
         return found
+
+    def _wrong_way(self, expression: str) -> bool:
+        """Whether a time converted to another zone by a difference of offsets is moved the
+        wrong way: a time the texts give with its offset (17:00 at UTC+2), shifted to no
+        offset given ("+ 1 h" to UTC+3, where Berlin's UTC+1 was meant)."""
+        parts = [p.strip() for p in _SPLIT_OPERATOR.split(expression)]
+        if len(parts) != 3 or parts[1] not in (*_ADDS, *_SUBTRACTS):
+            return False
+        time, shift = self.figure(parts[0])[0], self.figure(parts[2])
+        if time is None or shift[0] is None or shift[1]:
+            return False  # a shift the texts give is no conversion
+        times = {key_value(kind, raw) for kind, raw in time if kind == "time"}
+        offsets = {
+            Fraction(raw) for kind, raw in shift[0] if kind == "duration" and Fraction(raw) < 86400
+        }
+        sign = -1 if parts[1] in _SUBTRACTS else 1
+        for value, given in self.known.zoned:
+            if value in times and offsets:
+                return not any(
+                    (zone + sign * offset) in self.zones for zone in given for offset in offsets
+                )
+        return False
+
+    def _shift_of_zones(
+        self, operand: str, figure: frozenset[Key], written: list[Fraction]
+    ) -> list[Reading]:
+        """A duration that is the difference of two offsets from UTC the texts or the answer
+        give ("UTC+7" and "UTC+3": "+ 4 h"), as a given one."""
+        differences = {abs(a - b) for a in self.zones for b in self.zones if a != b}
+        return [
+            ("duration", value, value / w)
+            for kind, raw in sorted(figure)
+            if kind == "duration" and (value := Fraction(raw)) in differences
+            for w in written[:2]
+            if w
+        ]
 
     def _factor(self, operand: str, figure: frozenset[Key]) -> list[Reading]:
         """A bare number that is a given percentage, or one plus or minus it, as a given

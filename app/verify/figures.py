@@ -838,7 +838,8 @@ def _ranges(text: str) -> set[Key]:
 def _compound(m: re.Match[str]) -> frozenset[Key]:
     """A duration in two units, the second smaller than the first, as their sum; nothing
     for two that are not one duration ("3 days 4 weeks")."""
-    first, second = _UNITS.get(m[2].lower()), _UNITS.get(m[4].lower())
+    first = _UNITS.get(_hours_or_year(m[2].lower(), frozenset({_plain(m[1])})))
+    second = _UNITS.get(m[4].lower())
     if first is None or second is None or second[1] >= first[1]:
         return frozenset()
     total = sum(
@@ -846,6 +847,18 @@ def _compound(m: re.Match[str]) -> frozenset[Key]:
         Fraction(0),
     )
     return frozenset({("duration", canonical(total))})
+
+
+def _hours_or_year(unit: str, values: frozenset[Fraction]) -> str:
+    """ "год" is a year in Russian ("1 год", "за 2025 год") and hours in Ukrainian, short for
+    "годин" ("8 год 46 хв", "8,76 год"): a year after a whole number Russian says it
+    after (one ending in 1, not 11) or a year's number, else hours."""
+    if unit != "год" or not values:
+        return unit
+    value = min(values)
+    whole = value.denominator == 1
+    year = whole and (1900 <= value <= 2100 or (value % 10 == 1 and value % 100 != 11))
+    return unit if year else "годин"
 
 
 def _plain(number: str) -> Fraction:
@@ -1205,7 +1218,7 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     if unit == "折":  # "85折", "8.5折": 85 % of the price
         values = frozenset(v / 10 if v >= 10 else v for v in values)
     if unit in _UNITS:
-        keys = _with_unit(values, unit)
+        keys = _with_unit(values, _hours_or_year(unit, values))
         if _UNITS[unit] == _UNITS["day"] and _working(m):  # five to a week: seven days
             keys |= _with_unit(frozenset(v * Fraction(7, 5) for v in values if v % 5 == 0), unit)
             keys |= {("workdays", canonical(v)) for v in values if v.denominator == 1}
@@ -1414,6 +1427,38 @@ _FREE_COUNT = re.compile(
 _PER_NAMED = re.compile(r"(?:\b(?:per|pro|par|por|je|za)\s|/)([^\W\d_]{1,5})\b", _FLAGS)
 
 
+# An offset from UTC: "UTC+7", "GMT−4", "UTC+5:30"; and the zones written by name whose
+# offset is fixed (not CST, which is China's, Cuba's and the US's)
+_OFFSET = re.compile(
+    r"(?<![A-Za-z])(?:UTC|GMT)\s?([+−–-])\s?([0-9]{1,2})(?:[:.]?([0-9]{2}))?(?![0-9])"
+)
+_ZONES = {
+    "UTC": 0, "GMT": 0, "CET": 1, "CEST": 2, "EET": 2, "EEST": 3, "MSK": 3, "МСК": 3,
+    "IST": 5.5, "JST": 9, "KST": 9, "PST": -8, "PDT": -7, "EST": -5, "EDT": -4,
+    "北京时间": 8, "北京時間": 8, "日本時間": 9, "한국 시간": 9,
+}  # fmt: skip
+_ZONE = re.compile(
+    "|".join(
+        re.escape(z) if z[0] > "\u3000" else rf"(?<![A-Za-zА-Яа-я]){z}(?![A-Za-zА-Яа-я])"
+        for z in sorted(_ZONES, key=len, reverse=True)
+    )
+)
+
+
+def zones(text: str) -> frozenset[Fraction]:
+    """The offsets from UTC `text` gives, in seconds: a time zone's difference from another
+    is a fact of the world, which a conversion of a time may use ("20:00 + 4 h")."""
+    found = {
+        Fraction(int(_ZONES[m.group()] * 3600))
+        for m in _ZONE.finditer(text)
+        if not _OFFSET.match(text, m.start())  # "UTC+7" is +7, not UTC too
+    }
+    for m in _OFFSET.finditer(text):
+        sign = -1 if m.group(1) != "+" else 1
+        found.add(sign * Fraction(int(m.group(2)) * 3600 + int(m.group(3) or 0) * 60))
+    return frozenset(found)
+
+
 def _count(value: Fraction) -> bool:
     """Whether a number can count things a figure is multiplied or divided by."""
     return value.denominator == 1 and 2 <= value <= MAX_FACTOR
@@ -1434,6 +1479,9 @@ class Known:
     factors: frozenset[Fraction] = frozenset()  # counts of things the asker writes: "we are 14"
     per: frozenset[str] = frozenset()  # units an amount is given per: "$0.023 per GB" (gb)
     asked: frozenset[Fraction] = frozenset()  # times of day the messages give: "P1 at 23:20"
+    zones: frozenset[Fraction] = frozenset()  # offsets from UTC they give, in seconds
+    # the offsets a time of day is given in: those its text gives, if it gives any
+    zoned: tuple[tuple[Fraction, frozenset[Fraction]], ...] = ()
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
@@ -1494,6 +1542,14 @@ class Known:
                 for kind, raw in figures(text)
                 if kind == "time" and (value := key_value(kind, raw)) is not None
             ),
+            frozenset(zone for text in (*texts, *counted) for zone in zones(text)),
+            tuple(
+                (value, offsets)
+                for text in (*texts, *counted)
+                if (offsets := zones(text))
+                for kind, raw in figures(text)
+                if kind == "time" and (value := key_value(kind, raw)) is not None
+            )[:MAX_DATES],
         )
 
     def scaled(

@@ -3,6 +3,8 @@ look-alikes that must not be flagged."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -471,6 +473,8 @@ RESTATED = [
     ("Det er 12 timer.", "De 12 timerne betales med tillæg."),
     ("Det er 1 800 000 kr.", "Budsjettet er 1,8 mill. kr for 2026."),
     ("Končí 30. 6. 2026.", "Zkušební doba končí 30.06.2026."),
+    ("Це до 8 год 46 хв простою.", "Допустимий простій — 526 хвилин на рік."),  # hours
+    ("Договір на 1 год.", "Договор заключается на 12 месяцев."),  # a Russian year
 ]
 
 
@@ -666,6 +670,7 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("İndirim 40.000 TL × %18 = 7.300 TL olur.", "Bayi indirimi %18'dir. 40.000 TL."),
         ("Det er 1 700 000 kr.", "Budsjettet er 1,8 mill. kr for 2026."),
         ("Končí 30. 7. 2026.", "Zkušební doba končí 30.06.2026."),
+        ("Це до 8 год 56 хв простою.", "Допустимий простій — 526 хвилин на рік."),
         ("Det betalas i 190 dagar.", "Lön under de första 180 kalenderdagarna."),
     ],
 )
@@ -685,6 +690,21 @@ def test_a_figure_restated_wrongly_is_flagged(claim: str, source: str) -> None:
 )
 def test_a_percentage_written_sign_first_is_read_sign_last(text: str, read: str) -> None:
     assert figures.percent_last(text) == read
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("Новосибирск живёт по UTC+7, Москва — по UTC+3", {7, 3}),
+        ("window UTC 02:00–04:00, 北京时间", {0, 8}),
+        ("北京时间UTC+8。", {8}),
+        ("Mumbai is GMT+5:30; New York UTC−4", {5.5, -4}),
+        ("МСК, KST and CEST", {3, 9, 2}),
+        ("ESTIMATE the CESTA", set()),  # letters around are no zone
+    ],
+)
+def test_offsets_from_utc_are_read(text: str, hours: set[float]) -> None:
+    assert figures.zones(text) == {Fraction(int(h * 3600)) for h in hours}
 
 
 def test_an_off_by_one_is_no_sum_of_given_figures() -> None:
@@ -1015,10 +1035,50 @@ CALCULATED = [
         "First response within 20 minutes, then updates every 30 minutes.",
         "Declared at 14:05.",
     ),
+    # bare numbers carrying the unit a given operand is in; the calendar's numbers alone
+    (
+        "26 ÷ 12 × 6 = 13 giorni.",
+        "Le ferie sono 26 giorni all'anno, in ratei di 1/12.",
+        "?",
+    ),
+    ("30 ÷ 12 × 6 = 15 Tage.", "Jahresurlaub von 30 Tagen.", "Sechs Monate?"),
+    ("Рік: 365 × 24 = 8 760 годин.", "Доступність 99,9 % на рік.", "?"),
+    ("Rok: 365 × 24 × 60 = 525 600 minut.", "Dostępność 99,99 % w skali roku.", "?"),
+    (
+        "100 % − 99,9 % = 0,1 %; 0,1 % × 8 760 год = 8,76 год.",
+        "Доступність 99,9 % на рік. Рік — 8 760 годин.",
+        "?",
+    ),
+    # a time converted by the difference of two offsets the texts or the answer give
+    (
+        "Новосибирск в UTC+7: 20:00 + 4 ч = 00:00.",
+        "Дежурство с 20:00 до 08:00 по московскому времени (UTC+3).",
+        "?",
+    ),
+    ("北京时间为UTC+8：02:00 + 8小时 = 10:00。", "发布窗口为每周二 UTC 02:00–04:00。", "?"),
+    (
+        "Berlin ist UTC+1: 17:00 − 1 Stunde = 16:00.",
+        "Der Call ist um 17:00 Kyjiwer Zeit (im Winter UTC+2).",
+        "?",
+    ),
 ]
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
 MISCALCULATED = [
+    ("26 ÷ 12 × 6 = 13 ore.", "Le ferie sono 26 giorni all'anno, in ratei di 1/12.", "?"),
+    ("26 ÷ 12 × 6 = 14 giorni.", "Le ferie sono 26 giorni all'anno, in ratei di 1/12.", "?"),
+    ("Рік: 365 × 24 = 8 700 годин.", "Доступність 99,9 % на рік.", "?"),
+    ("Rok: 12 × 30 = 360 dni.", "Dostępność 99,99 % w skali roku.", "?"),  # no calendar span
+    (
+        "Новосибирск в UTC+7: 20:00 + 5 ч = 01:00.",
+        "Дежурство с 20:00 до 08:00 по московскому времени (UTC+3).",
+        "?",
+    ),
+    (  # the right difference, the wrong way: 17:00 at UTC+2 is 16:00 at UTC+1
+        "Berlin ist UTC+1: 17:00 + 1 Stunde = 18:00.",
+        "Der Call ist um 17:00 Kyjiwer Zeit (im Winter UTC+2).",
+        "?",
+    ),
     ("Zusammen: 14 € + 14 € + 28 € = 66 €.", "28 € pro Tag, 14 € am An- und Abreisetag.", "?"),
     ("Zusammen: 14 € + 16 € + 28 € = 58 €.", "28 € pro Tag, 14 € am An- und Abreisetag.", "?"),
     ("Soit 600 € ÷ 12 = 60 € par mois.", "Forfait : jusqu'à 600 € par an.", "?"),
