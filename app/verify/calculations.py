@@ -288,7 +288,7 @@ class Calculator:
         if any(bare) or len(bare) > 1:  # one count of the answer's, which multiplies
             return set()
         calendar = all(v & CALENDAR for v in operands)
-        return {
+        carried = {
             key
             for figure in claims(result)
             for key in figure
@@ -298,6 +298,12 @@ class Calculator:
                 or (calendar and key[0] == "duration" and Fraction(key[1]) in _CALENDAR_SPANS)
             )
         }
+        # the result's number too, as a later step's operand ("43 200 × 0,1 %")
+        return (
+            carried | {("number", canonical(w)) for w in written_values(numbers[0])}
+            if carried
+            else set()
+        )
 
     def _counts_of_time(self, text: str) -> frozenset[Fraction]:
         """The counts of units of time `text` states ("6 mesi", "fire uker", "3 days")."""

@@ -524,6 +524,16 @@ _FREE_BEFORE = rf"(?<![.,/-])(?<![^\W{CJK}])"
 _ISO_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
 # "30.06.2026", and as Czech and Slovak write it, "30. 6. 2026"
 _DOTTED_DATE = re.compile(r"(?<![0-9.])([0-9]{1,2})\.\x20?([0-9]{1,2})\.\x20?([0-9]{4})(?![0-9])")
+# A day and month as German, the Nordic languages and Czech write them, "14.10." (one
+# of the two in two digits); only after a weekday or a word that opens a date
+_SHORT_DOTTED = re.compile(
+    r"(?<![0-9.])(?=[0-9]{2}\.|[0-9]{1,2}\.[0-9]{2}\.)([0-9]{1,2})\.\x20?([0-9]{1,2})\.()(?![0-9])"
+)
+_SHORT_BEFORE = re.compile(
+    r"(?:\b(?:am|bis|vom|ab|zum|seit|den|dem|til|fra|innen|dne|od|do|po|от|до|по)"
+    r"|(?:tag|woch|dag|dagen|ní|ek|ta|ou|ěle|eli|ý),?)\s[*_]*\Z",
+    re.IGNORECASE,
+)
 _SLASHED_DATE = re.compile(r"(?<![0-9/])([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})(?![0-9/])")
 _CJK_DATE = re.compile(r"(?:([0-9]{4})\s?[年년]\s?)?([0-9]{1,2})\s?[月월]\s?([0-9]{1,2})\s?[日일]")
 # not a count of days after a month's name: "in maart 12 dagen" is no 12 March
@@ -942,6 +952,7 @@ _DATE_ORDERS = (
     (_ISO_DATE, "ymd"),
     (_CJK_DATE, "ymd"),
     (_DOTTED_DATE, "dmy"),
+    (_SHORT_DOTTED, "dmy"),
     (_SLASHED_DATE, "dmy mdy"),  # 03/04/2026: either, as nothing tells which
     (_MONTH_DAY, "mdy"),
     (_DAY_MONTH, "dmy"),
@@ -954,7 +965,12 @@ def _take_dates(
     found: list[frozenset[Key]] = []
     for pattern, orders in _DATE_ORDERS:
         text, dates = _take(
-            text, pattern, functools.partial(_date, orders=orders.split()), begins, blanked
+            text,
+            pattern,
+            functools.partial(_date, orders=orders.split()),
+            begins,
+            blanked,
+            blank_unread=pattern is not _SHORT_DOTTED,  # "kl. 16.00." is a time
         )
         found += dates
     return text, found
@@ -1096,6 +1112,10 @@ def matches(
 
 def _date(m: re.Match[str], orders: list[str]) -> frozenset[Key]:
     keys: set[Key] = set()
+    if m.re is _SHORT_DOTTED and not _SHORT_BEFORE.search(
+        m.string, max(m.start() - 20, 0), m.start()
+    ):
+        return frozenset()  # "1.05." is a ratio at a sentence's end
     for order in orders:
         parts = dict(zip(order, m.groups(), strict=True))
         month = parts["m"]

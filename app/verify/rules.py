@@ -32,6 +32,9 @@ MAX_ANSWER_CHARS = 20_000
 _TRAILING = ".,;:!?'\"*_~"
 _VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
 MAX_CLAIM_FIGURES = 50  # figures checked per cited claim: a bound on the work
+# One unit of time in a smaller one: an operand of working the calendar gives ("× 7 days",
+# "× 24 h", "× 60 min")
+ONE_UNIT = frozenset(("duration", str(s)) for s in (60, 3600, 86400, 604800))
 
 
 def content_findings(
@@ -198,7 +201,13 @@ def _unsourced(
             return True
     for operand in operands:  # "× 12か月": given, the year the texts name ("年間"), or worked
         if any(
-            not (known.periodic(f) or known.stepped(f) or known.confirms(f) or f & worked)
+            not (
+                known.periodic(f)
+                or known.stepped(f)
+                or known.confirms(f)
+                or f & worked
+                or f & ONE_UNIT  # "3 × 7 dagar": a week in days, the calendar's
+            )
             for f in claims(operand)
         ):
             return True

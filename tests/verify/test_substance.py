@@ -474,6 +474,9 @@ RESTATED = [
     ("Det er 1 800 000 kr.", "Budsjettet er 1,8 mill. kr for 2026."),
     ("Končí 30. 6. 2026.", "Zkušební doba končí 30.06.2026."),
     ("Це до 8 год 46 хв простою.", "Допустимий простій — 526 хвилин на рік."),  # hours
+    ("Abgabe bis **17.10.**", "Abgabeschluss: 2025-10-17."),
+    ("Der Faktor ist 1.05.", "Der Faktor ist 1,05."),  # no date at a sentence's end
+    ("P2 svar senest kl. 16.00.", "Arbejdstiden er kl. 08.00–16.00."),
     ("Договір на 1 год.", "Договор заключается на 12 месяцев."),  # a Russian year
 ]
 
@@ -671,6 +674,7 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Det er 1 700 000 kr.", "Budsjettet er 1,8 mill. kr for 2026."),
         ("Končí 30. 7. 2026.", "Zkušební doba končí 30.06.2026."),
         ("Це до 8 год 56 хв простою.", "Допустимий простій — 526 хвилин на рік."),
+        ("Abgabe bis **24.10.**", "Abgabeschluss: 2025-10-17."),
         ("Det betalas i 190 dagar.", "Lön under de första 180 kalenderdagarna."),
     ],
 )
@@ -1056,6 +1060,19 @@ CALCULATED = [
         "?",
     ),
     ("北京时间为UTC+8：02:00 + 8小时 = 10:00。", "发布窗口为每周二 UTC 02:00–04:00。", "?"),
+    # a result's number as a later step's operand; a figure given in another unit; a week
+    (
+        "100 % − 99,9 % = 0,1 % ; 30 × 24 × 60 = 43 200 minutes, et 43 200 × 0,1 % = 43,2 minutes.",
+        "Le SLA de disponibilité est de 99,9 % par mois.",
+        "?",
+    ),
+    ("Son 23 ÷ 5 = 4,6 semanas.", "Tienes 23 días laborables de vacaciones.", "¿En semanas?"),
+    ("2 maj 2025 + 3 × 7 dagar = 23 maj 2025.", "Releaser görs var tredje vecka.", "2 maj 2025?"),
+    (  # a day and month written with dots, after a weekday
+        "Dienstag, 14.10., 14:00 UTC − 48 Stunden = Sonntag, 12.10., 14:00 UTC.",
+        "Code freeze starts 48 hours before the cut.",
+        "Der Branch 2025.41 wird am Dienstag, 14.10., um 14:00 UTC geschnitten.",
+    ),
     (
         "Berlin ist UTC+1: 17:00 − 1 Stunde = 16:00.",
         "Der Call ist um 17:00 Kyjiwer Zeit (im Winter UTC+2).",
@@ -1065,6 +1082,14 @@ CALCULATED = [
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
 MISCALCULATED = [
+    ("Son 23 ÷ 5 = 4,8 semanas.", "Tienes 23 días laborables de vacaciones.", "¿En semanas?"),
+    ("2 maj 2025 + 3 × 7 dagar = 24 maj 2025.", "Releaser görs var tredje vecka.", "2 maj 2025?"),
+    ("2 maj 2025 + 3 × 8 dagar = 26 maj 2025.", "Releaser görs var tredje vecka.", "2 maj 2025?"),
+    (
+        "Dienstag, 14.10., 14:00 UTC − 48 Stunden = Montag, 13.10., 14:00 UTC.",
+        "Code freeze starts 48 hours before the cut.",
+        "Der Branch 2025.41 wird am Dienstag, 14.10., um 14:00 UTC geschnitten.",
+    ),
     ("26 ÷ 12 × 6 = 13 ore.", "Le ferie sono 26 giorni all'anno, in ratei di 1/12.", "?"),
     ("26 ÷ 12 × 6 = 14 giorni.", "Le ferie sono 26 giorni all'anno, in ratei di 1/12.", "?"),
     ("Рік: 365 × 24 = 8 700 годин.", "Доступність 99,9 % на рік.", "?"),
