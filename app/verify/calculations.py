@@ -201,6 +201,7 @@ class Calculator:
     held: set[str] = field(default_factory=set)
     _figures: dict[str, tuple[frozenset[Key] | None, bool]] = field(default_factory=dict)
     zones: set[Fraction] = field(default_factory=set)  # offsets from UTC given or written
+    _conversions: dict[frozenset[Key], frozenset[Fraction]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.zones |= self.known.zones
@@ -503,6 +504,45 @@ class Calculator:
                     (zone + sign * offset) in self.zones for zone in given for offset in offsets
                 )
         return False
+
+    def converts(self, figure: frozenset[Key], worked: frozenset[Key]) -> bool:
+        """Whether a time of day is a time the texts give or the answer works out, converted
+        to another zone by the difference of two offsets the texts or the answer give ("16:00
+        UTC" and "UTC−8": 08:00), not the wrong way from its text's offset; or such a time
+        plus a duration the texts give, as an end ("the call takes 30 minutes": 08:30)."""
+        targets = {key_value(kind, raw) for kind, raw in figure if kind == "time"}
+        if not targets:
+            return False
+        return bool(targets & self._converted(worked))
+
+    def _converted(self, worked: frozenset[Key]) -> frozenset[Fraction]:
+        if worked in self._conversions:
+            return self._conversions[worked]
+        differences = sorted({abs(a - b) for a in self.zones for b in self.zones if a != b})
+        zoned = dict(self.known.zoned)
+        starts = sorted(
+            {
+                value
+                for kind, raw in self.known.keys | worked
+                if kind == "time" and (value := key_value(kind, raw)) is not None
+            }
+        )[:MAX_WHENS]
+        converted: set[Fraction] = set()
+        for start in starts:
+            offsets = zoned.get(start, frozenset())
+            for difference in differences[:MAX_WHENS]:
+                for sign in (1, -1):
+                    if offsets and not any(z + sign * difference in self.zones for z in offsets):
+                        continue  # the wrong way from the offset its text gives
+                    converted.add((start + sign * difference) % 86400)
+        spans = sorted(
+            Fraction(raw)
+            for kind, raw in self.known.keys
+            if kind == "duration" and 0 < Fraction(raw) < 86400
+        )[:MAX_WHENS]
+        ends = {(time + span) % 86400 for time in converted for span in spans}
+        self._conversions[worked] = frozenset(converted | ends)
+        return self._conversions[worked]
 
     def _shift_of_zones(
         self, operand: str, figure: frozenset[Key], written: list[Fraction]

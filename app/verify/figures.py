@@ -1036,7 +1036,7 @@ _SIGN = re.compile(
 )
 _DIGITS = re.compile("[0-9]+")
 _GLUED = re.compile(rf"[^\W{CJK}]")  # a letter or digit of a script written with spaces
-_LETTERS = re.compile(r"[^\W\d_]+")
+_LETTERS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")  # "п'ять", "дев'ять": one word
 _QUANTITY_WORDS = frozenset(
     word.split("-")[0].split(" ")[0] for word in (*_WORDS, *_HALVES, *_CURRENCY_FIRST)
 )
@@ -1455,7 +1455,8 @@ _OFFSET = re.compile(
 _ZONES = {
     "UTC": 0, "GMT": 0, "CET": 1, "CEST": 2, "EET": 2, "EEST": 3, "MSK": 3, "МСК": 3,
     "IST": 5.5, "JST": 9, "KST": 9, "PST": -8, "PDT": -7, "EST": -5, "EDT": -4,
-    "北京时间": 8, "北京時間": 8, "日本時間": 9, "한국 시간": 9,
+    "北京时间": 8, "北京時間": 8, "日本時間": 9, "한국 시간": 9, "MEZ": 1, "MESZ": 2,
+    "SEČ": 1, "SELČ": 2, "TSİ": 3, "TRT": 3, "SGT": 8, "BRT": -3, "AEST": 10, "AEDT": 11,
 }  # fmt: skip
 _ZONE = re.compile(
     "|".join(

@@ -221,6 +221,7 @@ def _unsourced(
             or _in_a_known_year(figure, known, worked)
             or (figure in named and dates.reaches(named[figure], worked))
             or dates.follows(figure)
+            or calculator.converts(figure, worked)
         ):
             return True
     return False

@@ -696,6 +696,37 @@ def test_a_percentage_written_sign_first_is_read_sign_last(text: str, read: str)
     assert figures.percent_last(text) == read
 
 
+# (claim, source): a time the source gives, converted by the difference of two offsets
+# from UTC written by the source or the claim, and its end by a duration given; then the
+# wrong way, by another difference, and an end the duration does not give
+CONVERTED = [
+    (
+        "Vancouver is UTC−8: 8:00 a.m. to 8:15 a.m.",
+        "The handover is at 16:00 UTC and takes 15 minutes.",
+    ),
+    ("Новосибирск (UTC+7): 14:30.", "Стендап в 10:30 по Москве (UTC+3)."),
+    ("London (GMT): 12:00, San Francisco (PST): 04:00.", "Toplantı 15:00 TSİ (UTC+3)."),
+]
+NOT_CONVERTED = [
+    ("Vancouver is UTC−8: 9:00 a.m.", "The handover is at 16:00 UTC and takes 15 minutes."),
+    (
+        "Vancouver is UTC−8: 8:00 a.m. to 8:30 a.m.",
+        "The handover is at 16:00 UTC and takes 15 minutes.",
+    ),
+    ("Berlin ist UTC+1: 18:00.", "Der Call ist um 17:00 Kyjiwer Zeit (im Winter UTC+2)."),
+]
+
+
+@pytest.mark.parametrize(("claim", "source"), CONVERTED)
+def test_a_time_converted_to_another_zone_passes(claim: str, source: str) -> None:
+    assert not restated_flagged(claim, source)
+
+
+@pytest.mark.parametrize(("claim", "source"), NOT_CONVERTED)
+def test_a_time_converted_wrongly_is_flagged(claim: str, source: str) -> None:
+    assert restated_flagged(claim, source)
+
+
 @pytest.mark.parametrize(
     ("text", "hours"),
     [
@@ -810,6 +841,7 @@ FIGURE_BEGINNINGS = [
     "Costs R$ 50 or USD 300 or €40k.",
     "Fixed in version 2.1, v3 and release 4.0.",
     "Ships March 3, 2026 or 3 March 2026.",
+    "п'ять$ and дев'ять днів: a number word with an apostrophe",
     "Tu as vingt-cinq jours, anderthalb Stunden.",
     "每个迭代两周，十四日間。",
     "On 2026-03-14, 14.03.2026 or 3/14/2026 at 15:30 or 3 pm.",
