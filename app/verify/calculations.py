@@ -33,6 +33,7 @@ from app.verify.figures import (
     ANY_NUMBER,
     CURRENCY_SYMBOLS,
     DATES,
+    OPERAND_SHARE,
     STEPS,
     Key,
     Known,
@@ -449,8 +450,10 @@ class Calculator:
         if fraction:  # given when both its numbers are: "4/5" for 4 days of a 5-day week
             parts = (Fraction(int(fraction.group(1))), Fraction(int(fraction.group(2))))
             kinds = [self._count(part, operand, worked) for part in parts]
-            if not parts[1] or any(
-                n >= 10 and k == "bare" for n, k in zip(parts, kinds, strict=True)
+            share = parts[1] in CALENDAR and 0 < parts[0] <= parts[1]  # "× 10/12": pro rata
+            if not parts[1] or (
+                not share
+                and any(n >= 10 and k == "bare" for n, k in zip(parts, kinds, strict=True))
             ):
                 return []
             kind = "bare" if "bare" in kinds else "given"
@@ -503,6 +506,26 @@ class Calculator:
                 return not any(
                     (zone + sign * offset) in self.zones for zone in given for offset in offsets
                 )
+        return False
+
+    def combines(self, figure: frozenset[Key], worked: frozenset[Key]) -> bool:
+        """Whether an amount, a duration or a size is the sum or the difference of a result
+        the answer works out and another of its kind, given or worked out: 148 zł over for
+        "1 299 + 849 = 2 148 zł" and a budget of 2 000 zł given. Each is at least a
+        fiftieth of it, as for two given figures (`Known.confirms`)."""
+        for kind, raw in figure:
+            if kind not in _MEASURED:
+                continue
+            target = Fraction(raw)
+            least = target * OPERAND_SHARE
+            done = sorted({Fraction(r) for k, r in worked if k == kind and Fraction(r) >= least})
+            if not done:
+                continue
+            others = sorted({*self.known.pools.get(kind, ()), *done})[:MAX_WHENS]
+            for a in done[:MAX_WHENS]:
+                for b in others:
+                    if b != a and b >= least and target in (a + b, abs(a - b)):
+                        return True
         return False
 
     def converts(self, figure: frozenset[Key], worked: frozenset[Key]) -> bool:

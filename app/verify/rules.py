@@ -222,6 +222,7 @@ def _unsourced(
             or (figure in named and dates.reaches(named[figure], worked))
             or dates.follows(figure)
             or calculator.converts(figure, worked)
+            or calculator.combines(figure, worked)
         ):
             return True
     return False

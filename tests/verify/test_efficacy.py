@@ -470,7 +470,6 @@ def test_the_set_of_dates_times_and_rates_as_recorded() -> None:
             "figures13-6",
             "figures13-7",
             "figures13-12",
-            "figures13-13",
             "figures13-18",
             "figures13-20",
             "figures13-22",

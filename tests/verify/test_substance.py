@@ -1099,6 +1099,13 @@ CALCULATED = [
         "?",
     ),
     ("Son 23 ÷ 5 = 4,6 semanas.", "Tienes 23 días laborables de vacaciones.", "¿En semanas?"),
+    # a share of a year; a result worked out, less a given figure
+    ("Da marzo a dicembre: 2.800 € × 10/12 = 2.333,33 €.", "Il premio annuo è di 2.800 €.", "?"),
+    (
+        "1 299 zł + 849 zł = 2 148 zł, więc zabraknie 148 zł.",
+        "Budżet na sprzęt: 2 000 zł.",
+        "Laptop za 1 299 zł i monitor za 849 zł?",
+    ),
     ("2 maj 2025 + 3 × 7 dagar = 23 maj 2025.", "Releaser görs var tredje vecka.", "2 maj 2025?"),
     (  # a day and month written with dots, after a weekday
         "Dienstag, 14.10., 14:00 UTC − 48 Stunden = Sonntag, 12.10., 14:00 UTC.",
@@ -1114,6 +1121,13 @@ CALCULATED = [
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
 MISCALCULATED = [
+    ("Da marzo a dicembre: 2.800 € × 10/12 = 2.433,33 €.", "Il premio annuo è di 2.800 €.", "?"),
+    ("Da marzo a dicembre: 2.800 € × 14/12 = 3.266,67 €.", "Il premio annuo è di 2.800 €.", "?"),
+    (
+        "1 299 zł + 849 zł = 2 148 zł, więc zabraknie 158 zł.",
+        "Budżet na sprzęt: 2 000 zł.",
+        "Laptop za 1 299 zł i monitor za 849 zł?",
+    ),
     ("Son 23 ÷ 5 = 4,8 semanas.", "Tienes 23 días laborables de vacaciones.", "¿En semanas?"),
     ("2 maj 2025 + 3 × 7 dagar = 24 maj 2025.", "Releaser görs var tredje vecka.", "2 maj 2025?"),
     ("2 maj 2025 + 3 × 8 dagar = 26 maj 2025.", "Releaser görs var tredje vecka.", "2 maj 2025?"),
