@@ -57,7 +57,8 @@ for _kind, _scale, _names in (
         "h hr hrs hour hours std stunde stunden heure heures hora horas ora ore uur uren "
         "godzina godziny godzin 時間 小时 小時 timme timmar timmarna timer timene timerne saat "
         "hodina hodiny hodin "
-        "час часа часов ч година години годин годині 시간 timmen timen",
+        "час часа часов ч година години годин годині 시간 timmen timen "
+        "hodinu godzinę годину",  # the accusative after a word of rate: "35 Kč za hodinu"
     ),
     (
         "duration",
@@ -73,7 +74,8 @@ for _kind, _scale, _names in (
         "w wk wks week weeks woche wochen semaine semaines semana semanas settimana "
         "settimane weken tydzień tygodnie tygodni 週 週間 周 星期 vecka veckor veckorna uke uker "
         "ukene uge uger ugerne "
-        "veckan uken ugen hafta týden týdny týdnů неделя недели недель тиждень тижні тижнів 주",
+        "veckan uken ugen hafta týden týdny týdnů неделя недели недель неделю тиждень тижні "
+        "тижнів 주",
     ),
     (
         "duration",
@@ -729,7 +731,7 @@ _PAID_BY = [
 # "im Monat", "om måneden", "za dzień", "в месяц", "на день", "per ogni giorno".
 _EACH = r"(?:each|every|jede[nrs]?|chaque|cada|ogni|elke)"
 _PER_WORDS = (
-    r"(?:/\s?|(?:per|pro|par|por|a|an|je|im|om|i|à|al|za|в|на)\s(?:" + _EACH + r"\s)?"
+    r"(?:/\s?|(?:per|pro|par|por|a|an|je|im|om|i|à|al|za|в|на|за)\s(?:" + _EACH + r"\s)?"
     r"|" + _EACH + r"\s)"
 )
 _PER_UNIT = re.compile(

@@ -497,7 +497,6 @@ def test_the_set_of_dates_times_and_rates_as_recorded() -> None:
             "figures13-104",
             "figures13-105",
             "figures13-109",
-            "figures13-119",
             "figures13-120",
             "figures13-122",
             "figures13-128",

@@ -1099,6 +1099,9 @@ CALCULATED = [
         "?",
     ),
     ("Son 23 ÷ 5 = 4,6 semanas.", "Tienes 23 días laborables de vacaciones.", "¿En semanas?"),
+    # rates per hour in the accusative, after "za" and "за"
+    ("Celkem 5 × 16 h = 80 h × 35 Kč = 2 800 Kč.", "35 Kč za hodinu, 16 hodin denně.", "?"),
+    ("Итого 6 ч × 500 ₽ = 3 000 ₽.", "Дежурство оплачивается 500 ₽ за час.", "Я дежурил 6 часов."),
     # a share of a year; a result worked out, less a given figure
     ("Da marzo a dicembre: 2.800 € × 10/12 = 2.333,33 €.", "Il premio annuo è di 2.800 €.", "?"),
     (
@@ -1121,6 +1124,8 @@ CALCULATED = [
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
 MISCALCULATED = [
+    ("Celkem 5 × 16 h = 80 h × 35 Kč = 2 900 Kč.", "35 Kč za hodinu, 16 hodin denně.", "?"),
+    ("Итого 6 ч × 500 ₽ = 3 500 ₽.", "Дежурство оплачивается 500 ₽ за час.", "Я дежурил 6 часов."),
     ("Da marzo a dicembre: 2.800 € × 10/12 = 2.433,33 €.", "Il premio annuo è di 2.800 €.", "?"),
     ("Da marzo a dicembre: 2.800 € × 14/12 = 3.266,67 €.", "Il premio annuo è di 2.800 €.", "?"),
     (
