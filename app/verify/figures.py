@@ -926,6 +926,7 @@ def read(
     """The figures of `text`, each pattern tried at its `begins` (None: everywhere); and,
     into `rates`, each amount of money given per unit of time ("$250 per week")."""
     blanked: list[int] = []
+    text, _ = _take(text, _OFFSET, _no_figure, begins, blanked)  # "UTC+5:30" is no 05:30
     text, dates = _take_dates(text, begins, blanked)
     yield from dates
     text, months = _take(text, _MONTH_OF_YEAR, _month_of_year, begins, blanked)
@@ -959,6 +960,10 @@ _DATE_ORDERS = (
     (_MONTH_DAY, "mdy"),
     (_DAY_MONTH, "dmy"),
 )
+
+
+def _no_figure(m: re.Match[str]) -> frozenset[Key]:
+    return frozenset()
 
 
 def _take_dates(
@@ -1255,13 +1260,19 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     return frozenset() if spelled or small else plain
 
 
+_CONVERTS = ("算", "合", "旧", "返")  # 折算, 折合: converted; 折旧: depreciation
+
+
 def _named_day(
     m: re.Match[str], number: str, unit: str, values: frozenset[Fraction]
 ) -> frozenset[Key] | None:
     """What a number before a CJK unit names when it counts nothing: "3분기" the third
     quarter and "10주년" a tenth anniversary (no figure), "最后一天", "前一天", "同一天" the
     last, the previous, the same day (no figure), "第1日曜日" the first Sunday (no figure),
-    "每月25日" the 25th of each month; None for a count."""
+    "每月25日" the 25th of each month, "按 1:1 折算" converted (no tenth off); None for a
+    count."""
+    if unit == "折" and m.string.startswith(_CONVERTS, m.end()):
+        return frozenset()
     ordinal = unit in _NOT_AFTER and m.string.startswith(_NOT_AFTER[unit], m.end())
     # "п. 3 ч. 1 ст. 81": a part of a law, not 3 hours
     ordinal = ordinal or (unit == "ч" and _LAW_PART.match(m.string, m.end()) is not None)

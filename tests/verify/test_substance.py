@@ -484,6 +484,8 @@ RESTATED = [
 # Words that hold a numeral or a half, and no figure: a correct answer citing a source
 # with other figures keeps them
 NO_FIGURE = [
+    "Backups are kept 30 days; 加班按 1:1 折算成调休。",  # converted, not a tenth off
+    "Backups are kept 30 days in Sydney (UTC+10) and Mumbai (UTC+5:30).",  # offsets
     "Backups are kept 30 days; 这一点十分重要。",
     "Backups are kept 30 days. 三分之一的服务已经迁移。",
     "Backups are kept 30 days, 第二天 they are checked.",
