@@ -53,6 +53,10 @@ flagged. Every set was written blind to the rules (format: tests/fixtures/effica
   36 to measure its changes;
 - `fresh16` (fresh16/): preambles of every kind and good answers built like them, in 18
   languages, written blind in stop 37 beside NO_CONTENT's filler model, to measure it;
+- `fresh17` (fresh17/): answers that state and work out figures (totals, shares, units,
+  money notations, dates counted in working days, weeks and months, weekdays, time zones)
+  in 18 languages, with one wrong figure in the same forms, written blind in stop 38 after
+  its changes to the figures, to measure them;
 - `retries` (retries/): the second attempts at the good answers the rules failed, written
   after the feedback by a helper playing the model, each judged correct by a reviewer.
 `--set NAME` prints one set (all by default); `--show LABEL` lists that label's drafts that
@@ -75,7 +79,7 @@ from app.verify import Citation, Dialect, Source, Verdict, verify
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "efficacy"
 # Each set is a folder of the corpus, by its name; the first set is the corpus's own files.
-NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 17)), "retries")
+NAMES = ("heldout", "lookalikes", "fresh", *(f"fresh{n}" for n in range(2, 18)), "retries")
 SETS = {"corpus": CORPUS, **{name: CORPUS / name for name in NAMES}}
 GOOD = ("good",)
 REPAIRABLE = ("github_markdown",)

@@ -203,6 +203,7 @@ class Calculator:
     _figures: dict[str, tuple[frozenset[Key] | None, bool]] = field(default_factory=dict)
     zones: set[Fraction] = field(default_factory=set)  # offsets from UTC given or written
     _conversions: dict[frozenset[Key], frozenset[Fraction]] = field(default_factory=dict)
+    _counts: dict[str, frozenset[Fraction]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.zones |= self.known.zones
@@ -234,7 +235,9 @@ class Calculator:
                     as_written = _as_written(values, result, units, approximate)
                     written = written or as_written
                     if not held and as_written:  # "26 ÷ 12 × 6 = 13 giorni", 26 giorni given
-                        held = self._carried(result, expression, worked | results, text)
+                        at = plain.find(run)  # the counts stated near the working
+                        near = plain[max(at - WINDOW, 0) : at + len(run)]
+                        held = self._carried(result, expression, worked | results, near)
                     if held and self._wrong_way(expression):
                         held, written = set(), False
                     if held:
@@ -279,15 +282,16 @@ class Calculator:
         if len(operands) != len(parts[0::2]):
             return set()
         known = self.known.keys | worked
-        counted = self._counts_of_time(text)
         bare = [
-            sign in _DIVIDES
+            (sign, v)
             for sign, v in zip(("×", *parts[1::2]), operands, strict=True)
-            if not (
-                v & CALENDAR or v & counted or any(("number", canonical(n)) in known for n in v)
-            )
+            if not (v & CALENDAR or any(("number", canonical(n)) in known for n in v))
         ]
-        if any(bare) or len(bare) > 1:  # one count of the answer's, which multiplies
+        if bare:  # read the text's counts of time only when an operand needs them
+            counted = self._counts_of_time(text)
+            bare = [(sign, v) for sign, v in bare if not v & counted]
+        if any(sign in _DIVIDES for sign, _ in bare) or len(bare) > 1:
+            # one count of the answer's, which multiplies
             return set()
         calendar = all(v & CALENDAR for v in operands)
         carried = {
@@ -308,7 +312,14 @@ class Calculator:
         )
 
     def _counts_of_time(self, text: str) -> frozenset[Fraction]:
-        """The counts of units of time `text` states ("6 mesi", "fire uker", "3 days")."""
+        """The counts of units of time `text` states ("6 mesi", "fire uker", "3 days"), read
+        once per text."""
+        if text not in self._counts:
+            self._counts[text] = self._read_counts(text)
+        return self._counts[text]
+
+    @staticmethod
+    def _read_counts(text: str) -> frozenset[Fraction]:
         return frozenset(
             Fraction(raw) / scale
             for figure in itertools.islice(claims(text), MAX_WHENS)

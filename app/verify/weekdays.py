@@ -81,6 +81,7 @@ _AFTER = re.compile(
     rf"\s?(?:[(（]\s?({_SHORT_NAME})\.?\s?[)）]|,?\s({_NAME})(?![^\W\d_]))", re.IGNORECASE
 )
 _WINDOW = 24  # characters before a date a weekday is looked for in
+_SHORT_IN_BRACKETS = re.compile(r"[(（]\s?[^\W\d_]{1,3}\.?\s?[)）]")
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,8 @@ class Named:
 def named(text: str) -> list[Named]:
     """The dates of `text` written with a weekday just before or after them."""
     found: list[Named] = []
+    if not _weekdays_in(text) and not _SHORT_IN_BRACKETS.search(text):
+        return found  # most texts name no weekday: their dates are not read
     for start, end, keys in dated(text):
         before = _BEFORE.search(text, max(start - _WINDOW, 0), start)
         after = _AFTER.match(text, end)
@@ -148,12 +151,13 @@ _ORDINALS: dict[int, str] = {
 }
 _ORDINAL_WORDS = {word: n for n, words in _ORDINALS.items() for word in words.split()}
 _ORDINAL = "|".join(re.escape(w) for w in sorted(_ORDINAL_WORDS, key=len, reverse=True))
-# "erster Sonntag", "the 2nd Tuesday", "2e mardi", "第2水曜日", "第二个星期三", "둘째 주 수요일",
-# "Mart ayının son cumartesi" (the ordinal and its weekday at most one word apart)
-_ORDINAL_WEEKDAY = re.compile(
+# An ordinal just before a weekday: "erster Sonntag", "the 2nd Tuesday", "2e mardi",
+# "第2水曜日", "第二个星期三", "둘째 주 수요일", "Mart ayının son cumartesi" (the ordinal and its
+# weekday at most one word apart)
+_ORDINAL_BEFORE = re.compile(
     rf"(?:(?<![^\W\d_])(?P<word>{_ORDINAL})|(?<![0-9])(?P<digit>[1-4])(?:st|nd|rd|th|\.|e|º|ª)"
     r"|第(?P<cjk>[1-4一二三四])[个個]?)"
-    rf"\s?(?:[^\W\d_]+\s)?(?:주\s)?(?P<day>{_NAME})",
+    r"\s?(?:[^\W\d_]+\s)?(?:주\s)?\Z",
     re.IGNORECASE,
 )
 _CJK_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4}
@@ -181,19 +185,10 @@ _AFTER_WORDS = re.compile(
     r"\bpo\b|\befter\b|\better\b|\bпосле\b|\bпісля\b|\bsonra|後|后|후",
     re.IGNORECASE,
 )
-_WEEKDAY_WORD = re.compile(rf"(?<![^\W\d_])(?:{_NAME})(?![^\W\d_])", re.IGNORECASE)
-_CJK_WEEKDAY = re.compile("|".join(n for n in WEEKDAYS if _CJK_NAME.match(n)))
+# A word as weekdays are written: "segunda-feira", "п'ятниця", "п’ятницю"
+_TOKEN = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+_CJK_NAMES = tuple(n for n in WEEKDAYS if _CJK_NAME.match(n))
 _CLAUSE = re.compile(r"[.;!?\n]\s|[;\n。；]")
-_DAY_WORDS = {
-    day: re.compile(
-        "|".join(
-            rf"(?<![^\W\d_]){re.escape(n)}(?![^\W\d_])" if not _CJK_NAME.match(n) else re.escape(n)
-            for n in _NAMES[day].split()
-        ),
-        re.IGNORECASE,
-    )
-    for day in (5, 6)
-}
 _WEEKEND = re.compile(
     r"weekend|wochenende|week-end|fin de semana|fim de semana|fine settimana|weekendzie|"
     r"\bhelg|víkend|выходн|вихідн|hafta sonu|週末|周末|주말|土日|土曜・日曜",
@@ -201,6 +196,8 @@ _WEEKEND = re.compile(
 )
 _YEAR = re.compile(r"(?<![0-9])(20[0-9]{2})(?![0-9])")
 MAX_SHIFT = 6  # days "the Friday before" a date may lie from it
+MAX_TOKENS = 2000  # words of the texts read for weekdays (a bound on the work)
+_CLAUSE_SPAN = 200  # characters a clause is read in, each side of a weekday
 
 
 @dataclass(frozen=True)
@@ -216,10 +213,14 @@ class Calendar:
 
 
 def calendar(texts: Sequence[str]) -> Calendar:
-    """What `texts` say of weekdays."""
+    """What `texts` say of weekdays: read from where they name one, or the weekend."""
     joined = "\n".join(texts)
+    found = _weekdays_in(joined)
     ordinals = set()
-    for m in itertools.islice(_ORDINAL_WEEKDAY.finditer(joined), 50):
+    for start, _, weekday in found:
+        m = _ORDINAL_BEFORE.search(joined, max(start - _WINDOW, 0), start)
+        if m is None:
+            continue
         if m["word"]:
             n = _ORDINAL_WORDS.get(m["word"].lower())
         elif m["digit"]:
@@ -227,28 +228,43 @@ def calendar(texts: Sequence[str]) -> Calendar:
         else:
             n = _CJK_DIGITS.get(m["cjk"]) or int(m["cjk"])
         if n is not None:
-            ordinals.add((n, WEEKDAYS[m["day"].lower()]))
-    names = [m.group().lower() for m in _WEEKDAY_WORD.finditer(joined)]
-    names += _CJK_WEEKDAY.findall(joined)
+            ordinals.add((n, weekday))
+    named_in = {text for text in texts if _weekdays_in(text)}
     return Calendar(
         frozenset(ordinals),
-        frozenset(WEEKDAYS[name] for name in names if name in WEEKDAYS),
-        _moves(joined),
+        frozenset(weekday for _, _, weekday in found),
+        _moves(joined, found),
         _BEFORE_WORDS.search(joined) is not None,
         _AFTER_WORDS.search(joined) is not None,
-        frozenset((n.keys, n.weekday) for text in texts for n in named(text)),
+        frozenset((n.keys, n.weekday) for text in named_in for n in named(text)),
     )
 
 
-def _moves(text: str) -> frozenset[tuple[int, int]]:
+def _weekdays_in(text: str) -> list[tuple[int, int, int]]:
+    """Where `text` names a weekday, and which: (start, end, weekday)."""
+    found = [
+        (m.start(), m.end(), WEEKDAYS[word])
+        for m in itertools.islice(_TOKEN.finditer(text), MAX_TOKENS)
+        if (word := m.group().lower()) in WEEKDAYS
+    ]
+    if _CJK_NAME.search(text):
+        for name in _CJK_NAMES:
+            at = text.find(name)
+            while at >= 0 and len(found) < MAX_TOKENS:
+                found.append((at, at + len(name), WEEKDAYS[name]))
+                at = text.find(name, at + 1)
+    return sorted(found)
+
+
+def _moves(text: str, found: list[tuple[int, int, int]]) -> frozenset[tuple[int, int]]:
     """Which way the texts move a date that falls on a Saturday or a Sunday: the way the
     clause naming that day (or the weekend) says ("if the 25th is a Saturday, on the
     Friday before; if it is a Sunday, on the Monday after"), else the way any says."""
+    named_days = [(start, end, {weekday}) for start, end, weekday in found if weekday >= 5]
+    weekends = [(m.start(), m.end(), {5, 6}) for m in _WEEKEND.finditer(text)]
     moves: set[tuple[int, int]] = set()
-    for clause in itertools.islice(_CLAUSE.split(text), 200):
-        days = {d for d in (5, 6) if _DAY_WORDS[d].search(clause)}
-        if _WEEKEND.search(clause):
-            days = {5, 6}
+    for start, end, days in itertools.islice(sorted(named_days + weekends), MAX_TOKENS):
+        clause = _clause(text, start, end)
         ways = {-1} if _EARLIER.search(clause) or _BEFORE_WORDS.search(clause) else set()
         ways |= {1} if _LATER.search(clause) or _AFTER_WORDS.search(clause) else set()
         moves |= {(day, way) for day in days for way in ways}
@@ -257,6 +273,17 @@ def _moves(text: str) -> frozenset[tuple[int, int]]:
         ways |= {1} if _LATER.search(text) else set()
         moves = {(day, way) for day in (5, 6) for way in ways}
     return frozenset(moves)
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause of `text` around the span from `start` to `end`."""
+    before = [m.end() for m in _CLAUSE.finditer(text, max(start - _CLAUSE_SPAN, 0), start)]
+    after = _CLAUSE.search(text, end, end + _CLAUSE_SPAN)
+    return text[
+        before[-1] if before else max(start - _CLAUSE_SPAN, 0) : after.start()
+        if after
+        else end + _CLAUSE_SPAN
+    ]
 
 
 def years(texts: Iterable[str]) -> tuple[int, ...]:

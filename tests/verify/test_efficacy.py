@@ -621,3 +621,72 @@ def test_the_preambles_written_blind_beside_the_filler_model_as_recorded() -> No
     least, every clause filler, no message asking for words to say, no reply taking up
     the message's words): A 10 of 50, B 7 of 50 (docs/verification.md)."""
     as_recorded(SETS["fresh16"], good=150, failed=[], caught={"no_content": 17})
+
+
+def test_the_blind_figures_set_of_stop_38_as_recorded() -> None:
+    """Written blind in stop 38, after its first changes to UNSOURCED_FIGURE, by two helpers
+    given only FORMAT.md and the drafting prompt (fresh17/): answers that state and work
+    out figures (totals, shares, other units, money notations, dates counted in working
+    days, weeks and months, weekdays, time zones) in 18 languages, with one wrong figure
+    in the same forms. Its first run, on 1b684fe, before anyone read it: 59 of 150 good
+    answers failed, 44 of 50 wrong figures caught; the rules of d854bb6 (the stop's start)
+    on the same set: 62 and 45 (a wrong figure caught by accident of another figure).
+    Half A (odd numbers) was then read for gaps, half B (even) kept unread: first run A 32
+    and B 27 failed (d854bb6: A 34, B 28); docs/verification.md, "Stop 38"."""
+    as_recorded(
+        SETS["fresh17"],
+        good=150,
+        failed=[
+            "figures17a-3",
+            "figures17a-4",
+            "figures17a-5",
+            "figures17a-11",
+            "figures17a-15",
+            "figures17a-17",
+            "figures17a-22",
+            "figures17a-24",
+            "figures17a-27",
+            "figures17a-30",
+            "figures17a-31",
+            "figures17a-33",
+            "figures17a-39",
+            "figures17a-41",
+            "figures17a-44",
+            "figures17a-62",
+            "figures17a-64",
+            "figures17a-66",
+            "figures17a-73",
+            "figures17a-80",
+            "figures17a-81",
+            "figures17a-84",
+            "figures17a-87",
+            "figures17a-91",
+            "figures17a-92",
+            "figures17a-94",
+            "figures17a-97",
+            "figures17a-98",
+            "figures17a-100",
+            "figures17b-10",
+            "figures17b-13",
+            "figures17b-17",
+            "figures17b-19",
+            "figures17b-24",
+            "figures17b-26",
+            "figures17b-28",
+            "figures17b-29",
+            "figures17b-31",
+            "figures17b-35",
+            "figures17b-37",
+            "figures17b-39",
+            "figures17b-43",
+            "figures17b-54",
+            "figures17b-56",
+            "figures17b-60",
+            "figures17b-66",
+            "figures17b-71",
+            "figures17b-74",
+            "figures17b-76",
+            "figures17b-90",
+        ],
+        caught={"wrong_figure": 44},
+    )
