@@ -33,7 +33,6 @@ from app.verify.figures import (
     ANY_NUMBER,
     CURRENCY_SYMBOLS,
     DATES,
-    OPERAND_SHARE,
     STEPS,
     Key,
     Known,
@@ -158,7 +157,8 @@ _MEASURED = ("money", "duration", "size")
 # The units of time a count of them is stated in, in seconds
 _TIME_SCALES = tuple(map(Fraction, (60, 3600, 86400, 604800, 2592000, 31536000)))
 # A day, a week, a month and a year, in seconds: what the calendar's numbers work out to
-_CALENDAR_SPANS = frozenset(Fraction(86400 * days) for days in (1, 7, 28, 29, 30, 31, 365, 366))
+_CALENDAR_SPANS = frozenset(Fraction(86400 * days) for days in (1, 7, 365))
+_STATED_SPANS = frozenset(map(Fraction, (28, 29, 30, 31, 366)))  # when the text says so
 _COUNTS = ("given", "figure", "calendar", "percent", "bare")
 # Operands that stand alone as a term: a time of day, a date, a number of calendar
 # months, and a percentage, added or taken off as a share
@@ -202,7 +202,6 @@ class Calculator:
     held: set[str] = field(default_factory=set)
     _figures: dict[str, tuple[frozenset[Key] | None, bool]] = field(default_factory=dict)
     zones: set[Fraction] = field(default_factory=set)  # offsets from UTC given or written
-    _conversions: dict[frozenset[Key], frozenset[Fraction]] = field(default_factory=dict)
     _counts: dict[str, frozenset[Fraction]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -236,7 +235,7 @@ class Calculator:
                     written = written or as_written
                     if not held and as_written:  # "26 ÷ 12 × 6 = 13 giorni", 26 giorni given
                         at = plain.find(run)  # the counts stated near the working
-                        near = plain[max(at - WINDOW, 0) : at + len(run)]
+                        near = plain[max(at - WINDOW, 0) : at + len(run)].replace(result, " ")
                         held = self._carried(result, expression, worked | results, near)
                     if held and self._wrong_way(expression):
                         held, written = set(), False
@@ -301,7 +300,7 @@ class Calculator:
             if key[0] in _MEASURED
             and (
                 self._scaled_like(key, numbers[0], expression, worked)
-                or (calendar and key[0] == "duration" and Fraction(key[1]) in _CALENDAR_SPANS)
+                or (calendar and key[0] == "duration" and self._a_span(key, text))
             )
         }
         # the result's number too, as a later step's operand ("43 200 × 0,1 %")
@@ -310,6 +309,16 @@ class Calculator:
             if carried
             else set()
         )
+
+    def _a_span(self, key: Key, text: str) -> bool:
+        """Whether a duration is a day, a week or a common year, or a month of the length
+        `text` states ("Mois de 31 jours : 31 × 24 × 60"; not "Avril compte 31 × 24", nor a
+        year of 366 days nobody named)."""
+        seconds = Fraction(key[1])
+        if seconds in _CALENDAR_SPANS:
+            return True
+        days = seconds / 86400
+        return days in _STATED_SPANS and days in self._counts_of_time(text)
 
     def _counts_of_time(self, text: str) -> frozenset[Fraction]:
         """The counts of units of time `text` states ("6 mesi", "fire uker", "3 days"), read
@@ -461,10 +470,8 @@ class Calculator:
         if fraction:  # given when both its numbers are: "4/5" for 4 days of a 5-day week
             parts = (Fraction(int(fraction.group(1))), Fraction(int(fraction.group(2))))
             kinds = [self._count(part, operand, worked) for part in parts]
-            share = parts[1] in CALENDAR and 0 < parts[0] <= parts[1]  # "× 10/12": pro rata
-            if not parts[1] or (
-                not share
-                and any(n >= 10 and k == "bare" for n, k in zip(parts, kinds, strict=True))
+            if not parts[1] or any(
+                n >= 10 and k == "bare" for n, k in zip(parts, kinds, strict=True)
             ):
                 return []
             kind = "bare" if "bare" in kinds else "given"
@@ -518,65 +525,6 @@ class Calculator:
                     (zone + sign * offset) in self.zones for zone in given for offset in offsets
                 )
         return False
-
-    def combines(self, figure: frozenset[Key], worked: frozenset[Key]) -> bool:
-        """Whether an amount, a duration or a size is the sum or the difference of a result
-        the answer works out and another of its kind, given or worked out: 148 zł over for
-        "1 299 + 849 = 2 148 zł" and a budget of 2 000 zł given. Each is at least a
-        fiftieth of it, as for two given figures (`Known.confirms`)."""
-        for kind, raw in figure:
-            if kind not in _MEASURED:
-                continue
-            target = Fraction(raw)
-            least = target * OPERAND_SHARE
-            done = sorted({Fraction(r) for k, r in worked if k == kind and Fraction(r) >= least})
-            if not done:
-                continue
-            others = sorted({*self.known.pools.get(kind, ()), *done})[:MAX_WHENS]
-            for a in done[:MAX_WHENS]:
-                for b in others:
-                    if b != a and b >= least and target in (a + b, abs(a - b)):
-                        return True
-        return False
-
-    def converts(self, figure: frozenset[Key], worked: frozenset[Key]) -> bool:
-        """Whether a time of day is a time the texts give or the answer works out, converted
-        to another zone by the difference of two offsets the texts or the answer give ("16:00
-        UTC" and "UTC−8": 08:00), not the wrong way from its text's offset; or such a time
-        plus a duration the texts give, as an end ("the call takes 30 minutes": 08:30)."""
-        targets = {key_value(kind, raw) for kind, raw in figure if kind == "time"}
-        if not targets:
-            return False
-        return bool(targets & self._converted(worked))
-
-    def _converted(self, worked: frozenset[Key]) -> frozenset[Fraction]:
-        if worked in self._conversions:
-            return self._conversions[worked]
-        differences = sorted({abs(a - b) for a in self.zones for b in self.zones if a != b})
-        zoned = dict(self.known.zoned)
-        starts = sorted(
-            {
-                value
-                for kind, raw in self.known.keys | worked
-                if kind == "time" and (value := key_value(kind, raw)) is not None
-            }
-        )[:MAX_WHENS]
-        converted: set[Fraction] = set()
-        for start in starts:
-            offsets = zoned.get(start, frozenset())
-            for difference in differences[:MAX_WHENS]:
-                for sign in (1, -1):
-                    if offsets and not any(z + sign * difference in self.zones for z in offsets):
-                        continue  # the wrong way from the offset its text gives
-                    converted.add((start + sign * difference) % 86400)
-        spans = sorted(
-            Fraction(raw)
-            for kind, raw in self.known.keys
-            if kind == "duration" and 0 < Fraction(raw) < 86400
-        )[:MAX_WHENS]
-        ends = {(time + span) % 86400 for time in converted for span in spans}
-        self._conversions[worked] = frozenset(converted | ends)
-        return self._conversions[worked]
 
     def _shift_of_zones(
         self, operand: str, figure: frozenset[Key], written: list[Fraction]

@@ -19,7 +19,7 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from fractions import Fraction
@@ -532,10 +532,13 @@ _SHORT_DOTTED = re.compile(
     r"(?<![0-9.])(?=[0-9]{2}\.|[0-9]{1,2}\.[0-9]{2}\.)([0-9]{1,2})\.\x20?([0-9]{1,2})\.()(?![0-9])"
 )
 _SHORT_BEFORE = re.compile(
-    r"(?:\b(?:am|bis|vom|ab|zum|seit|den|dem|til|fra|innen|dne|od|do|po|от|до|по)"
-    r"|(?:tag|woch|dag|dagen|ní|ek|ta|ou|ěle|eli|ý),?)\s[*_]*\Z",
+    r"(?:\b(?:am|vom|zum|seit|den|dem|dne)"
+    r"|(?:tag|woch|dag|dagen|ní|ek|ta|ou|středu|sobotu|ěle|eli|ý),?)\s[*_]*\Z",
     re.IGNORECASE,
 )
+# words that open a date or a time of day ("bis 11.05." is five past eleven): a date
+# after them only where it can be no time (from the 24th on)
+_SHORT_OR_TIME = re.compile(r"\b(?:bis|ab|til|fra|innen|od|do|po|от|до|по)\s[*_]*\Z", re.IGNORECASE)
 _SLASHED_DATE = re.compile(r"(?<![0-9/])([0-9]{1,2})/([0-9]{1,2})/([0-9]{4})(?![0-9/])")
 _CJK_DATE = re.compile(r"(?:([0-9]{4})\s?[年년]\s?)?([0-9]{1,2})\s?[月월]\s?([0-9]{1,2})\s?[日일]")
 # not a count of days after a month's name: "in maart 12 dagen" is no 12 March
@@ -770,7 +773,11 @@ def figures(text: str) -> frozenset[Key]:
         keys |= _named_months(text)
     keys |= _ranges(text)
     keys |= _hourly(text)
-    keys |= {("monthday", str(int(n))) for n in _ORDINAL_DAY.findall(text) if 1 <= int(n) <= 31}
+    keys |= {
+        ("monthday", str(int(n)))
+        for m in _ORDINAL_DAY.finditer(text)
+        if 1 <= int(n := m.group(1) or m.group(2)) <= 31
+    }
     for m in parts[:MAX_DATES]:
         # each part too: "from 5 years 2 months" gives 5 years and 2 months
         keys |= {
@@ -799,7 +806,13 @@ _RANGE = re.compile(
 
 
 # An English day of the month: "on the 1st of each month", "paid on the 25th"
-_ORDINAL_DAY = re.compile(r"\b([0-9]{1,2})(?:st|nd|rd|th)\b")
+# A day of the month as such: "the 25th", "am 27.", "le 25", "el día 25", "den 25.", "25日",
+# "25일", "25-го", "25 числа"
+_ORDINAL_DAY = re.compile(
+    r"(?<![0-9.,])([0-9]{1,2})(?:st|nd|rd|th|\.(?!\s?[0-9])|日|일|-?го|\s?числа)(?![0-9])"
+    r"|\b(?:the|le|el|día|il|dia|den|am|dem|zum|op de|de)\s([0-9]{1,2})(?![0-9.,:])",
+    re.IGNORECASE,
+)
 
 
 # A word of hours: an amount in the same clause is paid by the hour ("Stundenlohn 36 €",
@@ -850,7 +863,7 @@ def _ranges(text: str) -> set[Key]:
 def _compound(m: re.Match[str]) -> frozenset[Key]:
     """A duration in two units, the second smaller than the first, as their sum; nothing
     for two that are not one duration ("3 days 4 weeks")."""
-    first = _UNITS.get(_hours_or_year(m[2].lower(), frozenset({_plain(m[1])})))
+    first = _UNITS.get(_hours_or_year(m[2].lower(), frozenset({_plain(m[1])}), m.string))
     second = _UNITS.get(m[4].lower())
     if first is None or second is None or second[1] >= first[1]:
         return frozenset()
@@ -861,16 +874,22 @@ def _compound(m: re.Match[str]) -> frozenset[Key]:
     return frozenset({("duration", canonical(total))})
 
 
-def _hours_or_year(unit: str, values: frozenset[Fraction]) -> str:
+def _hours_or_year(unit: str, values: frozenset[Fraction], text: str) -> str:
     """ "год" is a year in Russian ("1 год", "за 2025 год") and hours in Ukrainian, short for
-    "годин" ("8 год 46 хв", "8,76 год"): a year after a whole number Russian says it
-    after (one ending in 1, not 11) or a year's number, else hours."""
+    "годин" ("8 год 46 хв", "Зустріч триває 1 год."): hours in a text with Ukrainian
+    letters; else a year after a whole number Russian says it after (one ending in 1, not
+    11) or a year's number, and hours after any other."""
     if unit != "год" or not values:
         return unit
+    if _UKRAINIAN.search(text):
+        return "годин"
     value = min(values)
     whole = value.denominator == 1
     year = whole and (1900 <= value <= 2100 or (value % 10 == 1 and value % 100 != 11))
     return unit if year else "годин"
+
+
+_UKRAINIAN = re.compile("[іїєґІЇЄҐ]")
 
 
 def _plain(number: str) -> Fraction:
@@ -1048,6 +1067,7 @@ _QUANTITY_WORDS = frozenset(
     word.split("-")[0].split(" ")[0] for word in (*_WORDS, *_HALVES, *_CURRENCY_FIRST)
 )
 _MONTH_WORDS = frozenset(_MONTHS)
+MONTH_NAMES = _MONTH_WORDS  # the months' names and short forms, lowercased
 _VERSION_WORDS = frozenset({"v", "version", "release"})
 _NAMES = _QUANTITY_WORDS | _MONTH_WORDS | _VERSION_WORDS
 _FOLDED_APART = ("\u0131", "\u0130", "\u017f")
@@ -1119,8 +1139,12 @@ def matches(
 
 def _date(m: re.Match[str], orders: list[str]) -> frozenset[Key]:
     keys: set[Key] = set()
-    if m.re is _SHORT_DOTTED and not _SHORT_BEFORE.search(
-        m.string, max(m.start() - 20, 0), m.start()
+    if m.re is _SHORT_DOTTED and not (
+        _SHORT_BEFORE.search(m.string, max(m.start() - 20, 0), m.start())
+        or (
+            int(m.group(1)) >= 24
+            and _SHORT_OR_TIME.search(m.string, max(m.start() - 20, 0), m.start())
+        )
     ):
         return frozenset()  # "1.05." is a ratio at a sentence's end
     for order in orders:
@@ -1245,7 +1269,7 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     if unit == "折":  # "85折", "8.5折": 85 % of the price
         values = frozenset(v / 10 if v >= 10 else v for v in values)
     if unit in _UNITS:
-        keys = _with_unit(values, _hours_or_year(unit, values))
+        keys = _with_unit(values, _hours_or_year(unit, values, m.string))
         if _UNITS[unit] == _UNITS["day"] and _working(m):  # five to a week: seven days
             keys |= _with_unit(frozenset(v * Fraction(7, 5) for v in values if v % 5 == 0), unit)
             keys |= {("workdays", canonical(v)) for v in values if v.denominator == 1}
@@ -1437,6 +1461,7 @@ _GROUPS = {"time": "duration"}  # a difference of times of day is a duration
 # The durations a date may be shifted by (seconds): a day earlier or later is a slip
 # (03-04 for the source's 03-03, with "daily" in it), not arithmetic.
 MIN_DATE_SHIFT, MAX_DATE_SHIFT = 2 * 86400, 5 * 365 * 86400
+BOTH_WAYS = frozenset({-1, 1})  # a shift forward and back
 MAX_DATES = 50  # given dates, and shifts of each kind, read (a bound on the work)
 MAX_MONTHS = 1200  # a century
 OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
@@ -1462,8 +1487,10 @@ _PER_NAMED = re.compile(r"(?:\b(?:per|pro|par|por|je|za)\s|/)([^\W\d_]{1,5})\b",
 
 # An offset from UTC: "UTC+7", "GMT−4", "UTC+5:30"; and the zones written by name whose
 # offset is fixed (not CST, which is China's, Cuba's and the US's)
-_OFFSET = re.compile(
-    r"(?<![A-Za-z])(?:UTC|GMT)\s?([+−–-])\s?([0-9]{1,2})(?:[:.]?([0-9]{2}))?(?![0-9])"
+_OFFSET = re.compile(  # not working: "16:00 UTC + 3 h"
+    r"(?<![A-Za-z])(?:UTC|GMT)([+−–-])\s?([0-9]{1,2})(?:[:.]?([0-9]{2}))?(?![0-9])"
+    r"(?!\s?(?:h|hrs?|hours?|std|stunden?|heures?|horas?|ore|uur|ч|час|часа|часов|годин[иа]?|"
+    r"timer?|timmar|godz|hod|saat|時間|小时|小時|시간)(?![^\W\d_]))"
 )
 _ZONES = {
     "UTC": 0, "GMT": 0, "CET": 1, "CEST": 2, "EET": 2, "EEST": 3, "MSK": 3, "МСК": 3,
@@ -1778,15 +1805,27 @@ class Known:
             frozenset(day.isoformat()[5:] for day in reached),
         )
 
-    def shifted(self, start: datetime.date, *, end: bool = False) -> set[datetime.date]:
+    def shifted(
+        self,
+        start: datetime.date,
+        *,
+        end: bool = False,
+        ways: Mapping[tuple[str, int], frozenset[int]] | None = None,
+    ) -> set[datetime.date]:
         """The dates a date reaches by a shift the texts give (working days, days, weeks,
-        months); from a month's `end`, by days the texts give as such, not by months."""
+        months); from a month's `end`, by days the texts give as such, not by months. Each
+        shift both ways, or only the ways `ways` gives for it (("days", 7): {-1} for "7
+        days before")."""
         days, counted, months, workdays = self._shifts
-        reached = {_workdays(start, n) for n in workdays} | {_workdays(start, -n) for n in workdays}
+
+        def signs(unit: str, n: int) -> frozenset[int]:
+            return BOTH_WAYS if ways is None else ways.get((unit, n), BOTH_WAYS)
+
+        reached = {_workdays(start, s * n) for n in workdays for s in signs("workdays", n)}
         for shift in counted if end else days:
-            reached |= {start + datetime.timedelta(d) for d in (shift, -shift)}
+            reached |= {start + datetime.timedelta(s * shift) for s in signs("days", shift)}
         for count in months:
-            for moved in (add_months(start, count), add_months(start, -count)):
+            for moved in (add_months(start, s * count) for s in signs("months", count)):
                 # a period of months ends the day before; from a month's end, on its end
                 reached |= {moved} if end else {moved, moved - datetime.timedelta(1)}
         return reached
@@ -1824,14 +1863,15 @@ class Known:
 
     def reaches(self, day: datetime.date) -> bool:
         """Whether the texts give a date, or reach it by a shift they give, or give its day
-        of the month ("am 27. eines Monats"), or its month's end where they speak of one."""
+        of the month ("am 27. eines Monats", "the 25th", "25日"), or its month's end where
+        they speak of one."""
         iso = day.isoformat()
         dates, days = self._reachable
         return (
             self.gives(day)
             or iso in dates
             or iso[5:] in days
-            or ("number", str(day.day)) in self.keys
+            or ("monthday", str(day.day)) in self.keys
             or day in self._ends
         )
 

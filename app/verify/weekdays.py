@@ -23,8 +23,9 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
-from app.verify.figures import Key, Known, dated
+from app.verify.figures import MONTH_NAMES, Key, Known, claims, dated, months_of
 
 # Monday is 0, as datetime counts. Full names, their inflected forms and the short forms
 # written beside a date; a short form of one or two letters only in brackets after a
@@ -56,12 +57,12 @@ _NAMES: dict[int, str] = {
     "礼拜日 礼拜天 일요일",
 }
 _SHORT: dict[int, str] = {  # only in brackets after a date
-    0: "月 월 mo ma po пн lu",
+    0: "月 월 mo po пн lu",
     1: "火 화 di út вт tu",
     2: "水 수 mi me we st ср wo",
-    3: "木 목 do je čt чт th",
+    3: "木 목 je čt чт th",
     4: "金 금 fr ve vr pá пт",
-    5: "土 토 sa so сб za",
+    5: "土 토 sa сб za",
     6: "日 일 su dom ne нд вс zo",
 }
 WEEKDAYS = {name: day for day, names in _NAMES.items() for name in names.split()}
@@ -78,9 +79,13 @@ _BEFORE = re.compile(
 # A weekday just after one: "30/01/2026 (viernes)", "5月8日（金）", "15.03.2026 pazar",
 # "2026年3月31日(火)", "16 March, a Monday" is not read
 _AFTER = re.compile(
-    rf"\s?(?:[(（]\s?({_SHORT_NAME})\.?\s?[)）]|,?\s({_NAME})(?![^\W\d_]))", re.IGNORECASE
+    rf"\s?(?:[(（]\s?({_SHORT_NAME})\.?\s?[)）]|\s({_NAME})(?![^\W\d_]))", re.IGNORECASE
 )
 _WINDOW = 24  # characters before a date a weekday is looked for in
+_FULL = 4  # letters of a weekday's name written out: "fri", "mon" after a date are words
+_RANGE_END = re.compile(
+    r"(?:\bto|\bbis|\bdo|\btill?|\bà|\ba|\bal|\btot|\btil|[–-]|\bдо|\bпо)\s*\Z", re.IGNORECASE
+)
 _SHORT_IN_BRACKETS = re.compile(r"[(（]\s?[^\W\d_]{1,3}\.?\s?[)）]")
 
 
@@ -100,15 +105,25 @@ def named(text: str) -> list[Named]:
     for start, end, keys in dated(text):
         before = _BEFORE.search(text, max(start - _WINDOW, 0), start)
         after = _AFTER.match(text, end)
-        if before is not None:
+        if before is not None and _reads_as_its_day(before):
             found.append(Named(keys, WEEKDAYS[before.group(1).lower()]))
         elif after is not None:
             short = after.group(1)
             name = (short or after.group(2)).lower()
             day = _BRACKETED.get(name) if short else WEEKDAYS.get(name)
-            if day is not None:
+            if day is not None and (short or len(name) >= _FULL):
                 found.append(Named(keys, day))
     return found
+
+
+def _reads_as_its_day(m: re.Match[str]) -> bool:
+    """Whether a weekday just before a date is that date's: not the end of a range
+    ("Monday to Friday, 24.12.2026"), and a dot only after a short form ("Fri. 13.03.",
+    not "… on Friday. 24.12.2026 is a half day")."""
+    name = m.group(1)
+    if "." in m.group()[len(name) :] and len(name) >= _FULL:
+        return False
+    return _RANGE_END.search(m.string, max(m.start() - _WINDOW, 0), m.start()) is None
 
 
 def days_of(keys: frozenset[Key], years: Iterable[int]) -> list[datetime.date]:
@@ -163,29 +178,45 @@ _ORDINAL_BEFORE = re.compile(
 _CJK_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4}
 # Which way a rule moves a date off a weekend: to the previous working day or the next
 _EARLIER = re.compile(
-    r"previous|preceding|prior\b|vorhergehend|vorherig|vorig|précédent|anterior|"
-    r"precedente|voorgaande|poprzedni|föregående|forrige|foregående|předchozí|"
-    r"предыдущ|предшеств|попередн|önceki|前の|直前|前一|직전|이전",
+    r"previous|preceding|prior\b|vorhergehend|vorherig|vorig|vorangehend|vorausgehend|"
+    r"précédent|anterior|precedente|voorgaande|poprzedni|poprzedzając|föregående|forrige|"
+    r"foregående|předchozí|předcházející|предыдущ|предшеств|накануне|попередн|напередодні|"
+    r"önceki|前営業日|前の営業日|直前|前一|此前|之前的|직전|이전",
     re.IGNORECASE,
 )
 _LATER = re.compile(
     r"\bnext\b|following|nächst|folgend|suivant|siguiente|seguinte|successiv|volgende|"
-    r"następn|nästa|följande|neste|følgende|næste|následující|следующ|наступн|sonraki|"
-    r"翌|次の|下一|다음",
+    r"następn|następując|nästa|följande|neste|følgende|næste|následující|следующ|наступн|"
+    r"sonraki|翌|次の営業日|下一|之后的|다음",
     re.IGNORECASE,
 )
-# Which way a weekday is counted from a date: "the Friday before", "donderdag ervoor"
-_BEFORE_WORDS = re.compile(
-    r"\bbefore\b|\bvor\b|davor|\bavant\b|\bantes\b|\bprima\b|\bvoor\b|ervoor|\bprzed\b|"
-    r"\bföre\b|\binnan\b|\bfør\b|\bpřed\b|\bперед\b|\bдо\b|\bönce|前|전",
+# Which way a weekday is counted from a date, in the words right after it ("the Friday
+# before", "donderdag ervoor", "jeudi qui précède") or right before it ("リリース前の金曜日",
+# "发布之前的星期五", "릴리스 전 금요일", "sürümden önce perşembe")
+_BEFORE_AFTER = re.compile(
+    r"[,\s]*(?:(?:that|which|qui|que|che|die|der|den)\s)?(?:"
+    r"(?P<before>before|vor|davor|avant|précède|antes|anterior|prima|precedente|voor|ervoor|"
+    r"przed|före|innan|før|forud|před|перед|до|önce)"
+    r"|(?P<after>after|nach|danach|après|suivant|después|depois|dopo|na|erna|po|efter|etter|"
+    r"после|після|sonra))(?![^\W\d_])",
     re.IGNORECASE,
 )
-_AFTER_WORDS = re.compile(
-    r"\bafter\b|\bnach\b|danach|\baprès\b|\bdespués\b|\bdepois\b|\bdopo\b|\bna\b|\berna\b|"
-    r"\bpo\b|\befter\b|\better\b|\bпосле\b|\bпісля\b|\bsonra|後|后|후",
-    re.IGNORECASE,
+_BEFORE_AFTER_CJK = re.compile(
+    r"(?:(?P<before>前の|前|之前的|以前的|전|önce)|(?P<after>後の|後|之后的|以后的|후|sonra))\s?\Z"
 )
 # A word as weekdays are written: "segunda-feira", "п'ятниця", "п’ятницю"
+# Words of a month, and of a cycle, around an ordinal weekday
+_MONTH_WORD = re.compile(
+    r"month|monat|mois|\bmes\b|mese|mês|maand|miesiąc|månad|måned|měsíc|месяц|місяц|\bay(?:ın|ının)\b"
+    r"|月|월",
+    re.IGNORECASE,
+)
+_CYCLE = re.compile(
+    r"(?:every|each|jede[nrs]?|alle|\bco|каждую|каждый|каждое|кожну|кожен|кожного|tous les|"
+    r"toutes les|cada|ogni|elke|om de|\bvar|hver|\bher|每隔|隔)\s*\Z",
+    re.IGNORECASE,
+)
+_MONTH_SPAN = 40  # characters around an ordinal weekday a month is looked for in
 _TOKEN = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 _CJK_NAMES = tuple(n for n in WEEKDAYS if _CJK_NAME.match(n))
 _CLAUSE = re.compile(r"[.;!?\n]\s|[;\n。；]")
@@ -207,8 +238,7 @@ class Calendar:
     ordinals: frozenset[tuple[int, int]]  # (n, weekday): "the first Sunday"; n -1: the last
     weekdays: frozenset[int]  # the weekdays they name
     moves: frozenset[tuple[int, int]]  # (Saturday or Sunday, -1 or 1): which way it moves
-    before: bool  # a weekday is counted before a date
-    after: bool  # … after one
+    counted: frozenset[tuple[int, int]]  # (weekday, -1 or 1): "the Thursday before" a date
     pairs: frozenset[tuple[frozenset[Key], int]]  # the dates they write with a weekday
 
 
@@ -217,9 +247,9 @@ def calendar(texts: Sequence[str]) -> Calendar:
     joined = "\n".join(texts)
     found = _weekdays_in(joined)
     ordinals = set()
-    for start, _, weekday in found:
+    for start, end, weekday in found:
         m = _ORDINAL_BEFORE.search(joined, max(start - _WINDOW, 0), start)
-        if m is None:
+        if m is None or not _of_a_month(joined, m.start(), end):
             continue
         if m["word"]:
             n = _ORDINAL_WORDS.get(m["word"].lower())
@@ -234,10 +264,39 @@ def calendar(texts: Sequence[str]) -> Calendar:
         frozenset(ordinals),
         frozenset(weekday for _, _, weekday in found),
         _moves(joined, found),
-        _BEFORE_WORDS.search(joined) is not None,
-        _AFTER_WORDS.search(joined) is not None,
+        frozenset(_counted_ways(joined, found)),
         frozenset((n.keys, n.weekday) for text in named_in for n in named(text)),
     )
+
+
+def _of_a_month(text: str, start: int, end: int) -> bool:
+    """Whether an ordinal weekday from `start` to `end` names one of a month ("the first
+    Sunday of the month", "erster Sonntag im März", "Mart ayının son cumartesi", "毎月第2水曜
+    日"): not a cycle ("every second Friday", "jeden zweiten Freitag", "co drugi piątek"),
+    nor one counted from an event ("the first Monday after each release"), nor a past one
+    ("wie am letzten Freitag besprochen")."""
+    after = text[end : end + _MONTH_SPAN]
+    if _BEFORE_AFTER.match(after):
+        return False
+    before = text[max(start - _MONTH_SPAN, 0) : start]
+    if any(_MONTH_WORD.search(part) for part in (after, before)):
+        return True  # "jeden ersten Sonntag im Monat": each month's
+    if _CYCLE.search(text, max(start - _WINDOW, 0), start):
+        return False  # "every second Friday, starting 6 March": a fortnight's
+    return any(t.lower() in MONTH_NAMES for part in (after, before) for t in _TOKEN.findall(part))
+
+
+def _counted_ways(text: str, found: list[tuple[int, int, int]]) -> set[tuple[int, int]]:
+    """The weekdays the texts count before or after a date, by the words right beside
+    them: "the Thursday before each release" (Thursday, -1)."""
+    ways: set[tuple[int, int]] = set()
+    for start, end, weekday in found:
+        m = _BEFORE_AFTER.match(text, end, end + _MONTH_SPAN) or _BEFORE_AFTER_CJK.search(
+            text, max(start - _WINDOW, 0), start
+        )
+        if m is not None:
+            ways.add((weekday, -1 if m["before"] else 1))
+    return ways
 
 
 def _weekdays_in(text: str) -> list[tuple[int, int, int]]:
@@ -258,37 +317,50 @@ def _weekdays_in(text: str) -> list[tuple[int, int, int]]:
 
 def _moves(text: str, found: list[tuple[int, int, int]]) -> frozenset[tuple[int, int]]:
     """Which way the texts move a date that falls on a Saturday or a Sunday: the way the
-    clause naming that day (or the weekend) says ("if the 25th is a Saturday, on the
-    Friday before; if it is a Sunday, on the Monday after"), else the way any says."""
+    clause naming that day (or the weekend) says with a word of the previous or the next
+    working day ("if the 25th is a Saturday, the preceding Friday; if a Sunday, the
+    following Monday"), else the way the texts say, when they name no weekend day. A
+    clause that names both ways moves nothing."""
     named_days = [(start, end, {weekday}) for start, end, weekday in found if weekday >= 5]
     weekends = [(m.start(), m.end(), {5, 6}) for m in _WEEKEND.finditer(text)]
     moves: set[tuple[int, int]] = set()
     for start, end, days in itertools.islice(sorted(named_days + weekends), MAX_TOKENS):
-        clause = _clause(text, start, end)
-        ways = {-1} if _EARLIER.search(clause) or _BEFORE_WORDS.search(clause) else set()
-        ways |= {1} if _LATER.search(clause) or _AFTER_WORDS.search(clause) else set()
+        clause_start, clause = _clause(text, start, end)
+        ways = _ways(
+            clause,
+            [
+                (s - clause_start, e - clause_start, w)
+                for s, e, w in found
+                if w < 5 and clause_start <= s < clause_start + len(clause)
+            ],
+        )
         moves |= {(day, way) for day in days for way in ways}
-    if not moves:
-        ways = {-1} if _EARLIER.search(text) else set()
-        ways |= {1} if _LATER.search(text) else set()
-        moves = {(day, way) for day in (5, 6) for way in ways}
+    if not named_days and not weekends:
+        moves = {(day, way) for day in (5, 6) for way in _ways(text, [])}
     return frozenset(moves)
 
 
-def _clause(text: str, start: int, end: int) -> str:
-    """The clause of `text` around the span from `start` to `end`."""
+def _ways(text: str, working: list[tuple[int, int, int]]) -> set[int]:
+    """The one way `text` moves a date: to the previous working day (-1) or the next (1),
+    by a word of it or a working weekday counted before or after ("on the Friday
+    before"); none where it names both or neither."""
+    ways = {way for _, way in _counted_ways(text, working)}
+    ways |= {-1} if _EARLIER.search(text) else set()
+    ways |= {1} if _LATER.search(text) else set()
+    return ways if len(ways) == 1 else set()
+
+
+def _clause(text: str, start: int, end: int) -> tuple[int, str]:
+    """The clause of `text` around the span from `start` to `end`, and where it starts."""
     before = [m.end() for m in _CLAUSE.finditer(text, max(start - _CLAUSE_SPAN, 0), start)]
     after = _CLAUSE.search(text, end, end + _CLAUSE_SPAN)
-    return text[
-        before[-1] if before else max(start - _CLAUSE_SPAN, 0) : after.start()
-        if after
-        else end + _CLAUSE_SPAN
-    ]
+    first = before[-1] if before else max(start - _CLAUSE_SPAN, 0)
+    return first, text[first : after.start() if after else end + _CLAUSE_SPAN]
 
 
 def years(texts: Iterable[str]) -> tuple[int, ...]:
     """The years `texts` write, for the days of a month they write without one."""
-    return tuple(sorted({int(y) for text in texts for y in _YEAR.findall(text)}))[:5]
+    return tuple(sorted({int(y) for text in texts for y in _YEAR.findall(text)})[-3:])
 
 
 def wrong(date: Named, known: Calendar, in_years: Sequence[int]) -> bool:
@@ -323,7 +395,7 @@ def leads(
             return True
         if weekday < 5 and _moved(day, known, reached):
             return True
-        if weekday in known.weekdays and _counted(day, known, given):
+        if _counted(day, known, given):
             return True
     return False
 
@@ -348,11 +420,13 @@ def _moved(day: datetime.date, known: Calendar, given: Callable[[datetime.date],
 
 
 def _counted(day: datetime.date, known: Calendar, given: Callable[[datetime.date], bool]) -> bool:
-    """Whether `day` is its weekday before (after) a given date of another weekday."""
+    """Whether `day` is its weekday the texts count before (after) a date, before (after)
+    a given date of another weekday within six days."""
+    weekday = day.weekday()
     for shift in range(1, MAX_SHIFT + 1):
-        if known.before and given(day + datetime.timedelta(shift)):
+        if (weekday, -1) in known.counted and given(day + datetime.timedelta(shift)):
             return True
-        if known.after and given(day - datetime.timedelta(shift)):
+        if (weekday, 1) in known.counted and given(day - datetime.timedelta(shift)):
             return True
     return False
 
@@ -363,13 +437,11 @@ class Dates:
     or the answer works out (`worked`). Each is read when a claim first needs it: most
     claims have no date."""
 
-    def __init__(
-        self, known: Known, texts: Sequence[str], answer: str, worked: frozenset[Key]
-    ) -> None:
+    def __init__(self, known: Known, texts: Sequence[str], answer: str) -> None:
         self.known = known
         self._texts = tuple(texts)
         self._answer = answer
-        self._worked = worked
+        self._reach: dict[frozenset[Key], tuple[frozenset[str], frozenset[str]]] = {}
 
     @functools.cached_property
     def rules(self) -> Calendar:
@@ -377,11 +449,50 @@ class Dates:
 
     @functools.cached_property
     def in_years(self) -> tuple[int, ...]:
-        return years((*self._texts, self._answer))
+        return years((self._answer,)) or years(self._texts)
 
     def slips(self, named_dates: Iterable[Named]) -> bool:
         """Whether a date is written with a weekday the calendar contradicts."""
         return any(wrong(date, self.rules, self.in_years) for date in named_dates)
+
+    def follows(self, figure: frozenset[Key], worked: frozenset[Key]) -> bool:
+        """Whether a date is one a sourced date of the answer reaches by a shift the texts
+        give, the way they give it (`_following`)."""
+        if not any(kind in ("date", "day") for kind, _ in figure):
+            return False
+        dates, days = self._following(worked)
+        return any(raw in (dates if kind == "date" else days) for kind, raw in figure)
+
+    def _following(self, worked: frozenset[Key]) -> tuple[frozenset[str], frozenset[str]]:
+        """What the dates of the answer that are sourced (given, reached, worked out, or led
+        to by a weekday rule) reach by a shift the texts give, as ISO dates and as months and
+        days: the answer shows each step, so a date counted from one it sourced is sourced
+        too ("release 17 March, freeze two weeks before: 3 March"). A shift the texts write
+        before or after a date ("7 days before the due date", "14 Tage vor dem Go-Live",
+        "1週間前") is taken only that way."""
+        if worked in self._reach:
+            return self._reach[worked]
+        anchors: set[datetime.date] = set()
+        named_dates = {date.keys: date for date in named(self._answer)}
+        for _, _, keys in itertools.islice(dated(self._answer), MAX_ANCHORS):
+            date = named_dates.get(keys)
+            if (
+                self.known.confirms(keys)
+                or keys & worked
+                or (date is not None and self.reaches(date, worked))
+            ):
+                anchors |= set(days_of(keys, self.in_years))
+        ways = _signed_shifts(self._texts)
+        reached = {
+            day
+            for start in sorted(anchors)[:MAX_ANCHORS]
+            for day in self.known.shifted(start, ways=ways)
+        }
+        self._reach[worked] = (
+            frozenset(day.isoformat() for day in reached),
+            frozenset(day.isoformat()[5:] for day in reached),
+        )
+        return self._reach[worked]
 
     def reaches(self, date: Named, worked: frozenset[Key]) -> bool:
         """Whether a weekday rule of the texts leads to a date written with its weekday,
@@ -399,38 +510,55 @@ class Dates:
 
         return leads(date, self.rules, self.in_years, given=given, reached=reached)
 
-    def follows(self, figure: frozenset[Key]) -> bool:
-        """Whether a date is one a sourced date of the answer reaches by a shift the texts
-        give (`_following`)."""
-        if not any(kind in ("date", "day") for kind, _ in figure):
-            return False
-        dates, days = self._following
-        return any(raw in (dates if kind == "date" else days) for kind, raw in figure)
-
-    @functools.cached_property
-    def _following(self) -> tuple[frozenset[str], frozenset[str]]:
-        """What the dates of the answer that are sourced (given, reached, worked out or led
-        to by a weekday rule) reach by a shift the texts give, as ISO dates and as months
-        and days: the answer shows each step, so a date counted from one it worked out is
-        sourced too ("release 17 March, freeze two weeks before: 3 March")."""
-        anchors: set[datetime.date] = set()
-        named_dates = {date.keys: date for date in named(self._answer)}
-        for _, _, keys in itertools.islice(dated(self._answer), MAX_ANCHORS):
-            date = named_dates.get(keys)
-            if (
-                self.known.confirms(keys)
-                or keys & self._worked
-                or (date is not None and self.reaches(date, self._worked))
-            ):
-                anchors |= set(days_of(keys, self.in_years))
-        reached = {day for start in anchors for day in self.known.shifted(start)}
-        return (
-            frozenset(day.isoformat() for day in reached),
-            frozenset(day.isoformat()[5:] for day in reached),
-        )
-
 
 MAX_ANCHORS = 20  # dates of an answer counted from (a bound on the work)
+# A shift written before or after what it counts from: "7 days before the due date", "14
+# Tage vor dem Go-Live", "deux semaines avant", "una semana antes", "1 hafta önce", "1週間前",
+# "发布前1周", "1주 전", "3 dni po": the word of the way, and the shift just before it (or,
+# in CJK, just after it)
+_WAY = re.compile(
+    r"(?<![^\W\d_])(?:(?P<before>before|prior|earlier|vor|vorher|avant|antes|prima|voor|"
+    r"ervoor|przed|wcześniej|före|innan|før|forud|předem|před|до|раньше|перед|раніше|önce)"
+    r"|(?P<after>after|later|nach|später|danach|après|después|depois|dopo|na|erna|po|później|"
+    r"efter|etter|senere|později|после|спустя|після|sonra))(?![^\W\d_])"
+    r"|(?P<cjk_before>前|전)|(?P<cjk_after>後|后|후)",
+    re.IGNORECASE,
+)
+_SHIFT_SPAN = 30  # characters before a word of the way its shift is read in
+_CJK_SPAN = 6  # … in CJK, right before it or right after it
+
+
+@functools.lru_cache(maxsize=32)
+def _signed_shifts(texts: tuple[str, ...]) -> dict[tuple[str, int], frozenset[int]]:
+    """The ways the texts give each shift of days or months (`_WAY`): one where every
+    mention says the same, both where they differ."""
+    ways: dict[tuple[str, int], set[int]] = {}
+    for text in texts:
+        for m in itertools.islice(_WAY.finditer(text), MAX_TOKENS):
+            way = -1 if (m["before"] or m["cjk_before"]) else 1
+            cjk = bool(m["cjk_before"] or m["cjk_after"])  # "1週間前", or "前1周"
+            window = text[max(m.start() - (_CJK_SPAN if cjk else _SHIFT_SPAN), 0) : m.start()]
+            found = [f for f in claims(window) if _shift_of(f)]
+            if not found and cjk:
+                found = [f for f in claims(text[m.end() : m.end() + _CJK_SPAN]) if _shift_of(f)][:1]
+            for unit_count in _shift_of(found[-1]) if found else ():
+                ways.setdefault(unit_count, set()).add(way)
+    return {key: frozenset(value) for key, value in ways.items()}
+
+
+def _shift_of(figure: frozenset[Key]) -> set[tuple[str, int]]:
+    """A figure's shifts as unit and count: ("days", 14) for two weeks, ("months", 3)."""
+    return {unit_count for kind, raw in figure if (unit_count := _unit_count(kind, raw))}
+
+
+def _unit_count(kind: str, raw: str) -> tuple[str, int] | None:
+    """A shift's unit and count: ("days", 14) for two weeks, ("months", 3)."""
+    if kind == "span":
+        months = months_of(raw)
+        return None if months is None else ("months", months)
+    if kind == "duration" and (days := Fraction(raw) / 86400).denominator == 1 and days > 0:
+        return ("days", int(days))
+    return None
 
 
 @functools.lru_cache(maxsize=32)

@@ -474,10 +474,12 @@ RESTATED = [
     ("Det er 1 800 000 kr.", "Budsjettet er 1,8 mill. kr for 2026."),
     ("Končí 30. 6. 2026.", "Zkušební doba končí 30.06.2026."),
     ("Це до 8 год 46 хв простою.", "Допустимий простій — 526 хвилин на рік."),  # hours
-    ("Abgabe bis **17.10.**", "Abgabeschluss: 2025-10-17."),
+    ("Abgabe am **17.10.**", "Abgabeschluss: 2025-10-17."),
+    ("Das Meeting geht bis 11.05.", "Meeting 10.30–11.05 Uhr."),  # a time, not 11 May
     ("Der Faktor ist 1.05.", "Der Faktor ist 1,05."),  # no date at a sentence's end
     ("P2 svar senest kl. 16.00.", "Arbejdstiden er kl. 08.00–16.00."),
-    ("Договір на 1 год.", "Договор заключается на 12 месяцев."),  # a Russian year
+    ("Договор на 1 год.", "Договор заключается на 12 месяцев."),  # a Russian year
+    ("Зустріч триває 1 год.", "Зустріч триває 60 хвилин."),  # Ukrainian hours
 ]
 
 
@@ -677,6 +679,7 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Končí 30. 7. 2026.", "Zkušební doba končí 30.06.2026."),
         ("Це до 8 год 56 хв простою.", "Допустимий простій — 526 хвилин на рік."),
         ("Abgabe bis **24.10.**", "Abgabeschluss: 2025-10-17."),
+        ("Abgabe am **18.10.**", "Abgabeschluss: 2025-10-17."),
         ("Det betalas i 190 dagar.", "Lön under de första 180 kalenderdagarna."),
     ],
 )
@@ -698,18 +701,14 @@ def test_a_percentage_written_sign_first_is_read_sign_last(text: str, read: str)
     assert figures.percent_last(text) == read
 
 
-# (claim, source): a time the source gives, converted by the difference of two offsets
-# from UTC written by the source or the claim, and its end by a duration given; then the
-# wrong way, by another difference, and an end the duration does not give
-CONVERTED = [
+# (claim, source): a time converted to another zone with no working shown, or the wrong
+# way, or its end by another duration: the judge's to weigh, never sourced by the rule (a
+# blind review found any time passing once texts give a few zones and durations)
+NOT_CONVERTED = [
     (
         "Vancouver is UTC−8: 8:00 a.m. to 8:15 a.m.",
         "The handover is at 16:00 UTC and takes 15 minutes.",
     ),
-    ("Новосибирск (UTC+7): 14:30.", "Стендап в 10:30 по Москве (UTC+3)."),
-    ("London (GMT): 12:00, San Francisco (PST): 04:00.", "Toplantı 15:00 TSİ (UTC+3)."),
-]
-NOT_CONVERTED = [
     ("Vancouver is UTC−8: 9:00 a.m.", "The handover is at 16:00 UTC and takes 15 minutes."),
     (
         "Vancouver is UTC−8: 8:00 a.m. to 8:30 a.m.",
@@ -717,11 +716,6 @@ NOT_CONVERTED = [
     ),
     ("Berlin ist UTC+1: 18:00.", "Der Call ist um 17:00 Kyjiwer Zeit (im Winter UTC+2)."),
 ]
-
-
-@pytest.mark.parametrize(("claim", "source"), CONVERTED)
-def test_a_time_converted_to_another_zone_passes(claim: str, source: str) -> None:
-    assert not restated_flagged(claim, source)
 
 
 @pytest.mark.parametrize(("claim", "source"), NOT_CONVERTED)
@@ -1096,7 +1090,8 @@ CALCULATED = [
     ("北京时间为UTC+8：02:00 + 8小时 = 10:00。", "发布窗口为每周二 UTC 02:00–04:00。", "?"),
     # a result's number as a later step's operand; a figure given in another unit; a week
     (
-        "100 % − 99,9 % = 0,1 % ; 30 × 24 × 60 = 43 200 minutes, et 43 200 × 0,1 % = 43,2 minutes.",
+        "100 % − 99,9 % = 0,1 % ; mois de 30 jours : 30 × 24 × 60 = 43 200 minutes, "
+        "et 43 200 × 0,1 % = 43,2 minutes.",
         "Le SLA de disponibilité est de 99,9 % par mois.",
         "?",
     ),
@@ -1104,13 +1099,6 @@ CALCULATED = [
     # rates per hour in the accusative, after "za" and "за"
     ("Celkem 5 × 16 h = 80 h × 35 Kč = 2 800 Kč.", "35 Kč za hodinu, 16 hodin denně.", "?"),
     ("Итого 6 ч × 500 ₽ = 3 000 ₽.", "Дежурство оплачивается 500 ₽ за час.", "Я дежурил 6 часов."),
-    # a share of a year; a result worked out, less a given figure
-    ("Da marzo a dicembre: 2.800 € × 10/12 = 2.333,33 €.", "Il premio annuo è di 2.800 €.", "?"),
-    (
-        "1 299 zł + 849 zł = 2 148 zł, więc zabraknie 148 zł.",
-        "Budżet na sprzęt: 2 000 zł.",
-        "Laptop za 1 299 zł i monitor za 849 zł?",
-    ),
     ("2 maj 2025 + 3 × 7 dagar = 23 maj 2025.", "Releaser görs var tredje vecka.", "2 maj 2025?"),
     (  # a day and month written with dots, after a weekday
         "Dienstag, 14.10., 14:00 UTC − 48 Stunden = Sonntag, 12.10., 14:00 UTC.",
