@@ -1,18 +1,23 @@
-"""Weekdays written beside dates, and the dates a rule of weekdays gives.
+"""Weekdays written beside dates, and the dates a rule of weekdays or a shift gives.
 
 A model names the weekday of the dates it works out ("Freitag, 26.06.2026", "5月8日（金）",
 "30/01/2026 (viernes)"), and a team's rules name dates by weekday ("the first Sunday of
 the month", "the previous working day", "the Thursday before each release"). The calendar
 settles both: a weekday the calendar contradicts is a slip, whatever else the answer
 shows; and a date the answer names with its right weekday is sourced when a rule the
-texts give leads to it from a date they give or the answer works out:
-- the nth (or last) weekday of its month, where the texts name that weekday with that
-  ordinal ("erster Sonntag im März", "第2水曜日", "the last Thursday");
-- the working day before or after a given date that falls on a Saturday or Sunday, where
-  the texts say which way ("am vorhergehenden Arbeitstag", "le jour ouvré suivant");
-- that weekday within the six days before or after a given date, where the texts name
-  the weekday and say which way ("the Friday before", "donderdag ervoor").
-Holidays are not known: a date moved over one is the judge's.
+texts give leads to it:
+- the nth (or last) weekday of its month, where the texts name that ordinal beside a month
+  ("jeden ersten Sonntag im Monat", "第2水曜日", "the last Thursday of the month"; not a
+  cycle, "every second Friday", nor "the first Monday after each release");
+- the working day before or after a day of the month the texts give (or a date they
+  reach) that falls on a Saturday or Sunday, the one way the clause naming that day says
+  ("am vorhergehenden Arbeitstag", "on the Monday after"; a clause naming both ways, none);
+- that weekday within the six days before or after a date the texts or the answer give,
+  as the words beside the weekday say ("the Friday before", "donderdag ervoor").
+And a date a shift the texts give away from a date the answer sources (`Dates.follows`),
+the way they write the shift ("7 days before the due date", "1週間前"). Every rule was
+narrowed by a blind review's attacks (docs/verification.md, "Stop 38"). Holidays and summer
+time are not known: a date moved over a holiday is the judge's.
 """
 
 from __future__ import annotations
