@@ -10,7 +10,6 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from urllib.parse import urlsplit, urlunsplit
 
-from app.verify import weekdays
 from app.verify.calculations import Calculator
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
@@ -23,7 +22,7 @@ from app.verify.scan import BARE_URL, Layout, scan
 from app.verify.secrets import credentials
 from app.verify.topic import off_topic, shares_a_word
 from app.verify.verdict import Citation, Source
-from app.verify.weekdays import Dates
+from app.verify.weekdays import Dates, Named
 
 # Delivery splits long answers into continuation messages (~3,500 characters each in
 # mrkdwn, ~9,000 per streamed message), so this only guards the absurd: about six messages.
@@ -185,8 +184,8 @@ def _unsourced(
 ) -> bool:
     """Whether a figure of the claim is neither given nor the result of a calculation the
     claim or the answer (`answered`) shows with given operands, nor a date a weekday rule
-    of the texts gives (`dates`), or is the result of one shown wrong, or a date is written
-    with a weekday the calendar contradicts."""
+    of the texts or a shift from a date the answer sources gives (`dates`); or is the
+    result of one shown wrong, or a date written with a weekday the calendar contradicts."""
     known = calculator.known
     # a claim the answer holds was read with it; another is read first, so that what it
     # works out wrong is refuted before anything else may explain its figures
@@ -194,10 +193,10 @@ def _unsourced(
     _, counts, operands = working(claim)
     prose = working(calculator.unvouched(claim)).prose  # a held calculation's working vouches
     figures = list(itertools.islice(_figures(prose), MAX_CLAIM_FIGURES))
-    named: dict[frozenset[Key], weekdays.Named] = {}
+    named_dates: dict[frozenset[Key], Named] = {}
     if any(kind in ("date", "day") for figure in figures for kind, _ in figure):
-        named = {date.keys: date for date in weekdays.named(_masked(prose))}
-        if dates.slips(named.values()):
+        named_dates = {date.keys: date for date in Dates.written(_masked(prose))}
+        if dates.slips(named_dates.values()):
             return True
     for operand in operands:  # "× 12か月": given, the year the texts name ("年間"), or worked
         if any(
@@ -219,7 +218,7 @@ def _unsourced(
             or known.confirms(figure)
             or figure & worked
             or _in_a_known_year(figure, known, worked)
-            or (figure in named and dates.reaches(named[figure], worked))
+            or (figure in named_dates and dates.reaches(named_dates[figure], worked))
             or dates.follows(figure, worked)
         ):
             return True

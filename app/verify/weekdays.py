@@ -456,6 +456,11 @@ class Dates:
     def in_years(self) -> tuple[int, ...]:
         return years((self._answer,)) or years(self._texts)
 
+    @staticmethod
+    def written(text: str) -> list[Named]:
+        """The dates `text` writes with a weekday (`named`)."""
+        return named(text)
+
     def slips(self, named_dates: Iterable[Named]) -> bool:
         """Whether a date is written with a weekday the calendar contradicts."""
         return any(wrong(date, self.rules, self.in_years) for date in named_dates)
