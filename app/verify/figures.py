@@ -175,6 +175,8 @@ _MULTIPLIERS = {
     "M": 10**6,
     "mio": 10**6,
     "mill": 10**6,  # Norwegian and Danish: "1,8 mill. kr"
+    "mi": 10**6,  # Brazilian, after R$ only: "R$ 2,5 mi" (elsewhere miles, or a word)
+    "bi": 10**9,
     "million": 10**6,
     "millions": 10**6,
     "millionen": 10**6,
@@ -223,6 +225,7 @@ _MULTIPLIERS = {
     "億": 10**8,
     "亿": 10**8,
 }
+_AFTER_REAIS = ("mi", "bi")  # multipliers read only after "R$"
 _FOLDED_MULTIPLIERS = {name.casefold(): times for name, times in _MULTIPLIERS.items()}
 _WORDS = {
     word: value
@@ -451,7 +454,7 @@ _MONTHS = {
             "ocak ledna января січня",
             "feb february februar février fevrier febrero febbraio fevereiro februari lutego luty "
             "şubat únor února февраля лютого",
-            "mar march märz maerz mars marzo março maart marca marzec "
+            "mar march märz maerz mars marts marzo março maart marca marzec "
             "mart březen března марта березня",
             "apr april avril abril aprile kwietnia kwiecień nisan duben dubna апреля квітня",
             "may mai mayo maggio maio mei maja maj mayıs květen května мая травня",
@@ -561,7 +564,7 @@ _YEARS = (2025, 2028)
 DATES = (_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _CJK_DATE, _MONTH_DAY, _DAY_MONTH)
 # 15:30, 3:30 pm, 3 pm, 15.30 Uhr, 9 Uhr, 18h30, 午後3時30分
 _VERSION = re.compile(
-    r"(?:\b(?:v|version\s|release\s)\s?([0-9]+(?:\.[0-9]+)*)"
+    r"(?:\b(?:v|version\s|release\s)\s?([0-9]+(?:\.[0-9]+)*)(?!:[0-9])"  # "v 9:00": at 9
     # not thousands set apart by dots ("2.500.000 TL"), which no version is written as
     r"|(?<![\w.])(?![0-9]{1,3}(?:\.[0-9]{3}){2,}(?![0-9]|\.[0-9]))([0-9]+\.[0-9]+\.[0-9]+(?:\.[0-9]+)*))"
     r"(?![\w.]*?[0-9])",
@@ -1249,7 +1252,7 @@ def _spaced(m: re.Match[str], hour: int, minute: int) -> frozenset[Key]:
 def _quantity(m: re.Match[str]) -> frozenset[Key]:
     number, multiplier = m.group("num"), m.group("mult")
     unit = (m.group("unit") or m.group("glued") or "").lower()
-    values = _scaled(written_values(number), multiplier)
+    values = _scaled(written_values(number), multiplier, m.group("sym"))
     if not values:
         return frozenset()
     if m.group("and_half") and unit:
@@ -1330,11 +1333,15 @@ def _working(m: re.Match[str]) -> bool:
     return before in _WORKING or m.group("working") is not None
 
 
-def _scaled(values: frozenset[Fraction], multiplier: str | None) -> frozenset[Fraction]:
+def _scaled(
+    values: frozenset[Fraction], multiplier: str | None, sign: str | None = None
+) -> frozenset[Fraction]:
     """The values times their multiplier ("1.2k"); none for a multiplier matched only by
-    ignoring case and not one we know ("MİO")."""
+    ignoring case and not one we know ("MİO"); "mi" and "bi" only after "R$"."""
     if not multiplier:
         return values
+    if multiplier.lower() in _AFTER_REAIS and sign != "R$":
+        return values  # "30 mi" is thirty, of miles or of something else
     times = _MULTIPLIERS.get(multiplier) or _FOLDED_MULTIPLIERS.get(
         multiplier.casefold().rstrip(".")
     )

@@ -475,6 +475,7 @@ RESTATED = [
     ("Končí 30. 6. 2026.", "Zkušební doba končí 30.06.2026."),
     ("Це до 8 год 46 хв простою.", "Допустимий простій — 526 хвилин на рік."),  # hours
     ("Abgabe am **17.10.**", "Abgabeschluss: 2025-10-17."),
+    ("A meta é R$ 2.500.000.", "Meta do trimestre: R$ 2,5 mi."),  # Brazilian millions
     ("Das Meeting geht bis 11.05.", "Meeting 10.30–11.05 Uhr."),  # a time, not 11 May
     ("Der Faktor ist 1.05.", "Der Faktor ist 1,05."),  # no date at a sentence's end
     ("P2 svar senest kl. 16.00.", "Arbejdstiden er kl. 08.00–16.00."),
@@ -680,6 +681,8 @@ def test_a_figure_restated_in_another_form_passes(claim: str, source: str) -> No
         ("Це до 8 год 56 хв простою.", "Допустимий простій — 526 хвилин на рік."),
         ("Abgabe bis **24.10.**", "Abgabeschluss: 2025-10-17."),
         ("Abgabe am **18.10.**", "Abgabeschluss: 2025-10-17."),
+        ("A meta é R$ 2.600.000.", "Meta do trimestre: R$ 2,5 mi."),
+        ("Vedligehold fredag den 12. marts 2026.", "Vedligehold: 2026-03-12."),  # a Thursday
         ("Det betalas i 190 dagar.", "Lön under de första 180 kalenderdagarna."),
     ],
 )
@@ -1256,6 +1259,14 @@ def test_a_calculation_shown_with_given_figures_passes(
 @pytest.mark.parametrize(("claim", "source", "question"), MISCALCULATED)
 def test_a_calculation_explains_away_no_slip(claim: str, source: str, question: str) -> None:
     assert restated_flagged(claim, source, question)
+
+
+def test_a_time_written_after_v_is_a_time_not_a_version() -> None:
+    """Czech "v 9:00" is at nine: the end of a meeting the question starts at 9:00 is
+    read from it (as "version 9" it was lost)."""
+    question = "Schůzka začíná v 9:00. Kdy skončí?"
+    assert not restated_flagged("Skončí v 10:30.", "Schůzky trvají 90 minut.", question)
+    assert restated_flagged("Skončí v 11:00.", "Schůzky trvají 90 minut.", question)
 
 
 def test_a_result_the_answer_works_out_may_be_used_by_a_later_claim() -> None:
