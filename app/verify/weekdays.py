@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from app.verify.figures import MONTH_NAMES, Key, Known, claims, dated, months_of
+from app.verify.scan import CJK
 
 # Monday is 0, as datetime counts. Full names, their inflected forms and the short forms
 # written beside a date; a short form of one or two letters only in brackets after a
@@ -75,7 +76,7 @@ _BRACKETED = {name: day for day, names in _SHORT.items() for name in names.split
 _BRACKETED |= WEEKDAYS
 _NAME = "|".join(re.escape(name) for name in sorted(WEEKDAYS, key=len, reverse=True))
 _SHORT_NAME = "|".join(re.escape(name) for name in sorted(_BRACKETED, key=len, reverse=True))
-_CJK_NAME = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK_NAME = re.compile(f"[{CJK}]")
 # A weekday just before a date: "Freitag, 26.06.2026", "fredag den 22. januar", "le mardi
 # 17 mars", "w piątek 08.05.2026", "Thursday, March 5"
 _BEFORE = re.compile(
@@ -209,7 +210,6 @@ _BEFORE_AFTER = re.compile(
 _BEFORE_AFTER_CJK = re.compile(
     r"(?:(?P<before>前の|前|之前的|以前的|전|önce)|(?P<after>後の|後|之后的|以后的|후|sonra))\s?\Z"
 )
-# A word as weekdays are written: "segunda-feira", "п'ятниця", "п’ятницю"
 # Words of a month, and of a cycle, around an ordinal weekday
 _MONTH_WORD = re.compile(
     r"month|monat|mois|\bmes\b|mese|mês|maand|miesiąc|månad|måned|měsíc|месяц|місяц|\bay(?:ın|ının)\b"
@@ -222,6 +222,7 @@ _CYCLE = re.compile(
     re.IGNORECASE,
 )
 _MONTH_SPAN = 40  # characters around an ordinal weekday a month is looked for in
+# A word as weekdays are written: "segunda-feira", "п'ятниця", "п’ятницю"
 _TOKEN = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 _CJK_NAMES = tuple(n for n in WEEKDAYS if _CJK_NAME.match(n))
 _CLAUSE = re.compile(r"[.;!?\n]\s|[;\n。；]")
@@ -241,7 +242,6 @@ class Calendar:
     """What the texts (docs and messages) say of weekdays."""
 
     ordinals: frozenset[tuple[int, int]]  # (n, weekday): "the first Sunday"; n -1: the last
-    weekdays: frozenset[int]  # the weekdays they name
     moves: frozenset[tuple[int, int]]  # (Saturday or Sunday, -1 or 1): which way it moves
     counted: frozenset[tuple[int, int]]  # (weekday, -1 or 1): "the Thursday before" a date
     pairs: frozenset[tuple[frozenset[Key], int]]  # the dates they write with a weekday
@@ -267,7 +267,6 @@ def calendar(texts: Sequence[str]) -> Calendar:
     named_in = {text for text in texts if _weekdays_in(text)}
     return Calendar(
         frozenset(ordinals),
-        frozenset(weekday for _, _, weekday in found),
         _moves(joined, found),
         frozenset(_counted_ways(joined, found)),
         frozenset((n.keys, n.weekday) for text in named_in for n in named(text)),
@@ -439,8 +438,8 @@ def _counted(day: datetime.date, known: Calendar, given: Callable[[datetime.date
 class Dates:
     """The dates of one answer's texts and working: the weekday rules of the texts, the
     years the answer's dates are read in, and the dates the texts give or reach (`known`)
-    or the answer works out (`worked`). Each is read when a claim first needs it: most
-    claims have no date."""
+    or the answer works out (each claim's `worked`). Each is read when a claim first needs
+    it: most claims have no date."""
 
     def __init__(self, known: Known, texts: Sequence[str], answer: str) -> None:
         self.known = known
