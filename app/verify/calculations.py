@@ -506,8 +506,9 @@ class Calculator:
 
     def _wrong_way(self, expression: str) -> bool:
         """Whether a time converted to another zone by a difference of offsets is moved the
-        wrong way: a time the texts give with its offset (17:00 at UTC+2), shifted to no
-        offset given ("+ 1 h" to UTC+3, where Berlin's UTC+1 was meant)."""
+        wrong way: a time the texts give with the offset written beside it (17:00 at
+        UTC+2), shifted to no offset given ("+ 1 h" to UTC+3, where Berlin's UTC+1 was
+        meant)."""
         parts = [p.strip() for p in _SPLIT_OPERATOR.split(expression)]
         if len(parts) != 3 or parts[1] not in (*_ADDS, *_SUBTRACTS):
             return False
@@ -519,12 +520,10 @@ class Calculator:
             Fraction(raw) for kind, raw in shift[0] if kind == "duration" and Fraction(raw) < 86400
         }
         sign = -1 if parts[1] in _SUBTRACTS else 1
-        for value, given in self.known.zoned:
-            if value in times and offsets:
-                return not any(
-                    (zone + sign * offset) in self.zones for zone in given for offset in offsets
-                )
-        return False
+        given = {zone for value, zone in self.known.zoned if value in times}
+        return bool(given and offsets) and not any(
+            zone + sign * offset in self.zones for zone in given for offset in offsets
+        )
 
     def _shift_of_zones(
         self, operand: str, figure: frozenset[Key], written: list[Fraction]

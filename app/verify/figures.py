@@ -1516,15 +1516,47 @@ _ZONE = re.compile(
 def zones(text: str) -> frozenset[Fraction]:
     """The offsets from UTC `text` gives, in seconds: a time zone's difference from another
     is a fact of the world, which a conversion of a time may use ("20:00 + 4 h")."""
-    found = {
-        Fraction(int(_ZONES[m.group()] * 3600))
+    return frozenset(offset for _, _, offset in _zone_marks(text))
+
+
+def zoned_times(text: str) -> list[tuple[Fraction, Fraction]]:
+    """Each time of day `text` gives with the offset written beside it: the nearest after
+    it in its clause ("15:00 CET – and in Tokyo (JST)?": CET; "от 20:00 до 08:00 по
+    московскому времени (UTC+3)"), else the nearest before ("UTC 02:00–04:00")."""
+    marks = _zone_marks(text)
+    found: list[tuple[Fraction, Fraction]] = []
+    if not marks:
+        return found
+    for m in itertools.islice(_CLOCK.finditer(text), MAX_DATES):
+        after = [z for z in marks if z[0] >= m.end() and not _BREAK.search(text, m.end(), z[0])]
+        before = [
+            z for z in marks if z[1] <= m.start() and not _BREAK.search(text, z[1], m.start())
+        ]
+        zone = after[0] if after else before[-1] if before else None
+        if zone is not None:
+            found += [
+                (value, zone[2])
+                for kind, raw in _clock(m)
+                if kind == "time" and (value := key_value(kind, raw)) is not None
+            ]
+    return found
+
+
+def _zone_marks(text: str) -> list[tuple[int, int, Fraction]]:
+    """Where `text` writes an offset from UTC or a zone's name, and its offset in seconds."""
+    marks = [
+        (m.start(), m.end(), Fraction(int(_ZONES[m.group()] * 3600)))
         for m in _ZONE.finditer(text)
         if not _OFFSET.match(text, m.start())  # "UTC+7" is +7, not UTC too
-    }
+    ]
     for m in _OFFSET.finditer(text):
         sign = -1 if m.group(1) != "+" else 1
-        found.add(sign * Fraction(int(m.group(2)) * 3600 + int(m.group(3) or 0) * 60))
-    return frozenset(found)
+        offset = Fraction(int(m.group(2)) * 3600 + int(m.group(3) or 0) * 60)
+        marks.append((m.start(), m.end(), sign * offset))
+    return sorted(marks)
+
+
+_BREAK = re.compile(r"[.;!?。；](?:\s|$)|\n")  # the end of a clause
 
 
 def _count(value: Fraction) -> bool:
@@ -1548,8 +1580,8 @@ class Known:
     per: frozenset[str] = frozenset()  # units an amount is given per: "$0.023 per GB" (gb)
     asked: frozenset[Fraction] = frozenset()  # times of day the messages give: "P1 at 23:20"
     zones: frozenset[Fraction] = frozenset()  # offsets from UTC they give, in seconds
-    # the offsets a time of day is given in: those its text gives, if it gives any
-    zoned: tuple[tuple[Fraction, frozenset[Fraction]], ...] = ()
+    # the times of day they give with the offset written beside each (`zoned_times`)
+    zoned: tuple[tuple[Fraction, Fraction], ...] = ()
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
@@ -1611,13 +1643,7 @@ class Known:
                 if kind == "time" and (value := key_value(kind, raw)) is not None
             ),
             frozenset(zone for text in (*texts, *counted) for zone in zones(text)),
-            tuple(
-                (value, offsets)
-                for text in (*texts, *counted)
-                if (offsets := zones(text))
-                for kind, raw in figures(text)
-                if kind == "time" and (value := key_value(kind, raw)) is not None
-            )[:MAX_DATES],
+            tuple(pair for text in (*texts, *counted) for pair in zoned_times(text))[:MAX_DATES],
         )
 
     def scaled(

@@ -1261,6 +1261,16 @@ def test_a_calculation_explains_away_no_slip(claim: str, source: str, question: 
     assert restated_flagged(claim, source, question)
 
 
+def test_a_time_is_converted_from_the_offset_written_beside_it() -> None:
+    """A message giving both zones: 17:00 is at UTC+2 (the offset beside it), so Berlin's
+    UTC+1 is an hour earlier; an hour later is the wrong way, though +1 and +2 are both
+    given (every offset of the text was the time's until a review found it)."""
+    source = "Der Call findet jeden Dienstag statt."
+    question = "Der Call ist um 17:00 Kyjiwer Zeit (UTC+2). Wie spät ist das in Berlin (UTC+1)?"
+    assert not restated_flagged("17:00 − 1 Stunde = 16:00 in Berlin.", source, question)
+    assert restated_flagged("17:00 + 1 Stunde = 18:00 in Berlin.", source, question)
+
+
 def test_a_time_written_after_v_is_a_time_not_a_version() -> None:
     """Czech "v 9:00" is at nine: the end of a meeting the question starts at 9:00 is
     read from it (as "version 9" it was lost)."""
