@@ -124,11 +124,15 @@ def named(text: str) -> list[Named]:
 
 def _reads_as_its_day(m: re.Match[str]) -> bool:
     """Whether a weekday just before a date is that date's: not the end of a range
-    ("Monday to Friday, 24.12.2026"), and a dot only after a short form ("Fri. 13.03.",
-    not "… on Friday. 24.12.2026 is a half day")."""
+    ("Monday to Friday, 24.12.2026"), a dot only after a short form ("Fri. 13.03.", not
+    "… on Friday. 24.12.2026 is a half day"), and a short form only with a capital or a
+    dot ("Fri 13 March"; Norwegian "fri 17. mai" is a day off)."""
     name = m.group(1)
-    if "." in m.group()[len(name) :] and len(name) >= _FULL:
+    dotted = "." in m.group()[len(name) :]
+    if dotted and len(name) >= _FULL:
         return False
+    if len(name) < _FULL and not (dotted or name[0].isupper() or _CJK_NAME.match(name)):
+        return False  # "fri 17. mai" is free, "mon 17 mars" mine; "Fri 13 March", "fri. 13."
     return _RANGE_END.search(m.string, max(m.start() - _WINDOW, 0), m.start()) is None
 
 

@@ -56,6 +56,21 @@ def test_a_weekday_apart_from_a_date_is_not_its_weekday(text: str) -> None:
     assert named(text) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["Alle har fri 17. mai 2026.", "Le 2 avril, mon 17 mars 2026 reste libre.", "sat 3 March"],
+)
+def test_a_short_form_in_lower_case_before_a_date_is_a_word(text: str) -> None:
+    """ "fri" (Norwegian: off), "mon" (French: my): read as Friday and Monday, a correct
+    answer failed on a weekday nobody wrote."""
+    assert named(text) == []
+
+
+def test_a_short_form_with_a_capital_or_a_dot_is_a_weekday() -> None:
+    assert named("Fri 13 March 2026") == [Named(frozenset({("date", "2026-03-13")}), 4)]
+    assert named("fri. 13.03.2026") == [Named(frozenset({("date", "2026-03-13")}), 4)]
+
+
 def test_the_texts_rules_of_weekdays_are_read() -> None:
     rules = calendar(
         [
