@@ -772,7 +772,7 @@ def figures(text: str) -> frozenset[Key]:
     lowered = text.lower()
     words = set(_WORD.findall(lowered))  # one pass, not one search per word
     keys |= _periods(text, words)
-    if "月" in text or "월" in text or not _MONTH_WORDS.isdisjoint(words):
+    if "月" in text or "월" in text or not MONTH_NAMES.isdisjoint(words):
         keys |= _named_months(text)
     keys |= _ranges(text)
     keys |= _hourly(text)
@@ -1069,10 +1069,9 @@ _LETTERS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")  # "п'ять", "дев'ят�
 _QUANTITY_WORDS = frozenset(
     word.split("-")[0].split(" ")[0] for word in (*_WORDS, *_HALVES, *_CURRENCY_FIRST)
 )
-_MONTH_WORDS = frozenset(_MONTHS)
-MONTH_NAMES = _MONTH_WORDS  # the months' names and short forms, lowercased
+MONTH_NAMES = frozenset(_MONTHS)  # the months' names and short forms, lowercased
 _VERSION_WORDS = frozenset({"v", "version", "release"})
-_NAMES = _QUANTITY_WORDS | _MONTH_WORDS | _VERSION_WORDS
+_NAMES = _QUANTITY_WORDS | MONTH_NAMES | _VERSION_WORDS
 _FOLDED_APART = ("\u0131", "\u0130", "\u017f")
 _CJK_HOURS = ("時", "点", "點", "시")
 Begins = dict[re.Pattern[str], list[int]]
@@ -1096,7 +1095,7 @@ def starts(text: str) -> Begins | None:
     signs = [m.start() for m in _SIGN.finditer(text)]
     begins = {
         _QUANTITY: sorted({*free, *signs, *at(_QUANTITY_WORDS)}),
-        _MONTH_DAY: sorted(at(_MONTH_WORDS)),
+        _MONTH_DAY: sorted(at(MONTH_NAMES)),
         _VERSION: sorted({*free, *at(_VERSION_WORDS)}),
     }
     # Dates that open on a run of digits; a CJK date needs 月 or 월 (it may begin inside a
@@ -1104,7 +1103,7 @@ def starts(text: str) -> Begins | None:
     # run too
     # (none where the text lacks what the pattern needs: a dash, a dot, a slash, a month's
     # name, two numbers)
-    months = at(_MONTH_WORDS)
+    months = at(MONTH_NAMES)
     begins[_ISO_DATE] = runs if "-" in text else []
     begins[_DOTTED_DATE] = runs if "." in text else []
     begins[_SLASHED_DATE] = runs if "/" in text else []
