@@ -37,14 +37,14 @@ from app.verify.scan import CJK
 # written beside a date; a short form of one or two letters only in brackets after a
 # date ("(金)", "(Mo)").
 _NAMES: dict[int, str] = {
-    0: "monday mon montag lundi lunes segunda-feira segunda lunedì lunedi maandag "
+    0: "monday montag lundi lunes segunda-feira segunda lunedì lunedi maandag "
     "poniedziałek poniedziałku måndag måndagen mandag mandagen pondělí pondelok "
     "понедельник понедельника понеділок понеділка pazartesi 月曜日 月曜 星期一 周一 週一 "
     "礼拜一 월요일",
     1: "tuesday tue tues dienstag mardi martes terça-feira terça martedì martedi dinsdag "
     "wtorek wtorku tisdag tisdagen tirsdag tirsdagen úterý utorok вторник вторника "
     "вівторок вівторка salı 火曜日 火曜 星期二 周二 週二 礼拜二 화요일",
-    2: "wednesday wed mittwoch mercredi miércoles quarta-feira quarta mercoledì mercoledi "
+    2: "wednesday mittwoch mercredi miércoles quarta-feira quarta mercoledì mercoledi "
     "woensdag środa środę środy onsdag onsdagen středa středu streda stredu среда среду "
     "среды середа середу середи çarşamba 水曜日 水曜 星期三 周三 週三 礼拜三 수요일",
     3: "thursday thu thur thurs donnerstag jeudi jueves quinta-feira quinta giovedì giovedi "
@@ -54,10 +54,10 @@ _NAMES: dict[int, str] = {
     "piątek piątku fredag fredagen pátek piatok пятница пятницу пятницы п'ятниця "
     "п'ятницю п'ятниці п’ятниця п’ятницю п’ятниці cuma 金曜日 金曜 星期五 周五 週五 "
     "礼拜五 금요일",
-    5: "saturday sat samstag sonnabend samedi sábado sabato zaterdag sobota sobotę soboty "
+    5: "saturday samstag sonnabend samedi sábado sabato zaterdag sobota sobotę soboty "
     "lördag lördagen lørdag lørdagen sobotu суббота субботу субботы субота суботу суботи "
     "cumartesi 土曜日 土曜 星期六 周六 週六 礼拜六 토요일",
-    6: "sunday sun sonntag dimanche domingo domenica zondag niedziela niedzielę niedzieli "
+    6: "sunday sonntag dimanche domingo domenica zondag niedziela niedzielę niedzieli "
     "söndag söndagen søndag søndagen neděle neděli nedeľa nedeľu воскресенье "
     "воскресенья неділя неділю неділі pazar 日曜日 日曜 星期日 星期天 周日 周天 週日 "
     "礼拜日 礼拜天 일요일",
@@ -90,8 +90,19 @@ _AFTER = re.compile(
 _WINDOW = 24  # characters before a date a weekday is looked for in
 _FULL = 4  # letters of a weekday's name written out: "fri", "mon" after a date are words
 _RANGE_END = re.compile(
-    r"(?:\bto|\bbis|\bdo|\btill?|\bà|\ba|\bal|\btot|\btil|[–-]|\bдо|\bпо)\s*\Z", re.IGNORECASE
+    r"(?:\bto|\bbis|\bdo|\btill?|\bà|\bau|\baux|\ba|\bal|\btot|\btil|[–-]|\bдо|\bпо)\s*\Z",
+    re.IGNORECASE,
 )
+# A weekday's name that is a name or a noun: after a capitalised word that is no word of
+# a date ("Ann Friday", "Frau Freitag", "Juan Sábado", "Krzysztof Piątek"), or a Russian or
+# Ukrainian adjective ("Тестовая среда": an environment)
+_NAMED_BEFORE = re.compile(r"(?<![^\W\d_])(?P<word>[^\W\d_]+)\s\Z")
+_DATE_WORDS = frozenset(
+    "am an on the den der die dem el le la il lo los las au du op om på i w we v ve в во у "
+    "ab bis vom zum seit from by until next this last every each".split()
+)
+_TITLES = frozenset("herr frau mr mrs ms dr pan pani sr sra don doña signor signora".split())
+_ADJECTIVE = re.compile(r"(?:ая|яя|ова|ева)\s\Z", re.IGNORECASE)
 _SHORT_IN_BRACKETS = re.compile(r"[(（]\s?[^\W\d_]{1,3}\.?\s?[)）]")
 
 
@@ -128,12 +139,28 @@ def _reads_as_its_day(m: re.Match[str]) -> bool:
     "… on Friday. 24.12.2026 is a half day"), and a short form only with a capital or a
     dot ("Fri 13 March"; Norwegian "fri 17. mai" is a day off)."""
     name = m.group(1)
+    before = m.string[max(m.start() - _WINDOW, 0) : m.start()]
+    word = _NAMED_BEFORE.search(before)
+    if word is not None and name[0].isupper() and _a_name(word["word"], before[: word.start()]):
+        return False  # "Frau Freitag, 15.07.2026": a name
+    if _ADJECTIVE.search(before):
+        return False
     dotted = "." in m.group()[len(name) :]
     if dotted and len(name) >= _FULL:
         return False
     if len(name) < _FULL and not (dotted or name[0].isupper() or _CJK_NAME.match(name)):
         return False  # "fri 17. mai" is free, "mon 17 mars" mine; "Fri 13 March", "fri. 13."
     return _RANGE_END.search(m.string, max(m.start() - _WINDOW, 0), m.start()) is None
+
+
+def _a_name(word: str, before: str) -> bool:
+    """Whether a capitalised `word` before a weekday's name makes it a name: a title, or a
+    word that opens no date and no sentence ("Ann Friday", "Juan Sábado"; not "Due
+    Friday" at a sentence's start, nor "Am Freitag")."""
+    if word.lower() in _TITLES:
+        return True
+    opens = not before.strip() or before.rstrip()[-1] in ".!?*_\n"  # "Autor: Juan Sábado"
+    return word[0].isupper() and word.lower() not in _DATE_WORDS and not opens
 
 
 def days_of(keys: frozenset[Key], years: Iterable[int]) -> list[datetime.date]:
@@ -372,10 +399,11 @@ def years(texts: Iterable[str]) -> tuple[int, ...]:
 
 
 def wrong(date: Named, known: Calendar, in_years: Sequence[int]) -> bool:
-    """Whether the calendar contradicts the weekday written with a date (in each year it
-    may be in), unless the texts write the same date with the same weekday."""
-    days = days_of(date.keys, in_years)
-    if not days or (date.keys, date.weekday) in known.pairs:
+    """Whether the calendar contradicts the weekday written with a date that writes its
+    year, unless the texts write the same date with the same weekday."""
+    dated_keys = frozenset(key for key in date.keys if key[0] == "date")
+    days = days_of(dated_keys, in_years)  # a date with its own year only: "26 June" in a
+    if not days or (date.keys, date.weekday) in known.pairs:  # text of 2019 may be 2026's
         return False
     return all(day.weekday() != date.weekday for day in days)
 

@@ -91,16 +91,20 @@ RIGHT_AND_WRONG = [
         "Release ist am Montag, 17.03.2026.",
         "Release: 2026-03-17.",
     ),
-    ("リリースは3月17日(火)です。", "リリースは3月17日(月)です。", "リリース日：2026年3月17日。"),
+    (
+        "リリースは2026年3月17日(火)です。",
+        "リリースは2026年3月17日(月)です。",
+        "リリース日：2026年3月17日。",
+    ),
     (
         "Le gel est le jeudi 12 mars 2026.",
         "Le gel est le mercredi 12 mars 2026.",
         "Gel : 12 mars 2026.",
     ),
     (
-        "Due Friday 30 January.",
-        "Due Thursday 30 January.",
-        "Invoices for 2026 are due on 30 January.",
+        "Due Friday 30 January 2026.",
+        "Due Thursday 30 January 2026.",
+        "Invoices are due on 30 January 2026.",
     ),
 ]
 
@@ -496,3 +500,32 @@ def test_a_clause_naming_both_ways_moves_a_weekend_date_nowhere() -> None:
     assert flagged("Am Montag, 27.04.2026.", source, question)
     one_way = source.replace(" und die Abrechnung folgt am nächsten Arbeitstag", "")
     assert not flagged("Am Freitag, 24.04.2026.", one_way, question)
+
+
+def test_a_day_without_its_year_is_not_failed_by_its_weekday() -> None:
+    """Its year is not written: "26 June" in an answer that names 2019 may well be this
+    year's (a blind review's find), so only a date with its year is failed for its weekday."""
+    source = "The summer party is on 26 June 2026. The tool dates from 2019."
+    assert not flagged("The tool dates from 2019; the party is on Friday, 26 June.", source)
+    assert flagged("The party is on Thursday, 26 June 2026.", source)
+
+
+# Correct answers written blind beside words that are, or look like, weekdays' names (a
+# second blind review's, after the first mends): a person's or a paper's name, another
+# language's word, the end of a range, a noun. (claim, the date its source gives)
+NOT_A_WEEKDAY = [
+    ("Reviewer: Ann Friday, 15.07.2026.", "2026-07-15"),
+    ("Ansprechpartnerin: Frau Freitag, 15.07.2026 letzter Arbeitstag.", "2026-07-15"),
+    ("Habla con Ana Domingo, 15/07/2026 es su último día.", "2026-07-15"),
+    ("Kontakt: Anna Piątek, 15.07.2026.", "2026-07-15"),
+    ("The Sun, 4 May 2026 edition, covered the launch.", "2026-05-04"),
+    ("SAT, 19 March 2026: scores are released online.", "2026-03-19"),
+    ("Mon 14 juillet 2026 se passera à Paris.", "2026-07-14"),
+    ("Du lundi au vendredi, 24/12/2026 : demi-journée.", "2026-12-24"),
+    ("Рабочая среда, 16.07.2026, будет обновлена.", "2026-07-16"),
+]
+
+
+@pytest.mark.parametrize(("claim", "date"), NOT_A_WEEKDAY)
+def test_a_word_like_a_weekday_beside_a_date_fails_nothing(claim: str, date: str) -> None:
+    assert not flagged(claim, f"Reference: {date}. Demi-journée, Arbeitstag, edition.")
