@@ -3,9 +3,10 @@
 A model names the weekday of the dates it works out ("Freitag, 26.06.2026", "5月8日（金）",
 "30/01/2026 (viernes)"), and a team's rules name dates by weekday ("the first Sunday of
 the month", "the previous working day", "the Thursday before each release"). The calendar
-settles both: a weekday the calendar contradicts is a slip, whatever else the answer
-shows; and a date the answer names with its right weekday is sourced when a rule the
-texts give leads to it:
+settles both: a weekday the calendar contradicts beside a date with its year is a slip,
+whatever else the answer shows (not a name or a noun: "Frau Freitag", "Рабочая среда");
+and a date the answer names with its right weekday is sourced when a rule the texts give
+leads to it:
 - the nth (or last) weekday of its month, where the texts name that ordinal beside a month
   ("jeden ersten Sonntag im Monat", "第2水曜日", "the last Thursday of the month"; not a
   cycle, "every second Friday", nor "the first Monday after each release");
