@@ -24,12 +24,13 @@ import hashlib
 import json
 import math
 import random
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.verify.filler import Model, features
+from app.verify.filler import BITS, SCALE, Model, bucket, features, pack, short
 
 SENTENCES = Path(__file__).parent / "filler_sentences"
 WEIGHTS = Path(__file__).parent.parent / "app" / "verify" / "filler.json"
@@ -38,7 +39,7 @@ RATE = 0.5  # the first epoch's learning rate, divided by the epoch's number aft
 L2 = 1e-4
 MIN_COUNT = 2  # a feature seen fewer times in the sentences is not learnt
 SEED = 7
-DIGITS = 4  # of a weight in the file
+LIMIT = 32767  # of a weight, in units of SCALE
 THRESHOLDS = (0.0, 0.5, 1.0, 1.5, 2.0)
 FOLDS = 5
 
@@ -76,42 +77,52 @@ def digest(folder: Path = SENTENCES) -> str:
 
 def train(data: Sequence[Sentence]) -> Model:
     """A logistic regression by stochastic gradient descent with L2 decay, over the
-    features seen at least MIN_COUNT times, each example's step spread over its features
-    as `Model.score` spreads its weights."""
+    buckets of the features seen at least MIN_COUNT times, each example's step spread over
+    its features as `Model.score` spreads its weights."""
     seen: Counter[str] = Counter()
     examples = []
     for sentence in data:
         grams = features(sentence.text)
         seen.update(grams)
         examples.append((grams, 1.0 if sentence.filler else 0.0))
-    kept = [(sorted(g for g in grams if seen[g] >= MIN_COUNT), y) for grams, y in examples]
-    weights: defaultdict[str, float] = defaultdict(float)
+    kept = [
+        ([bucket(g) for g in sorted(grams) if seen[g] >= MIN_COUNT], y) for grams, y in examples
+    ]
+    weights: defaultdict[int, float] = defaultdict(float)
     bias = 0.0
     shuffle = random.Random(SEED)
     for epoch in range(EPOCHS):
         shuffle.shuffle(kept)
         rate = RATE / (1 + epoch)
-        for grams, y in kept:
-            norm = math.sqrt(len(grams)) if grams else 1.0
-            z = bias + sum(weights[g] for g in grams) / norm
+        for indices, y in kept:
+            norm = math.sqrt(len(indices)) if indices else 1.0
+            z = bias + sum(weights[i] for i in indices) / norm
             error = y - 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
             bias += rate * error
             step = rate * error / norm
-            for g in grams:
-                weights[g] += step - rate * L2 * weights[g]
-    return Model(
-        round(bias, DIGITS),
-        {g: round(w, DIGITS) for g, w in sorted(weights.items()) if round(w, DIGITS)},
-    )
+            for i in indices:
+                weights[i] += step - rate * L2 * weights[i]
+    units = array("h", bytes(2 << BITS))
+    for index, weight in weights.items():
+        unit = round(weight / SCALE)
+        if abs(unit) > LIMIT:
+            raise ValueError(f"a weight of {weight:.2f} does not fit in 16 bits of {SCALE}")
+        units[index] = unit
+    learnt = bytearray(1 << (BITS - 3))
+    for gram, count in seen.items():
+        if count >= MIN_COUNT and short(gram):
+            index = bucket(gram)
+            learnt[index >> 3] |= 1 << (index & 7)
+    return Model(round(bias, 4), units, bytes(learnt))
 
 
 def write(model: Model, data_digest: str, path: Path = WEIGHTS) -> None:
-    body = {"sentences": data_digest, "bias": model.bias, "weights": dict(model.weights)}
-    path.write_text(json.dumps(body, ensure_ascii=False, separators=(",", ":")) + "\n", "utf-8")
+    body = {"sentences": data_digest, **pack(model)}
+    path.write_text(json.dumps(body, separators=(",", ":")) + "\n", "utf-8")
 
 
 def _scored(folds: Iterable[tuple[list[Sentence], list[Sentence]]]) -> list[tuple[float, Sentence]]:
-    out = []
+    out: list[tuple[float, Sentence]] = []
     for learn, test in folds:
         model = train(learn)
         out.extend((model.score(s.text), s) for s in test)
@@ -140,7 +151,8 @@ def main() -> None:
     if args.train:
         model = train(data)
         write(model, digest())
-        print(f"{len(data)} sentences, {len(model.weights)} weights -> {WEIGHTS}")
+        used = sum(1 for unit in model.weights if unit)
+        print(f"{len(data)} sentences, {used} buckets of {1 << BITS} weighed -> {WEIGHTS}")
         return
     order = list(range(len(data)))
     random.Random(SEED).shuffle(order)

@@ -7,7 +7,12 @@ efficacy sets."""
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+import subprocess
+import sys
+import zlib
 
 import pytest
 
@@ -196,13 +201,13 @@ def test_the_shipped_weights_are_learnt_from_the_shipped_sentences() -> None:
 
 def test_training_gives_the_shipped_weights() -> None:
     """Training is deterministic: the sentences give the shipped weights again (to the
-    file's four digits, give or take one in the last where a sum rounds differently)."""
+    file's units, give or take one where a sum rounds differently), and the same runs."""
     learnt = train(sentences())
     shipped = filler.model()
     assert learnt.bias == pytest.approx(shipped.bias, abs=2e-4)
-    keys = learnt.weights.keys() | shipped.weights.keys()
-    worst = max(abs(learnt.weights.get(k, 0.0) - shipped.weights.get(k, 0.0)) for k in keys)
-    assert worst <= 2e-4
+    assert sum(1 for unit in shipped.weights if unit) > 80_000
+    assert max(abs(a - b) for a, b in zip(learnt.weights, shipped.weights, strict=True)) <= 1
+    assert learnt.learnt == shipped.learnt
 
 
 def test_the_sentences_are_balanced_and_cover_every_language_taught() -> None:
@@ -219,3 +224,49 @@ def test_the_model_reads_characters_and_words_not_emoji_or_digit_values() -> Non
     assert "<hi>" in grams and "<port>" in grams and "<0000>" in grams
     assert " hi " in grams and not any("👋" in g or "8" in g or "!" in g for g in grams)
     assert filler.features("Hi 👋 port 8080!") == filler.features("hi port 1234")
+
+
+def test_the_model_is_flat_arrays_hashed_the_same_in_every_process() -> None:
+    """The weights are two flat arrays (about 4.3 MB), not a table of 90,000 strings, and a
+    feature's bucket does not depend on the process's hash seed: a process started with
+    another seed scores a sentence the same."""
+    shipped = filler.model()
+    assert len(shipped.weights) == 1 << filler.BITS and shipped.weights.itemsize == 2
+    assert len(shipped.learnt) * 8 == 1 << filler.BITS
+    sentence = "Danke für deine Frage! Ich schaue mir das gleich an."
+    child = subprocess.run(
+        [sys.executable, "-c", f"from app.verify import filler; print(filler.score({sentence!r}))"],
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert float(child.stdout) == filler.score(sentence) > 1.0
+
+
+def test_known_counts_the_runs_learnt_and_few_of_a_script_never_taught() -> None:
+    assert filler.known("Thanks for your question, I'll look into it.") > 0.95
+    assert filler.known("ขอบคุณสำหรับคำถามนะครับ เดี๋ยวผมจะตรวจสอบให้") < 0.1
+
+
+@pytest.mark.parametrize(
+    ("change", "complaint"),
+    [({"bits": 20}, "another model"), ({"scale": 1e-4}, "another model")],
+)
+def test_weights_hashed_another_way_are_refused(change: dict[str, float], complaint: str) -> None:
+    raw = {**json.loads(WEIGHTS.read_text("utf-8")), **change}
+    with pytest.raises(ValueError, match=complaint):
+        filler.unpack(raw)
+
+
+def test_weights_of_the_wrong_size_are_refused() -> None:
+    raw = json.loads(WEIGHTS.read_text("utf-8"))
+    cut = base64.b64encode(zlib.compress(bytes(1000))).decode("ascii")
+    with pytest.raises(ValueError, match="wrong size"):
+        filler.unpack({**raw, "weights": cut})
+    with pytest.raises(ValueError, match="wrong size"):
+        filler.unpack({**raw, "learnt": cut})
+    long = base64.b64encode(zlib.compress(bytes((1 << filler.BITS) // 8 + 1))).decode("ascii")
+    with pytest.raises(ValueError, match="wrong size"):
+        filler.unpack({**raw, "learnt": long})
