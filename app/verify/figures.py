@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
+from app.verify import language
 from app.verify.scan import CJK
 
 Key = tuple[str, str]  # (kind, normalised value)
@@ -353,11 +354,11 @@ def _compounds() -> dict[str, int]:
         "nl": "twintig dertig veertig vijftig zestig zeventig tachtig negentig",
     }
     words: dict[str, int] = {}
-    for language, named in tens.items():
+    for tongue, named in tens.items():
         for ten, tens_word in enumerate(named.split(), 2):
-            for unit, unit_word in enumerate(units[language].split(), 1):
+            for unit, unit_word in enumerate(units[tongue].split(), 1):
                 value = ten * 10 + unit
-                for word in _COMPOUND[language](tens_word, unit_word):
+                for word in _COMPOUND[tongue](tens_word, unit_word):
                     words.setdefault(word, value)
     return words
 
@@ -866,7 +867,7 @@ def _ranges(text: str) -> set[Key]:
 def _compound(m: re.Match[str]) -> frozenset[Key]:
     """A duration in two units, the second smaller than the first, as their sum; nothing
     for two that are not one duration ("3 days 4 weeks")."""
-    first = _UNITS.get(_hours_or_year(m[2].lower(), frozenset({_plain(m[1])}), m.string))
+    first = _UNITS.get(_hours_or_year(m[2].lower(), frozenset({_plain(m[1])}), m.string, m.start()))
     second = _UNITS.get(m[4].lower())
     if first is None or second is None or second[1] >= first[1]:
         return frozenset()
@@ -877,22 +878,34 @@ def _compound(m: re.Match[str]) -> frozenset[Key]:
     return frozenset({("duration", canonical(total))})
 
 
-def _hours_or_year(unit: str, values: frozenset[Fraction], text: str) -> str:
+def _hours_or_year(unit: str, values: frozenset[Fraction], text: str, at: int) -> str:
     """ "год" is a year in Russian ("1 год", "за 2025 год") and hours in Ukrainian, short for
     "годин" ("8 год 46 хв", "Зустріч триває 1 год."): hours in a text with Ukrainian
-    letters; else a year after a whole number Russian says it after (one ending in 1, not
-    11) or a year's number, and hours after any other."""
+    letters; else a year after a year's number, hours after a number Russian says "лет"
+    or "года" after (one not ending in 1, or ending in 11), and after one ending in 1 a
+    year unless the language model reads the words around it as Ukrainian ("Навчання
+    займе 21 год.", in letters both languages write)."""
     if unit != "год" or not values:
         return unit
     if _UKRAINIAN.search(text):
         return "годин"
     value = min(values)
-    whole = value.denominator == 1
-    year = whole and (1900 <= value <= 2100 or (value % 10 == 1 and value % 100 != 11))
-    return unit if year else "годин"
+    if value.denominator != 1:
+        return "годин"
+    if 1900 <= value <= 2100:
+        return unit
+    if value % 10 != 1 or value % 100 == 11:
+        return "годин"
+    return "годин" if _in_ukrainian(text[max(0, at - _AROUND) : at + _AROUND]) else unit
 
 
 _UKRAINIAN = re.compile("[іїєґІЇЄҐ]")
+_AROUND = 80  # characters each side of "год" the language model reads
+
+
+@functools.lru_cache(maxsize=256)
+def _in_ukrainian(words: str) -> bool:
+    return language.detector().likeliest(words)[0] == "uk"
 
 
 def _plain(number: str) -> Fraction:
@@ -1271,7 +1284,7 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     if unit == "折":  # "85折", "8.5折": 85 % of the price
         values = frozenset(v / 10 if v >= 10 else v for v in values)
     if unit in _UNITS:
-        keys = _with_unit(values, _hours_or_year(unit, values, m.string))
+        keys = _with_unit(values, _hours_or_year(unit, values, m.string, m.start()))
         if _UNITS[unit] == _UNITS["day"] and _working(m):  # five to a week: seven days
             keys |= _with_unit(frozenset(v * Fraction(7, 5) for v in values if v % 5 == 0), unit)
             keys |= {("workdays", canonical(v)) for v in values if v.denominator == 1}

@@ -481,6 +481,9 @@ RESTATED = [
     ("P2 svar senest kl. 16.00.", "Arbejdstiden er kl. 08.00–16.00."),
     ("Договор на 1 год.", "Договор заключается на 12 месяцев."),  # a Russian year
     ("Зустріч триває 1 год.", "Зустріч триває 60 хвилин."),  # Ukrainian hours
+    # after a number ending in 1, in letters both languages write: the language model's
+    ("Навчання займе 21 год.", "Навчання триває 1260 хвилин."),  # Ukrainian hours
+    ("Гарантия 21 год.", "Гарантийный срок — 252 месяца."),  # a Russian year
 ]
 
 
