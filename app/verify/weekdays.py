@@ -401,64 +401,12 @@ def years(texts: Iterable[str]) -> tuple[int, ...]:
 
 def wrong(date: Named, known: Calendar, in_years: Sequence[int]) -> bool:
     """Whether the calendar contradicts the weekday written with a date that writes its
-    year, unless the texts write the same date with the same weekday; or, for a date
-    without its year, every year a date the texts write with its weekday allows
-    (`_against_anchors`)."""
-    if (date.keys, date.weekday) in known.pairs:
-        return False
+    year, unless the texts write the same date with the same weekday."""
     dated_keys = frozenset(key for key in date.keys if key[0] == "date")
     days = days_of(dated_keys, in_years)  # a date with its own year only: "26 June" in a
-    if not days:  # text of 2019 may be 2026's
-        return _against_anchors(date, known.pairs)
-    return all(day.weekday() != date.weekday for day in days)
-
-
-def _against_anchors(date: Named, pairs: frozenset[tuple[frozenset[Key], int]]) -> bool:
-    """Whether a date written without its year contradicts a date the texts write with a
-    weekday (an anchor) in every way the two may lie within ANCHOR_SPAN days of each other,
-    and agrees with no anchor so placed: the asker's "lunedì 10 agosto" makes "sabato 26
-    luglio" a Sunday in any year. A date more than a year's length less ANCHOR_SPAN from
-    its anchor may lie either side of it, in years of other weekdays, and says nothing; so
-    does one on an anchor's own day and month (the answer may correct the asker)."""
-    month_days = [raw for kind, raw in date.keys if kind == "day"]
-    if not month_days or not pairs:
+    if not days or (date.keys, date.weekday) in known.pairs:  # text of 2019 may be 2026's
         return False
-    contradicted = False
-    for keys, weekday in pairs:
-        if any(raw[-5:] in month_days for kind, raw in keys if kind in ("date", "day")):
-            return False
-        placed = [
-            day for anchor in _anchor_days(keys, weekday) for day in _near(month_days, anchor)
-        ]
-        if any(day.weekday() == date.weekday for day in placed):
-            return False
-        contradicted = contradicted or bool(placed)
-    return contradicted
-
-
-ANCHOR_SPAN = 300  # days: a year's length less this (65) is as far as an anchor tells
-_CYCLE_YEARS = range(2010, 2038)  # 28 years: every calendar, leap or not
-
-
-def _anchor_days(keys: frozenset[Key], weekday: int) -> list[datetime.date]:
-    """The days a date written with a weekday may be: the date, if it writes its year and
-    the calendar agrees; else the day of its month in each year of a 28-year cycle where it
-    falls on that weekday."""
-    dated = days_of(frozenset(k for k in keys if k[0] == "date"), ())
-    if dated:
-        return [day for day in dated if day.weekday() == weekday]
-    yearless = frozenset(k for k in keys if k[0] == "day")
-    return [day for day in days_of(yearless, _CYCLE_YEARS) if day.weekday() == weekday]
-
-
-def _near(month_days: list[str], anchor: datetime.date) -> list[datetime.date]:
-    """The days a date of `month_days` without its year may be, in the year of an anchor or
-    the years either side, within ANCHOR_SPAN days of it."""
-    days = days_of(
-        frozenset(("day", raw) for raw in month_days),
-        (anchor.year - 1, anchor.year, anchor.year + 1),
-    )
-    return [day for day in days if abs((day - anchor).days) <= ANCHOR_SPAN]
+    return all(day.weekday() != date.weekday for day in days)
 
 
 def leads(
