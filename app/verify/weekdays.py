@@ -296,12 +296,11 @@ def calendar(texts: Sequence[str]) -> Calendar:
             n = _CJK_DIGITS.get(m["cjk"]) or int(m["cjk"])
         if n is not None:
             ordinals.add((n, weekday))
-    named_in = {text for text in texts if _weekdays_in(text)}
     return Calendar(
         frozenset(ordinals),
         _moves(joined, found),
         frozenset(_counted_ways(joined, found)),
-        frozenset((n.keys, n.weekday) for text in named_in for n in named(text)),
+        frozenset((n.keys, n.weekday) for text in set(texts) for n in named(text)),
     )
 
 

@@ -120,6 +120,9 @@ def test_a_date_passes_with_its_weekday_and_fails_with_another(
 def test_a_weekday_the_texts_write_with_the_date_is_theirs() -> None:
     """The source's own slip is quoted, not made: the judge weighs it."""
     assert not flagged("Launch: Monday, 17.03.2026.", "Launch on Monday, 17.03.2026.")
+    # in a short form in brackets too (a blind review's find: only full names were read)
+    assert not flagged("期限は2026年8月10日（火）です。", "提出期限は2026年8月10日（火）です。")
+    assert flagged("期限は2026年8月10日（火）です。", "提出期限は2026年8月10日です。")
 
 
 # (right, wrong, source, question): a date a weekday rule of the texts gives, with its
