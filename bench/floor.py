@@ -17,7 +17,8 @@ import sys
 from aiohttp import web
 
 from bench import wire
-from bench.load import body_for, signed, spread
+from bench.bots import body_for, signed
+from bench.load import spread
 from bench.stats import p99
 from tests.fakes.server import free_port, wait_healthy
 

@@ -239,14 +239,15 @@ def _event(
         )
     ts = f"{base + 10}.{100 + len(item['thread']):06d}" if item["thread"] else root
     question = filled(item["question"], links)
-    thread = {"thread_ts": root} if item["thread"] else {}
-    slack.add_message(channel, question, user="U0DANA", ts=ts, **thread)
+    slack.add_message(
+        channel, question, user="U0DANA", ts=ts, thread_ts=root if item["thread"] else None
+    )
     event: dict[str, Any] = {
         "user": "U0DANA",
         "channel": channel,
         "ts": ts,
         "event_ts": ts,
-        **thread,
+        **({"thread_ts": root} if item["thread"] else {}),
     }
     if channel.startswith("D"):
         event |= {"type": "message", "text": question, "channel_type": "im"}

@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from app.agent.conversation import Conversation, Turn
 from app.knowledge.index import Index
@@ -54,7 +55,7 @@ class Question:
     answers: tuple[str, ...]  # "path" or "path#heading": passages that answer it
 
     def conversation(self) -> Conversation:
-        roles = ("user", "assistant")
+        roles: tuple[Literal["user"], Literal["assistant"]] = ("user", "assistant")
         turns = tuple(Turn(roles[n % 2], text) for n, text in enumerate(self.thread))
         return Conversation(turns, self.message)
 
@@ -100,7 +101,7 @@ def quality(
 ) -> Quality:
     """The folder's questions asked through Knowledge.sources with `settings`' top k and
     floor (the defaults if none)."""
-    settings = settings or Settings(_env_file=None)  # type: ignore[call-arg]
+    settings = settings or Settings(_env_file=None)
     index = Index(scratch / f"{folder}.sqlite3")
     index.rebuild(FOLDERS[folder])
     paths = dict(index.db.execute("SELECT source_id, path FROM passages"))
@@ -201,20 +202,20 @@ def main() -> None:
     rng = random.Random(11)
     words = vocabulary(rng)
     weights = [1 / (rank + 1) for rank in range(len(words))]
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch) / "docs"
+    with tempfile.TemporaryDirectory() as scratch_dir:
+        docs = Path(scratch_dir) / "docs"
         for n in range(args.docs):
-            path = folder / f"team{n % 40}" / f"doc{n}.md"
+            path = docs / f"team{n % 40}" / f"doc{n}.md"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(document(rng, words, weights))
-        database = Path(scratch) / "knowledge.sqlite3"
+        database = Path(scratch_dir) / "knowledge.sqlite3"
         index = Index(database)
         started = time.perf_counter()
-        synced = index.sync(folder)
+        synced = index.sync(docs)
         built = time.perf_counter() - started
         size = database.stat().st_size
         started = time.perf_counter()
-        again = index.sync(folder)
+        again = index.sync(docs)
         resynced = time.perf_counter() - started
         print(f"Index of {len(synced.added):,} documents, {index.count():,} passages")
         print(f"  build        {built:6.2f} s   size {size / 1e6:6.1f} MB")

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from app.verify import language
 from app.verify.language import CYRILLIC, LATIN, FastText
@@ -151,10 +152,7 @@ def main() -> None:
             continue
         runs = [_child(name) for _ in range(args.runs)]
         sets = runs[0]["sets"]
-        cells = [
-            f"{v['caught']}/{v['defects']}, {v['wrong']}/{v['good']}"
-            for v in sets.values()  # type: ignore[attr-defined]
-        ]
+        cells = [f"{v['caught']}/{v['defects']}, {v['wrong']}/{v['good']}" for v in sets.values()]
         rss = statistics.median(float(r["rss_mb"]) for r in runs)
         load_s = statistics.median(float(r["load_s"]) for r in runs)
         median = statistics.median(float(r["median_ms"]) for r in runs)
@@ -165,7 +163,7 @@ def main() -> None:
         )
 
 
-def _child(name: str) -> dict[str, object]:
+def _child(name: str) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-m", "bench.languages", "--one", name],
         capture_output=True,

@@ -136,7 +136,7 @@ def follow_ups(threads: int, per_thread: int, docs: bool = False) -> list[Outcom
     async def workload(deps: Deps, fake: FakeAnthropic) -> list[Outcome]:
         if docs:
             fake.responder = citing
-            deps = replace(deps, knowledge=Docs())  # type: ignore[arg-type]
+            deps = replace(deps, knowledge=Docs())
         else:
             fake.default = Reply(GOOD)
         outcomes = []

@@ -16,6 +16,7 @@ import statistics
 import time
 
 from app.verify import Dialect, verify
+from app.verify.verdict import DIALECTS
 from bench.stats import p99
 
 COMMANDS = (
@@ -148,12 +149,12 @@ def main() -> None:
     print(f"verify() on this machine, {runs} calls per case (µs)")
     header = ("dialect", "kind", "size", "median", "p99", "µs/KB", "passed", "repaired")
     print("{:9} {:7} {:>6} {:>9} {:>9} {:>7}  {:6}  {}".format(*header))
-    for dialect in ("mrkdwn", "markdown"):
+    for dialect in DIALECTS:
         for clean in (True, False):
             for size in (1024, 4096, 12288):
-                text = answer(dialect, clean, size)  # type: ignore[arg-type]
-                verdict = verify(text, question=QUESTION, dialect=dialect)  # type: ignore[arg-type]
-                samples = measure(text, dialect, runs)  # type: ignore[arg-type]
+                text = answer(dialect, clean, size)
+                verdict = verify(text, question=QUESTION, dialect=dialect)
+                samples = measure(text, dialect, runs)
                 median = statistics.median(samples)
                 kind = "clean" if clean else "repair"
                 assert not (clean and verdict.repaired), verdict.repaired

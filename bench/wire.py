@@ -69,6 +69,8 @@ async def post(url: str, data: bytes, timeout: float = 30.0) -> Posted:
     """Send `data` (from `request`) on a new connection to `url`'s host; return once the
     whole answer is in."""
     parts = urllib.parse.urlsplit(url)
+    if parts.hostname is None or parts.port is None:
+        raise ValueError(f"no host and port in {url}")
     loop = asyncio.get_running_loop()
     answered: asyncio.Future[int] = loop.create_future()
     async with asyncio.timeout(timeout):

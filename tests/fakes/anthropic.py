@@ -357,8 +357,14 @@ def _off_schema(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> str
 
 
 def _wrong_type(value: Any, kind: Any) -> str | None:
-    kinds = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
-    numbers = {"integer": int, "number": (int, float)}
+    kinds: dict[str, type] = {
+        "object": dict,
+        "array": list,
+        "string": str,
+        "boolean": bool,
+        "null": type(None),
+    }
+    numbers: dict[str, type | tuple[type, ...]] = {"integer": int, "number": (int, float)}
     if kind in numbers and (isinstance(value, bool) or not isinstance(value, numbers[kind])):
         return f"{value!r} is not an {kind}"
     if kind in kinds and not isinstance(value, kinds[kind]):
@@ -652,9 +658,9 @@ class FakeAnthropic(LoopbackServer):
     ) -> web.StreamResponse:
         response = web.StreamResponse(headers={"content-type": self.stream_type})
         await response.prepare(request)
-        start = _message(body, "", None, {**usage, "output_tokens": 1})
-        start["content"] = []
-        await self.event(response, "message_start", {"type": "message_start", "message": start})
+        opening = _message(body, "", None, {**usage, "output_tokens": 1})
+        opening["content"] = []
+        await self.event(response, "message_start", {"type": "message_start", "message": opening})
         await self.event(response, "ping", {"type": "ping"})
         if isinstance(item, StreamError | Cut):
             empty = _block_start(0, _block(Block(""), body))
@@ -764,7 +770,11 @@ def _prefixes(body: dict[str, Any]) -> tuple[list[str], list[int]]:
         ]
     for role, block in blocks:
         marked = isinstance(block, dict) and "cache_control" in block
-        plain = {k: v for k, v in block.items() if k != "cache_control"} if marked else block
+        plain = (
+            {k: v for k, v in block.items() if k != "cache_control"}
+            if isinstance(block, dict) and marked
+            else block
+        )
         parts.append([role, plain])
         keys.append(json.dumps(parts))
         if marked:

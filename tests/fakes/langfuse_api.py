@@ -101,7 +101,7 @@ def _query_problems(query: Any, version: str) -> Iterator[str]:
     start, end = _moment(query.get("fromTimestamp")), _moment(query.get("toTimestamp"))
     if start is None or end is None:
         yield "Invalid request data: fromTimestamp and toTimestamp need an ISO time and offset"
-    if not start < end:
+    elif not start < end:
         yield "fromTimestamp must be before toTimestamp"
     config = query.get("config", {})
     if not {"bins", "row_limit"} >= set(config) or not 0 < config.get("row_limit", 1) <= 1000:

@@ -827,7 +827,12 @@ class FakeSlack(LoopbackServer):
 
     def _post(self, params: dict[str, Any]) -> dict[str, Any]:
         ts = self._ts(params)
-        message = {"ts": ts, "user": BOT_USER, "bot_id": BOT_ID, "text": shown(params)}
+        message: dict[str, Any] = {
+            "ts": ts,
+            "user": BOT_USER,
+            "bot_id": BOT_ID,
+            "text": shown(params),
+        }
         if (metadata := metadata_of(params)) is not None:
             message["metadata"] = metadata
         thread = params.get("thread_ts") or ts

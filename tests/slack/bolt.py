@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
@@ -165,7 +165,7 @@ async def post_interaction(port: int, payload: dict[str, Any], secret: str) -> i
 
 
 async def dispatch(app: Vouch, event: dict[str, Any], retry: int = 0) -> int:
-    headers = {"x-slack-retry-num": [str(retry)]} if retry else {}
+    headers: dict[str, str | Sequence[str]] = {"x-slack-retry-num": [str(retry)]} if retry else {}
     request = AsyncBoltRequest(body=envelope(event), headers=headers, mode="socket_mode")
     response = await app.bolt.async_dispatch(request)
     return response.status
