@@ -400,12 +400,15 @@ def test_the_set_written_with_the_working_shown_as_recorded() -> None:
     wrong refutes its result even where a count of the working would scale to it: 37
     caught. Left: "le 3 du mois suivant" read as 3 April, which is meaning. Stop 36 reads
     a given percentage written as a decimal ("× 0,15" for 15 %): 36 caught, the one lost
-    the discount worked out right and given as the price, which "× 15 %" passed before."""
+    the discount worked out right and given as the price, which "× 15 %" passed before.
+    Stop 39: 35. "42 mil × 9,50 kr" (the company car's rate for one's own car) was caught
+    only because "42 mil" was read as 42,000, which failed "42 mil × 25 kr = 1 050 kr" as
+    well; which rate applies is the judge's."""
     as_recorded(
         SETS["fresh12"],
         good=150,
         failed=["figures12-18"],
-        caught={"wrong_figure": 36},  # of 50
+        caught={"wrong_figure": 35},  # of 50
     )
 
 
@@ -426,7 +429,7 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
     deliberate failures (a request for the instructions, a Slovak message in Czech). Stop
     36 (100 %, cycles in words, compound durations, whole days times an amount, "14.03",
     months of a year, days in a worked year, "4天3晚", "in maart 12 dagen"): 33 → 18.
-    Stop 39, a year's end: 15 → 14."""
+    Stop 39, a year's end and Scandinavian miles ("23 mil"): 15 → 13."""
     as_recorded(
         SETS["retries"],
         good=108,
@@ -442,7 +445,6 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
             "retries-figures8-216",
             "retries-figures9-104",
             "retries-figures9-179",
-            "retries-figures11-91",
             "retries-figures11-142",
             "retries-figures11-173",
         ],
