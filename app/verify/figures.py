@@ -515,22 +515,6 @@ _MONTH_END = re.compile(
     r"|月末|月底|월말|말일",
     re.IGNORECASE,
 )
-# The same for a year ("18 mesi dalla fine dell'anno", "Jahresende", "年末"), looked for
-# after its stems
-_YEAR_STEMS = (
-    *("year", "jahr", "anné", "año", "ano", "anno", "jaar", "rok", "år", "yıl", "год", "рок"),
-    *("年", "연말"),
-)
-_YEAR_END = re.compile(
-    r"\bend of (?:the |each |every |a )?(?:calendar |financial |fiscal )?year|\byear[- ]end"
-    r"|jahresende|\bende (?:des|eines) (?:\w+ )?jahres|\bfin d[eu] l'année|\bfin d'année"
-    r"|\b(?:final|fin) del? año\b|\bfine (?:dell'|del |d')?anno|\b(?:fim|final) do ano"
-    r"|\beind[e]? van het (?:\w+ )?jaar|jaareinde|\bko(?:niec|ńca|ńcem|ńcu) (?:\w+ )?roku"
-    r"|\bslutet av (?:\w+ )?året|årets slut|\b(?:slutten|utgangen|slutningen|udgangen) a[vf] "
-    r"(?:\w+ )?året|årets (?:slutt|udgang)|\bkon(?:ec|ce|ci) (?:\w+ )?roku|\byıl(?:ın)? sonu"
-    r"|\bкон(?:ец|ца|цу|це) (?:\w+ )?года|\bкін(?:ець|ця|цю|ці) (?:\w+ )?року|年末|年底|연말",
-    re.IGNORECASE,
-)
 # Digit runs are bounded (a longer run is read in pieces, none of them a plausible figure);
 # thousands are grouped by commas, dots (German "1.000"), apostrophes (Swiss "1'000") or
 # spaces (French "1 000", thin or not).
@@ -577,7 +561,6 @@ _DAY_MONTH = re.compile(  # 3 March 2026, 20. Dezember 2024, 20 de diciembre de 
 )
 # The years a day of a month without its year is read in: a common and a leap year
 _YEARS = (2025, 2028)
-_FIRST_YEAR, _LAST_YEAR = 2000, 2100  # a number in these is a year whose end the texts may speak of
 # The forms a date is written in (a calculation reads them as operands)
 DATES = (_ISO_DATE, _DOTTED_DATE, _SLASHED_DATE, _CJK_DATE, _MONTH_DAY, _DAY_MONTH)
 # 15:30, 3:30 pm, 3 pm, 15.30 Uhr, 9 Uhr, 18h30, 午後3時30分
@@ -806,8 +789,6 @@ def figures(text: str) -> frozenset[Key]:
         }
     if any(stem in lowered for stem in _MONTH_STEMS) and _MONTH_END.search(text):
         keys.add(("month", "end"))
-    if any(stem in lowered for stem in _YEAR_STEMS) and _YEAR_END.search(text):
-        keys.add(("year", "end"))
     keys |= {("workdays", str(int(n))) for n in _WORKDAYS.findall(text)}
     for number in ANY_NUMBER.findall(text):
         keys.update(("number", canonical(v)) for v in written_values(number))
@@ -1721,18 +1702,10 @@ class Known:
 
     @functools.cached_property
     def _ends(self) -> frozenset[datetime.date]:
-        """The last days of the months the texts name, where they speak of a month's end,
-        and of the years they name, where they speak of a year's end."""
-        ends: set[datetime.date] = set()
-        if ("month", "end") in self.keys:
-            ends.update(day for kind, raw in self.keys if kind == "month" for day in _ends(raw))
-        if ("year", "end") in self.keys:
-            ends.update(
-                datetime.date(int(raw), 12, 31)
-                for kind, raw in self.keys
-                if kind == "number" and raw.isdigit() and _FIRST_YEAR <= int(raw) <= _LAST_YEAR
-            )
-        return frozenset(ends)
+        """The last days of the months the texts name, where they speak of a month's end."""
+        if ("month", "end") not in self.keys:
+            return frozenset()
+        return frozenset(day for kind, raw in self.keys if kind == "month" for day in _ends(raw))
 
     def ends(self, claim: frozenset[Key]) -> bool:
         """Whether a date is the end of a month the texts name where they speak of one ("31

@@ -346,8 +346,7 @@ def test_the_last_figures_set_written_blind_as_recorded() -> None:
     € / 14 = 2.500 €", "30 × 4/5 = 24 Urlaubstage", "25 × 32/40 = 20 vakantiedagen"
     pass (38); dates counted in working days (37). The rest work figures out without
     showing it: chains, sums, dates from a computed date, and conversions the texts do not
-    name. Stop 36: 37 → 34. Stop 39: a year's end read as a month's is (18 months from
-    the end of 2024): 32 → 31."""
+    name. Stop 36: 37 → 34."""
     as_recorded(
         SETS["fresh11"],
         good=150,
@@ -360,6 +359,7 @@ def test_the_last_figures_set_written_blind_as_recorded() -> None:
             "figures11-25",
             "figures11-29",
             "figures11-39",
+            "figures11-61",
             "figures11-62",
             "figures11-71",
             "figures11-72",
@@ -429,7 +429,7 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
     deliberate failures (a request for the instructions, a Slovak message in Czech). Stop
     36 (100 %, cycles in words, compound durations, whole days times an amount, "14.03",
     months of a year, days in a worked year, "4天3晚", "in maart 12 dagen"): 33 → 18.
-    Stop 39, a year's end and Scandinavian miles ("23 mil"): 15 → 13."""
+    Stop 39, Scandinavian miles ("23 mil"): 15 → 14."""
     as_recorded(
         SETS["retries"],
         good=108,
@@ -445,6 +445,7 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
             "retries-figures8-216",
             "retries-figures9-104",
             "retries-figures9-179",
+            "retries-figures11-61",
             "retries-figures11-142",
             "retries-figures11-173",
         ],

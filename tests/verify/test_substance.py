@@ -1456,23 +1456,6 @@ MONTH_ENDS = [
 ]
 
 
-LAPSE = "Le ferie non godute devono essere fruite entro 18 mesi dalla fine dell'anno."
-# (claim, source, question, passes): the end of a year the texts name, where they speak of a
-# year's end (stop 39), as month ends are read
-YEAR_ENDS = [
-    ("Per quelle del 2024: entro il 30 giugno 2026.", LAPSE, "Ferie del 2024?", True),
-    ("31 dicembre 2024 + 18 mesi = 30 giugno 2026.", LAPSE, "Ferie del 2024?", True),
-    ("Bis 31.03.2026.", "Einzureichen 3 Monate nach Jahresende.", "Für 2025?", True),
-    ("2026年1月31日までです。", "年末から1か月以内に提出してください。", "2025年分は？", True),
-    # a year's end is no claim, nor one not spoken of; a month off, another year's end
-    ("Entro il 31 dicembre 2024.", LAPSE, "Ferie del 2024?", False),
-    ("Entro il 30 giugno 2026.", LAPSE.replace("dalla fine dell'anno", "dal 2024"), "?", False),
-    ("31 dicembre 2024 + 18 mesi = 31 luglio 2026.", LAPSE, "Ferie del 2024?", False),
-    ("Per quelle del 2024: entro il 30 giugno 2025.", LAPSE, "Ferie del 2024?", False),
-    ("Bis 31.03.2026.", "Einzureichen 3 Monate nach Monatsanfang.", "Für 2025?", False),
-]
-
-
 SEPTEMBER = "Resturlaub verfällt am 30. September."
 # (claim, source, question, passes): a day of a month given, in a year given or worked out
 IN_A_YEAR = [
@@ -1613,7 +1596,6 @@ MILES = [
 READINGS = {
     "a time a given duration from a given one": TIMES_REACHED,
     "the end of a month the texts name": MONTH_ENDS,
-    "the end of a year the texts name": YEAR_ENDS,
     "a given day in a given or worked year": IN_A_YEAR,
     "a cycle's step in words, added to nothing": CYCLES,
     "a month of a year a given span on": MONTHS_ON,
