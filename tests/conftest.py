@@ -141,7 +141,7 @@ def docs(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def knowledge_settings(make_settings: Any, docs: Path, tmp_path: Path) -> Any:
+def knowledge_settings(make_settings: Callable[..., Settings], docs: Path, tmp_path: Path) -> Any:
     """Settings with KNOWLEDGE_DIR on the fixture docs and the index in tmp_path."""
 
     def make(**overrides: Any) -> Settings:
@@ -157,7 +157,7 @@ def knowledge_settings(make_settings: Any, docs: Path, tmp_path: Path) -> Any:
 
 
 @pytest.fixture
-def langfuse_settings(make_settings: Any, fake_langfuse: FakeLangfuse) -> Any:
+def langfuse_settings(make_settings: Callable[..., Settings], fake_langfuse: FakeLangfuse) -> Any:
     """Settings with telemetry on, into the fake Langfuse, under a fresh project key (the SDK
     keeps one client per public key, and the fake then records only this test's requests)."""
 

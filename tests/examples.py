@@ -15,4 +15,6 @@ settings.load_profile("ci")  # the default; the pytest option loads another afte
 
 def examples(full: int) -> int:
     """`full` examples (a test's count under `thorough`), scaled to the loaded profile."""
-    return max(10, full * settings.default.max_examples // FULL)
+    loaded = settings.default
+    assert loaded is not None  # a profile is loaded above
+    return max(10, full * loaded.max_examples // FULL)

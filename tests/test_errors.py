@@ -26,7 +26,9 @@ def refused(error: object) -> SlackApiError:
         headers={},
         status_code=200,
     )
-    return SlackApiError("The request to the Slack API failed. how do I deploy?", response)
+    return SlackApiError(  # type: ignore[no-untyped-call]  # slack_sdk leaves it unannotated
+        "The request to the Slack API failed. how do I deploy?", response
+    )
 
 
 @pytest.mark.parametrize(

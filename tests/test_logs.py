@@ -97,6 +97,6 @@ async def test_asyncio_out_of_files_errors_are_a_few_lines_not_one_per_accept(
 
 def test_a_json_line_carries_the_number_held_back() -> None:
     limited = record("accept failed")
-    limited.suppressed = 7  # type: ignore[attr-defined]
+    limited.suppressed = 7
     assert json.loads(logs.JsonLines().format(limited))["suppressed"] == 7
     assert "suppressed" not in json.loads(logs.JsonLines().format(record("accept failed")))

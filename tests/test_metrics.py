@@ -266,7 +266,9 @@ def test_every_api_gives_the_same_figures(make_settings: Any, fake_langfuse: Fak
     }
 
 
-def message_scores(trace: str, at: datetime, n: int, environment: str = "production") -> list:
+def message_scores(
+    trace: str, at: datetime, n: int, environment: str = "production"
+) -> list[dict[str, Any]]:
     """The scores the SDK sends for one message: verified unless n % 7 == 0, first time
     unless n % 3 == 0, an issue every other message."""
     verified = n % 7 != 0
@@ -393,7 +395,7 @@ def test_a_bad_window_is_one_clear_sentence(capsys: pytest.CaptureFixture[str]) 
 def test_many_busy_replies_are_flagged(make_settings: Any, fake_langfuse: FakeLangfuse) -> None:
     """A model or judge that is down turns every answer into the busy reply, which is kept
     out of the rates: the report must still raise the alarm."""
-    rows = {
+    rows: dict[str, list[dict[str, Any]]] = {
         "scores-boolean": [{"name": "verified", "avg_value": 1.0, "count_count": "90"}],
         "scores-categorical": [
             {"name": "outcome", "stringValue": "verified", "count_count": "90"},

@@ -12,8 +12,9 @@ import json
 import re
 import secrets
 import signal
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bench.injection import CANARIES, world
 from tests.fakes.anthropic import Cite, FakeAnthropic, Reply, ToolCall, cited, tool_results
@@ -102,12 +103,22 @@ async def test_who_reads_what_and_who_makes_vouch_act(
             await post_event(port, mention(question, ts, channel, user="U0DANA"), SIGNING_SECRET)
             == 200
         )
-        await until(lambda c=channel, t=ts: bool(posted_in(fake_slack, c, t)), timeout=20)
+        await until(
+            cast(  # mypy infers no lambda with a default
+                "Callable[[], bool]", lambda c=channel, t=ts: bool(posted_in(fake_slack, c, t))
+            ),
+            timeout=20,
+        )
     for n in (1, 2):  # Bob's second question in C0TIGHT is past the channel's budget
         ts = f"1700300{n:03d}.000100"
         event = mention("[budget] how do I deploy?", ts, "C0TIGHT", user="U0BOB")
         assert await post_event(port, event, SIGNING_SECRET) == 200
-        await until(lambda t=ts: bool(posted_in(fake_slack, "C0TIGHT", t)), timeout=20)
+        await until(
+            cast(  # mypy infers no lambda with a default
+                "Callable[[], bool]", lambda t=ts: bool(posted_in(fake_slack, "C0TIGHT", t))
+            ),
+            timeout=20,
+        )
     bot_mention = mention(
         "[bot] loop?", "1700400000.000100", "C0ENG", user="U0OTHER", bot_id="B0OTHER"
     )

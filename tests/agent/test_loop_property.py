@@ -5,7 +5,7 @@ fragment of one."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -186,7 +186,9 @@ def test_with_sources_only_a_verified_cited_draft_and_its_footer_are_delivered(
     for item, _ in items:
         if isinstance(item, Reply):
             citations = tuple(
-                Citation(c.source, c.title, c.cited_text) for b in item.content for c in b.citations
+                Citation(c.source, c.title, c.cited_text)
+                for b in item.content
+                for c in cast("tuple[Cite, ...]", b.citations)  # cited_script cites with Cite
             )
             verdict = verify(item.text, question=GROUNDED, sources=sources, citations=citations)
             if verdict.passed:

@@ -13,9 +13,9 @@ from typing import Any
 import aiohttp
 import anthropic
 import pytest
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import AWSRequest
-from botocore.credentials import Credentials
+from botocore.auth import SigV4Auth  # type: ignore[import-untyped]
+from botocore.awsrequest import AWSRequest  # type: ignore[import-untyped]
+from botocore.credentials import Credentials  # type: ignore[import-untyped]
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 

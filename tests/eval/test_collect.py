@@ -43,7 +43,12 @@ def flagged(fake: FakeLangfuse) -> None:
 
 def collected(settings: Any, **options: Any) -> str:
     out = io.StringIO()
-    values = {"feedback": True, "queue": None, "since": timedelta(days=7), "dataset": None}
+    values: dict[str, Any] = {
+        "feedback": True,
+        "queue": None,
+        "since": timedelta(days=7),
+        "dataset": None,
+    }
     values.update(options)
     assert collect.run(settings, out=out, now=NOW, path=values.pop("path", None), **values) == 0
     return out.getvalue()

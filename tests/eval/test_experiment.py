@@ -48,7 +48,12 @@ def collected(settings: Any, **options: Any) -> str:
     """`collect.run` with `options` over the defaults (no 👎, no queue, no destination);
     what it printed."""
     out = io.StringIO()
-    values = {"feedback": False, "queue": None, "since": timedelta(days=7), "dataset": None}
+    values: dict[str, Any] = {
+        "feedback": False,
+        "queue": None,
+        "since": timedelta(days=7),
+        "dataset": None,
+    }
     values.update({"path": None, **options})
     assert collect.run(settings, out=out, now=datetime.now(UTC), **values) == 0
     return out.getvalue()

@@ -14,7 +14,7 @@ from app.eval.models import look_up
 from app.eval.plan import EvalError, plan
 from tests.entry import Done, run_main
 from tests.eval.test_eval import ITEMS, dataset, evaluate, row
-from tests.fakes.anthropic import Fail, FakeAnthropic, Reply
+from tests.fakes.anthropic import Fail, FakeAnthropic, Item
 
 NO_SUCH = "no such model (the Models API answered 404)"
 
@@ -95,7 +95,7 @@ def test_every_model_is_looked_up_before_the_first_item(
     assert answers is not None
     seen: list[list[str]] = []  # the lookups made when each message request arrived
 
-    def noting(body: dict[str, Any]) -> Reply | Fail:
+    def noting(body: dict[str, Any]) -> Item:
         seen.append(list(scripted.model_lookups))
         return answers(body)
 
@@ -116,7 +116,7 @@ def test_a_model_the_api_knows_but_refuses_still_measures_nothing(
     answers = scripted.responder
     assert answers is not None
 
-    def refuse_opus(body: dict[str, Any]) -> Reply | Fail:
+    def refuse_opus(body: dict[str, Any]) -> Item:
         if body["model"] == "claude-opus-5-5":
             return Fail(403, "permission_error", 0, "not allowed to use this model")
         return answers(body)

@@ -34,9 +34,9 @@ from typing import Any
 
 from aiohttp import web
 from anthropic._constants import ANTHROPIC_API_VERSION
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import AWSRequest
-from botocore.credentials import Credentials
+from botocore.auth import SigV4Auth  # type: ignore[import-untyped]
+from botocore.awsrequest import AWSRequest  # type: ignore[import-untyped]
+from botocore.credentials import Credentials  # type: ignore[import-untyped]
 
 from tests.fakes.anthropic import Fail, FakeAnthropic
 from tests.fakes.models import MODELS

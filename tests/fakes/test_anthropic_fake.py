@@ -4,10 +4,26 @@ from __future__ import annotations
 
 import base64
 import struct
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Literal, cast
 
 import anthropic
 import pytest
+from anthropic.types import (
+    Base64PDFSourceParam,
+    CitationCharLocation,
+    CitationContentBlockLocation,
+    CitationPageLocation,
+    DocumentBlockParam,
+    ImageBlockParam,
+    MessageParam,
+    OutputConfigParam,
+    PlainTextSourceParam,
+    TextBlockParam,
+    ToolParam,
+    ToolResultBlockParam,
+    ToolUseBlockParam,
+)
 
 from app.agent import question
 from app.agent.model import make_client
@@ -25,7 +41,7 @@ from tests.fakes.anthropic import (
 )
 from tests.fakes.anthropic_blocks import pdf, png
 
-MESSAGES = [{"role": "user", "content": "hi"}]
+MESSAGES: list[MessageParam] = [{"role": "user", "content": "hi"}]
 
 
 @pytest.mark.parametrize(
@@ -87,12 +103,12 @@ async def test_more_than_four_cache_breakpoints_get_a_400(
 ) -> None:
     fake_anthropic.default = Reply("hello")
     client = make_client(make_settings(anthropic_max_retries=0))
-    block = {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
+    block: TextBlockParam = {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}
     with pytest.raises(anthropic.BadRequestError, match="cache_control"):
         await client.messages.create(
             model="claude-sonnet-5-5",
             max_tokens=64,
-            messages=[{"role": "user", "content": [block] * 5}],  # type: ignore[list-item]
+            messages=[{"role": "user", "content": [block] * 5}],
         )
 
 
@@ -126,8 +142,8 @@ async def test_a_cached_prefix_is_found_up_to_twenty_blocks_before_a_breakpoint(
     fake_anthropic.default = Reply("ok")
     fake_anthropic.min_cache_tokens = 0  # any length: this is about the look-back
 
-    def blocks(count: int) -> list[dict[str, Any]]:
-        made: list[dict[str, Any]] = [
+    def blocks(count: int) -> list[TextBlockParam]:
+        made: list[TextBlockParam] = [
             {"type": "text", "text": f"block {n} " * 50} for n in range(count)
         ]
         made[-1] = {**made[-1], "cache_control": {"type": "ephemeral"}}
@@ -137,7 +153,7 @@ async def test_a_cached_prefix_is_found_up_to_twenty_blocks_before_a_breakpoint(
         reply = await client.messages.create(
             model="claude-sonnet-5-5",
             max_tokens=64,
-            messages=[{"role": "user", "content": blocks(count)}],  # type: ignore[typeddict-item]
+            messages=[{"role": "user", "content": blocks(count)}],
         )
         return (
             reply.usage.cache_read_input_tokens or 0,
@@ -179,6 +195,7 @@ async def test_each_model_refuses_what_it_does_not_support(
 ) -> None:
     fake_anthropic.default = Reply("hello")
     client = make_client(make_settings(anthropic_max_retries=0))
+    assert isinstance(client, anthropic.AsyncAnthropic)  # .models is the first-party API's
     with pytest.raises(anthropic.BadRequestError, match=refusal):
         await client.messages.create(model=model, max_tokens=2048, messages=MESSAGES, **extra)
     info = await client.models.retrieve(model)
@@ -191,6 +208,7 @@ async def test_an_unknown_model_is_not_found(
 ) -> None:
     fake_anthropic.default = Reply("hello")
     client = make_client(make_settings(anthropic_max_retries=0))
+    assert isinstance(client, anthropic.AsyncAnthropic)  # .models is the first-party API's
     with pytest.raises(anthropic.NotFoundError):
         await client.messages.create(model="claude-nope-1", max_tokens=64, messages=MESSAGES)
     with pytest.raises(anthropic.NotFoundError):
@@ -211,13 +229,17 @@ async def test_a_prefix_under_the_models_caching_minimum_is_not_cached(
 ) -> None:
     client = make_client(make_settings())
     fake_anthropic.default = Reply("ok")
-    block = {"type": "text", "text": "x" * tokens * 4, "cache_control": {"type": "ephemeral"}}
+    block: TextBlockParam = {
+        "type": "text",
+        "text": "x" * tokens * 4,
+        "cache_control": {"type": "ephemeral"},
+    }
     usages = [
         (
             await client.messages.create(
                 model=model,
                 max_tokens=64,
-                messages=[{"role": "user", "content": [block]}],  # type: ignore[list-item]
+                messages=[{"role": "user", "content": [block]}],
             )
         ).usage
         for _ in range(2)
@@ -276,17 +298,19 @@ async def test_a_field_the_sdk_does_not_know_gets_a_400(
 # --- tools ----------------------------------------------------------------------------
 
 MODEL = "claude-sonnet-5-5"
-SEARCH_TOOL = {
+SEARCH_TOOL: ToolParam = {
     "name": "search_docs",
     "description": "Search the team's docs.",
     "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}},
 }
-READ_TOOL = {**SEARCH_TOOL, "name": "read_thread"}
-TOOLS = [SEARCH_TOOL, READ_TOOL]
+READ_TOOL: ToolParam = {**SEARCH_TOOL, "name": "read_thread"}
+TOOLS: list[ToolParam] = [SEARCH_TOOL, READ_TOOL]
 
 
 def client_of(make_settings: Any) -> anthropic.AsyncAnthropic:
-    return make_client(make_settings(anthropic_max_retries=0))
+    client = make_client(make_settings(anthropic_max_retries=0))
+    assert isinstance(client, anthropic.AsyncAnthropic)  # the fakes' settings: first-party API
+    return client
 
 
 @pytest.mark.parametrize("streamed", [True, False])
@@ -301,14 +325,19 @@ async def test_a_tool_use_turn_comes_as_the_api_sends_it(
         )
     )
     client = client_of(make_settings)
-    call = {"model": MODEL, "max_tokens": 1024, "messages": MESSAGES, "tools": TOOLS}
+    call: dict[str, Any] = {
+        "model": MODEL,
+        "max_tokens": 1024,
+        "messages": MESSAGES,
+        "tools": TOOLS,
+    }
     if streamed:
-        async with client.messages.stream(**call) as stream:  # type: ignore[arg-type]
+        async with client.messages.stream(**call) as stream:
             events = [event.type async for event in stream]
             reply = await stream.get_final_message()
         assert "input_json" in events  # the input came as input_json_delta events
     else:
-        reply = await client.messages.create(**call)  # type: ignore[arg-type]
+        reply = await client.messages.create(**call)
     assert reply.stop_reason == "tool_use"
     text, first, second = reply.content
     assert text.type == "text" and text.text == "Let me look."
@@ -326,21 +355,28 @@ async def test_tool_results_answer_the_tool_uses_and_are_recorded(
         model=MODEL,
         max_tokens=1024,
         messages=MESSAGES,
-        tools=TOOLS,  # type: ignore[arg-type]
+        tools=TOOLS,
     )
     [use] = first.content
     assert use.type == "tool_use"
-    result = {"type": "tool_result", "tool_use_id": use.id, "content": "Deploys run at 10."}
-    turns = [
+    result: ToolResultBlockParam = {
+        "type": "tool_result",
+        "tool_use_id": use.id,
+        "content": "Deploys run at 10.",
+    }
+    turns: list[MessageParam] = [
         *MESSAGES,
-        {"role": "assistant", "content": [use.model_dump(exclude_none=True)]},
+        {
+            "role": "assistant",
+            "content": [cast(ToolUseBlockParam, use.model_dump(exclude_none=True))],
+        },
         {"role": "user", "content": [result, {"type": "text", "text": "Answer now."}]},
     ]
     reply = await client.messages.create(
         model=MODEL,
         max_tokens=1024,
         messages=turns,
-        tools=TOOLS,  # type: ignore[arg-type]
+        tools=TOOLS,
     )
     assert reply.content[0].type == "text"
     request = fake_anthropic.requests[-1]
@@ -348,11 +384,11 @@ async def test_tool_results_answer_the_tool_uses_and_are_recorded(
     assert tool_results(request)[use.id]["content"] == "Deploys run at 10."
 
 
-def use(tool_id: str, name: str = "search_docs") -> dict[str, Any]:
+def use(tool_id: str, name: str = "search_docs") -> ToolUseBlockParam:
     return {"type": "tool_use", "id": tool_id, "name": name, "input": {"query": "x"}}
 
 
-def result(tool_id: str) -> dict[str, Any]:
+def result(tool_id: str) -> ToolResultBlockParam:
     return {"type": "tool_result", "tool_use_id": tool_id, "content": "found"}
 
 
@@ -426,7 +462,7 @@ async def test_tool_use_and_tool_result_must_pair(
 
 async def test_tool_blocks_need_tools(make_settings: Any, fake_anthropic: FakeAnthropic) -> None:
     fake_anthropic.default = Reply("hello")
-    turns = [
+    turns: list[MessageParam] = [
         *MESSAGES,
         {"role": "assistant", "content": [use("toolu_1")]},
         {"role": "user", "content": [result("toolu_1")]},
@@ -435,7 +471,7 @@ async def test_tool_blocks_need_tools(make_settings: Any, fake_anthropic: FakeAn
         await client_of(make_settings).messages.create(
             model=MODEL,
             max_tokens=64,
-            messages=turns,  # type: ignore[arg-type]
+            messages=turns,
         )
 
 
@@ -515,8 +551,8 @@ async def test_a_reply_no_model_could_give_fails_the_test_loudly(
 # --- documents, citations, images --------------------------------------------------------
 
 
-def text_doc(data: str, cite: bool = True) -> dict[str, Any]:
-    source = {"type": "text", "media_type": "text/plain", "data": data}
+def text_doc(data: str, cite: bool = True) -> DocumentBlockParam:
+    source: PlainTextSourceParam = {"type": "text", "media_type": "text/plain", "data": data}
     return {
         "type": "document",
         "source": source,
@@ -525,8 +561,12 @@ def text_doc(data: str, cite: bool = True) -> dict[str, Any]:
     }
 
 
-def pdf_doc(raw: bytes) -> dict[str, Any]:
-    source = {"type": "base64", "media_type": "application/pdf", "data": b64(raw)}
+def pdf_doc(raw: bytes) -> DocumentBlockParam:
+    source: Base64PDFSourceParam = {
+        "type": "base64",
+        "media_type": "application/pdf",
+        "data": b64(raw),
+    }
     return {
         "type": "document",
         "source": source,
@@ -535,8 +575,8 @@ def pdf_doc(raw: bytes) -> dict[str, Any]:
     }
 
 
-def content_doc(*texts: str) -> dict[str, Any]:
-    content = [{"type": "text", "text": t} for t in texts]
+def content_doc(*texts: str) -> DocumentBlockParam:
+    content: list[TextBlockParam] = [{"type": "text", "text": t} for t in texts]
     return {
         "type": "document",
         "source": {"type": "content", "content": content},
@@ -544,7 +584,11 @@ def content_doc(*texts: str) -> dict[str, Any]:
     }
 
 
-def image(raw: bytes, media_type: str = "image/png") -> dict[str, Any]:
+ImageType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
+DocumentCitation = CitationCharLocation | CitationPageLocation | CitationContentBlockLocation
+
+
+def image(raw: bytes, media_type: ImageType = "image/png") -> ImageBlockParam:
     return {
         "type": "image",
         "source": {"type": "base64", "media_type": media_type, "data": b64(raw)},
@@ -555,7 +599,7 @@ def b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode()
 
 
-def asking(*blocks: dict[str, Any]) -> list[dict[str, Any]]:
+def asking(*blocks: ImageBlockParam | DocumentBlockParam) -> list[MessageParam]:
     return [{"role": "user", "content": [*blocks, {"type": "text", "text": "What does it say?"}]}]
 
 
@@ -576,23 +620,25 @@ async def test_citations_of_each_document_kind(
         content_doc("Hello.", "Ask on-call."),
     )
     client = client_of(make_settings)
-    call = {"model": MODEL, "max_tokens": 1024, "messages": messages}
+    call: dict[str, Any] = {"model": MODEL, "max_tokens": 1024, "messages": messages}
     if streamed:
-        async with client.messages.stream(**call) as stream:  # type: ignore[arg-type]
+        async with client.messages.stream(**call) as stream:
             reply = await stream.get_final_message()
     else:
-        reply = await client.messages.create(**call)  # type: ignore[arg-type]
+        reply = await client.messages.create(**call)
     kinds = [
         (c.type, c.document_index)
         for b in reply.content
         if b.type == "text"
-        for c in b.citations or ()
+        for c in cast("Iterable[DocumentCitation]", b.citations or ())
     ]
     assert kinds == [("char_location", 0), ("page_location", 1), ("content_block_location", 2)]
     char = reply.content[0].citations[0]  # type: ignore[union-attr,index]
-    assert (char.start_char_index, char.end_char_index) == (8, 17)  # type: ignore[union-attr]
+    assert isinstance(char, CitationCharLocation)  # as kinds says
+    assert (char.start_char_index, char.end_char_index) == (8, 17)
     page = reply.content[1].citations[0]  # type: ignore[union-attr,index]
-    assert (page.start_page_number, page.end_page_number) == (2, 3)  # type: ignore[union-attr]
+    assert isinstance(page, CitationPageLocation)  # as kinds says
+    assert (page.start_page_number, page.end_page_number) == (2, 3)
     assert page.document_title == "runbook.pdf"
 
 
@@ -615,7 +661,7 @@ async def test_documents_and_images_the_api_takes(
     jpeg += struct.pack(">HH", 480, 640) + b"\x00" * 12
     webp = b"RIFF\x00\x00\x00\x00WEBPVP8X" + b"\x00" * 8
     webp += (639).to_bytes(3, "little") + (479).to_bytes(3, "little")
-    blocks = [
+    blocks: list[ImageBlockParam | DocumentBlockParam] = [
         image(png(800, 600)),
         image(gif, "image/gif"),
         image(jpeg, "image/jpeg"),
@@ -626,11 +672,15 @@ async def test_documents_and_images_the_api_takes(
     reply = await client_of(make_settings).messages.create(
         model=MODEL,
         max_tokens=64,
-        messages=asking(*blocks),  # type: ignore[arg-type]
+        messages=asking(*blocks),
     )
     assert reply.content[0].type == "text"
-    nested = {"type": "tool_result", "tool_use_id": "toolu_1", "content": [image(png(2, 2))]}
-    turns = [
+    nested: ToolResultBlockParam = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": [image(png(2, 2))],
+    }
+    turns: list[MessageParam] = [
         *MESSAGES,
         {"role": "assistant", "content": [use("toolu_1")]},
         {"role": "user", "content": [nested]},
@@ -639,7 +689,7 @@ async def test_documents_and_images_the_api_takes(
         model=MODEL,
         max_tokens=64,
         messages=turns,
-        tools=TOOLS,  # type: ignore[arg-type]
+        tools=TOOLS,
     )
 
 
@@ -652,7 +702,10 @@ async def test_documents_and_images_the_api_takes(
             "appears to be a image/png image",
         ),
         ([image(b"not an image")], "appears to be a unknown image"),
-        ([image(png(), "image/bmp")], "media_type: Input should be"),
+        (
+            [image(png(), "image/bmp")],  # type: ignore[arg-type]  # the API refuses it: sent anyway
+            "media_type: Input should be",
+        ),
         (
             [
                 {
@@ -685,7 +738,7 @@ async def test_documents_and_images_the_api_refuses(
         await client_of(make_settings).messages.create(
             model=MODEL,
             max_tokens=64,
-            messages=asking(*blocks),  # type: ignore[arg-type]
+            messages=asking(*blocks),  # type: ignore[arg-type]  # blocks the API refuses: sent anyway
         )
 
 
@@ -699,13 +752,13 @@ async def test_an_image_too_large_is_refused_with_the_apis_details(
     await client.messages.create(
         model=MODEL,
         max_tokens=64,
-        messages=asking(*[small] * count),  # type: ignore[arg-type]
+        messages=asking(*[small] * count),
     )
     with pytest.raises(anthropic.BadRequestError) as refused:
         await client.messages.create(
             model=MODEL,
             max_tokens=64,
-            messages=asking(*[small] * (count - 1), big),  # type: ignore[arg-type]
+            messages=asking(*[small] * (count - 1), big),
         )
     assert refused.value.error_code == "image_dimensions_too_large"
     details = refused.value.body["error"]["details"]  # type: ignore[index]
@@ -716,13 +769,13 @@ async def test_an_image_too_large_is_refused_with_the_apis_details(
 async def test_citations_do_not_go_with_structured_output(
     make_settings: Any, fake_anthropic: FakeAnthropic
 ) -> None:
-    output = {"format": {"type": "json_schema", "schema": {"type": "object"}}}
+    output: OutputConfigParam = {"format": {"type": "json_schema", "schema": {"type": "object"}}}
     with pytest.raises(anthropic.BadRequestError, match="structured outputs"):
         await client_of(make_settings).messages.create(
             model=MODEL,
             max_tokens=64,
-            messages=asking(text_doc("x")),  # type: ignore[arg-type]
-            output_config=output,  # type: ignore[typeddict-item]
+            messages=asking(text_doc("x")),
+            output_config=output,
         )
 
 
@@ -730,7 +783,7 @@ async def test_a_request_over_32_mb_is_too_large(
     make_settings: Any, fake_anthropic: FakeAnthropic
 ) -> None:
     fake_anthropic.default = Reply("ok")
-    huge = [{"role": "user", "content": "x" * (32 * 1024 * 1024 + 1)}]
+    huge: list[MessageParam] = [{"role": "user", "content": "x" * (32 * 1024 * 1024 + 1)}]
     with pytest.raises(anthropic.APIStatusError) as refused:
         await client_of(make_settings).messages.create(model=MODEL, max_tokens=64, messages=huge)
     assert refused.value.status_code == 413
@@ -744,15 +797,17 @@ async def test_structured_output_takes_closed_objects_and_answers_within_its_sch
     reply off the schema (a category not in its enum, text that is not JSON) is one no
     model gives under constrained decoding: misscripted. One cut at max_tokens may be."""
     client = client_of(make_settings)
-    open_object = {"format": {"type": "json_schema", "schema": {"type": "object"}}}
+    open_object: OutputConfigParam = {
+        "format": {"type": "json_schema", "schema": {"type": "object"}}
+    }
     with pytest.raises(anthropic.BadRequestError, match="additionalProperties must be false"):
         await client.messages.create(
             model=MODEL,
             max_tokens=64,
             messages=[{"role": "user", "content": "q"}],
-            output_config=open_object,  # type: ignore[typeddict-item]
+            output_config=open_object,
         )
-    closed = {"format": question.FORMAT}
+    closed: OutputConfigParam = {"format": question.FORMAT}
     for reply in (decided("banana"), Reply("not json at all")):
         fake_anthropic.triage(reply)
         with pytest.raises(anthropic.BadRequestError, match="fake: misscripted"):
@@ -760,7 +815,7 @@ async def test_structured_output_takes_closed_objects_and_answers_within_its_sch
                 model=MODEL,
                 max_tokens=64,
                 messages=[{"role": "user", "content": "q"}],
-                output_config=closed,  # type: ignore[typeddict-item]
+                output_config=closed,
             )
     assert len(fake_anthropic.misscripted) == 2
     fake_anthropic.triage(Reply('{"category": "quest', stop_reason="max_tokens"))
@@ -768,6 +823,6 @@ async def test_structured_output_takes_closed_objects_and_answers_within_its_sch
         model=MODEL,
         max_tokens=64,
         messages=[{"role": "user", "content": "q"}],
-        output_config=closed,  # type: ignore[typeddict-item]
+        output_config=closed,
     )
     assert cut.stop_reason == "max_tokens"

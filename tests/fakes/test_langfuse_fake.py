@@ -160,7 +160,7 @@ def test_a_batch_with_scores_langfuse_rejects_gets_a_207_counting_them(
     counted in `rejected` with a message, and the batch is not an error."""
     api = LangfuseAPI(base_url=fake_langfuse.url, username="pk-lf-fake", password="sk")
     good = score(id="s0", value=0.0)
-    answer = api.scores.create(request=[good, {**refused, "id": "s9"}])  # type: ignore[list-item]
+    answer = api.scores.create(request=[good, {**refused, "id": "s9"}])
     assert isinstance(answer, CreateScoreBatchResults)
     assert (answer.accepted, answer.rejected, len(answer.errors)) == (1, 1, 1)
     assert [s["id"] for s in fake_langfuse.scores] == ["s0"]

@@ -62,7 +62,7 @@ async def test_a_stream_outside_a_dm_needs_its_recipients(
 ) -> None:
     fake_slack.kinds["G0MPIM"] = "mpim"
     client = AsyncWebClient(token="xoxb-test", base_url=fake_slack.url)
-    start = {"channel": channel, "thread_ts": "1.1", "markdown_text": "hi"}
+    start: dict[str, Any] = {"channel": channel, "thread_ts": "1.1", "markdown_text": "hi"}
     with pytest.raises(SlackApiError, match="missing_recipient_team_id"):
         await client.chat_startStream(**start, recipient_user_id="U0001")
     with pytest.raises(SlackApiError, match="missing_recipient_user_id"):
@@ -322,7 +322,11 @@ async def test_metadata_is_kept_and_read_back_only_when_asked_for(
     assert "metadata" not in plain["messages"][0]
     full = await client.conversations_replies(channel="C0001", ts="1.1", include_all_metadata=True)
     assert full["messages"][0]["metadata"] == metadata
-    wrongs = [{"event_type": "x"}, {"event_payload": {}}, {"event_type": 1, "event_payload": {}}]
+    wrongs: list[dict[str, Any]] = [
+        {"event_type": "x"},
+        {"event_payload": {}},
+        {"event_type": 1, "event_payload": {}},
+    ]
     for wrong in wrongs:
         with pytest.raises(SlackApiError, match="invalid_metadata_format"):
             await client.chat_postMessage(channel="C0001", text="hi", metadata=wrong)

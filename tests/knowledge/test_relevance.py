@@ -15,7 +15,7 @@ from app.settings import Settings
 from bench.knowledge import FOLDERS, load, quality
 
 TEAM = FOLDERS["team"]
-FLOOR = Settings(_env_file=None).knowledge_min_relevance  # type: ignore[call-arg]
+FLOOR = Settings(_env_file=None).knowledge_min_relevance
 UNCOVERED = [
     "Cafeteria lunch menu for Friday?",
     "What is the menu for the party on Friday?",

@@ -171,7 +171,7 @@ async def dispatch(app: Vouch, event: dict[str, Any], retry: int = 0) -> int:
     return response.status
 
 
-async def until(check: Callable[[], bool], timeout: float = 10.0) -> None:
+async def until(check: Callable[[], object], timeout: float = 10.0) -> None:
     """Wait until `check()` holds (Bolt runs listeners after the ack); `timeout` on a quiet
     machine."""
     deadline = asyncio.get_running_loop().time() + patience(timeout)

@@ -147,7 +147,7 @@ async def test_feedback_buttons_are_acked_and_logged_without_content(
 ) -> None:
     caplog.set_level(logging.INFO, logger="vouch.slack")
     app = make_app(make_settings())
-    body = {
+    body: dict[str, Any] = {
         "type": "block_actions",
         "team": {"id": TEAM},
         "user": {"id": "U0001"},

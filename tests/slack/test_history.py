@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import pytest
 from slack_sdk.errors import SlackApiError
@@ -58,7 +59,12 @@ async def test_after_a_restart_the_gap_is_filled_from_slack_once(
         ts = f"202.10000{n}"
         fake_slack.threads[("C0001", root)].append({"ts": ts, "user": "U0001", "text": text})
         await dispatch(app, message(text, ts, thread_ts=root))
-        await until(lambda n=n: len(fake_slack.of("chat.postMessage")) == 1 + n)
+        await until(
+            cast(
+                "Callable[[], bool]",  # mypy infers no lambda with a default
+                lambda n=n: len(fake_slack.of("chat.postMessage")) == 1 + n,
+            )
+        )
     assert len(fake_slack.of("conversations.replies")) == 1  # the gap, once
     assert GOOD in history_of(fake_anthropic.requests[-1])
 

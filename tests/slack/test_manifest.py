@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -62,7 +63,12 @@ async def methods_called(
         root = f"40{len(fmt)}.000001"
         before = len(slack.calls)
         await dispatch(app, mention("how do I deploy billing?", root))
-        await until(lambda before=before: any(c.method in REPLIES for c in slack.calls[before:]))
+        await until(
+            cast(
+                "Callable[[], bool]",  # mypy infers no lambda with a default
+                lambda before=before: any(c.method in REPLIES for c in slack.calls[before:]),
+            )
+        )
         await settle(slack)
         slack.threads.setdefault(("C0001", root), []).insert(0, {"ts": root, "user": "U0001"})
         await dispatch(app, message("and rollback?", f"40{len(fmt)}.000002", thread_ts=root))

@@ -46,7 +46,8 @@ def wrong_types() -> list[dict[str, Any]]:
     ]
 
 
-def replies_in(slack: FakeSlack, where: tuple[str, str]) -> list[str]:
+def replies_in(slack: FakeSlack, where: tuple[str, str] | None) -> list[str]:
+    assert where is not None  # an answered or silent payload's thread (None is left out)
     channel, thread = where
     return [
         str(p.get("text", ""))

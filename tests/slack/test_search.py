@@ -71,7 +71,7 @@ async def test_a_question_is_answered_from_a_message_slack_search_found(
 
     fake_anthropic.responder = searching(answer)
     app = make_app(make_settings(slack_search=True))
-    asked = {"assistant_thread": {"action_token": token}}
+    asked: dict[str, Any] = {"assistant_thread": {"action_token": token}}
     if kind == "mention":
         event = mention("why did the deploy fail?", "410.000001", **asked)
     else:

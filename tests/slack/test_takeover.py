@@ -25,7 +25,7 @@ async def taken_over(
 ) -> SqliteStore:
     """A message a dead worker held (its lease runs out in 1 s), in a thread that holds
     the dead worker's answer when `answered_before`."""
-    thread = [
+    thread: list[dict[str, Any]] = [
         {"ts": ROOT, "user": "U0002", "text": "deploys are slow"},
         {"ts": ASKED, "user": "U0001", "text": f"<@{BOT_USER}> why?", "thread_ts": ROOT},
     ]
@@ -35,6 +35,7 @@ async def taken_over(
     fake_slack.threads[("C0001", ROOT)] = thread
     app = make_app(make_settings(queue_lease=1))
     store = app.store
+    assert isinstance(store, SqliteStore)  # queue_path ":memory:"
     event = {
         "type": "app_mention",
         "channel": "C0001",

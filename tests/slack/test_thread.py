@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.slack.thread import Bot, mentioned, strip_mention, to_conversation
 from app.work.store import message_key
 
@@ -9,7 +11,7 @@ BOT = Bot("UVOUCH", "BVOUCH")
 
 
 def convert(replies: list[dict[str, str]], **kw: int) -> tuple[list[tuple[str, str]], str]:
-    limits = {"max_messages": 50, "max_chars": 10_000, **kw}
+    limits: dict[str, Any] = {"max_messages": 50, "max_chars": 10_000, **kw}
     conversation = to_conversation(
         replies, current_ts="9", text="now?", bot=BOT, dialect="mrkdwn", **limits
     )

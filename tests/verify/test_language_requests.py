@@ -169,8 +169,12 @@ def test_a_rewrite_of_what_the_message_quotes_may_be_in_the_quotes_language() ->
 
 def test_quotes_are_read_once_however_many_open() -> None:
     """A quote holds no mark that opens it: an unclosed „ reads on to the next one."""
-    assert QUOTED.search("„a „b“").group() == "„b“"
-    assert QUOTED.search("«a «b»").group() == "«b»"
+    german = QUOTED.search("„a „b“")
+    assert german is not None
+    assert german.group() == "„b“"
+    french = QUOTED.search("«a «b»")
+    assert french is not None
+    assert french.group() == "«b»"
 
 
 def test_a_neighbours_letter_in_a_name_does_not_make_the_message_the_neighbours() -> None:

@@ -100,7 +100,7 @@ def test_repair_is_idempotent(text: str, dialect: Dialect) -> None:
 def test_code_and_entities_survive_byte_for_byte(pieces: list[tuple[str, str]]) -> None:
     text = "".join(f"{prose} {protected} " for prose, protected in pieces)
     for dialect in ("mrkdwn", "markdown"):
-        repaired = repair(text, dialect).text  # type: ignore[arg-type]
+        repaired = repair(text, dialect).text
         for _, protected in pieces:
             if dialect == "markdown" and _is_mrkdwn_link(protected):
                 continue  # <url|label> is the mrkdwn link that Markdown delivery must convert

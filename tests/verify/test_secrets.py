@@ -3,6 +3,10 @@ only looks like one passes; the retry's feedback names the line, never the value
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from typing import cast
+
 import pytest
 from detect_secrets.plugins.aws import AWSKeyDetector
 from detect_secrets.plugins.base import RegexBasedDetector
@@ -158,7 +162,7 @@ def test_a_plugins_gate_finds_whatever_its_patterns_match(
 ) -> None:
     """A plugin runs only on text its gate finds something in: a string any of its
     patterns matches (in prose around it) must open the gate, or a credential is missed."""
-    pattern = data.draw(st.sampled_from(plugin().denylist))
+    pattern = data.draw(st.sampled_from(cast("Sequence[re.Pattern[str]]", plugin().denylist)))
     found = data.draw(st.from_regex(pattern, fullmatch=True))
     text = f"see {found} here"
     if pattern.search(text):
