@@ -896,21 +896,16 @@ def _hours_or_year(unit: str, values: frozenset[Fraction], text: str, at: int) -
         return unit
     if value % 10 != 1 or value % 100 == 11:
         return "годин"
-    return "годин" if _language_around(text, at) == "uk" else unit
+    return "годин" if _in_ukrainian(text[max(0, at - _AROUND) : at + _AROUND]) else unit
 
 
 _UKRAINIAN = re.compile("[іїєґІЇЄҐ]")
-_AROUND = 80  # characters each side of a word the language model reads
-
-
-def _language_around(text: str, at: int) -> str:
-    """The language the model reads in the _AROUND characters each side of `at`."""
-    return _likeliest(text[max(0, at - _AROUND) : at + _AROUND])
+_AROUND = 80  # characters each side of "год" the language model reads
 
 
 @functools.lru_cache(maxsize=256)
-def _likeliest(words: str) -> str:
-    return language.detector().likeliest(words)[0]
+def _in_ukrainian(words: str) -> bool:
+    return language.detector().likeliest(words)[0] == "uk"
 
 
 def _plain(number: str) -> Fraction:
@@ -1270,8 +1265,6 @@ def _quantity(m: re.Match[str]) -> frozenset[Key]:
     number, multiplier = m.group("num"), m.group("mult")
     unit = (m.group("unit") or m.group("glued") or "").lower()
     values = _scaled(written_values(number), multiplier, m.group("sym"))
-    if multiplier and multiplier.lower() == "mil" and not (m.group("sym") or unit):
-        values |= written_values(number)  # "23 mil": a thousand, or Scandinavian miles
     if not values:
         return frozenset()
     if m.group("and_half") and unit:

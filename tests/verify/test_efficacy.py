@@ -400,15 +400,12 @@ def test_the_set_written_with_the_working_shown_as_recorded() -> None:
     wrong refutes its result even where a count of the working would scale to it: 37
     caught. Left: "le 3 du mois suivant" read as 3 April, which is meaning. Stop 36 reads
     a given percentage written as a decimal ("× 0,15" for 15 %): 36 caught, the one lost
-    the discount worked out right and given as the price, which "× 15 %" passed before.
-    Stop 39: 35. "42 mil × 9,50 kr" (the company car's rate for one's own car) was caught
-    only because "42 mil" was read as 42,000, which failed "42 mil × 25 kr = 1 050 kr" as
-    well; which rate applies is the judge's."""
+    the discount worked out right and given as the price, which "× 15 %" passed before."""
     as_recorded(
         SETS["fresh12"],
         good=150,
         failed=["figures12-18"],
-        caught={"wrong_figure": 35},  # of 50
+        caught={"wrong_figure": 36},  # of 50
     )
 
 
@@ -428,8 +425,7 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
     0.9"), "230 km ÷ 10 = 23 mil" ("mil" read as a thousand), and the held-out set's two
     deliberate failures (a request for the instructions, a Slovak message in Czech). Stop
     36 (100 %, cycles in words, compound durations, whole days times an amount, "14.03",
-    months of a year, days in a worked year, "4天3晚", "in maart 12 dagen"): 33 → 18.
-    Stop 39, Scandinavian miles ("23 mil"): 15 → 14."""
+    months of a year, days in a worked year, "4天3晚", "in maart 12 dagen"): 33 → 18."""
     as_recorded(
         SETS["retries"],
         good=108,
@@ -446,6 +442,7 @@ def test_the_second_attempts_after_the_feedback_as_recorded() -> None:
             "retries-figures9-104",
             "retries-figures9-179",
             "retries-figures11-61",
+            "retries-figures11-91",
             "retries-figures11-142",
             "retries-figures11-173",
         ],

@@ -1577,21 +1577,6 @@ REVIEWED = [
     ("밤 12시에 배포합니다.", "Deploys at 12:00.", "?", False),
 ]
 
-MILERS = "Milersättning för egen bil: 25 kr per mil. Förmånsbil (el): 9,50 kr per mil."
-DROVE = "Jag har kört 42 mil i tjänsten med min egen bil. Vad får jag?"
-# (claim, source, question, passes): "mil" without a currency is a thousand or a
-# Scandinavian mile (stop 39: "42 mil" was only 42,000, which failed the right product)
-MILES = [
-    ("Med egen bil blir det 42 mil × 25 kr = 1 050 kr.", MILERS, DROVE, True),
-    ("Du får 1 050 kr för 42 mil.", MILERS, DROVE, True),
-    ("230 km ÷ 10 = 23 mil, så du får 23 × 25 kr = 575 kr.", MILERS, "Körde 230 km.", True),
-    ("Son 40 mil personas.", "La plantilla es de 40.000 personas.", "?", True),
-    ("Med egen bil blir det 42 mil × 25 kr = 1 100 kr.", MILERS, DROVE, False),
-    ("Du får 1 100 kr för 42 mil.", MILERS, DROVE, False),
-    ("Son 40 mil euros.", "El presupuesto es de 40 euros.", "?", False),  # money: a thousand
-]
-
-
 # Each reading of stop 36: the right figure passes, the slip beside it is flagged
 READINGS = {
     "a time a given duration from a given one": TIMES_REACHED,
@@ -1601,7 +1586,6 @@ READINGS = {
     "a month of a year a given span on": MONTHS_ON,
     "a result stated before its bare working": RESULT_FIRST,
     "the blind review": REVIEWED,
-    "Scandinavian miles": MILES,
 }
 
 
