@@ -80,8 +80,8 @@ def buckets(sentence: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The buckets of a sentence's features, and those of its short runs."""
     grams = features(sentence)
     crc32 = zlib.crc32
-    hashed = tuple(crc32(g.encode("utf-8")) & MASK for g in grams)
-    runs = tuple(
+    hashed = tuple(crc32(g.encode("utf-8")) & MASK for g in grams)  # `bucket`, inlined
+    runs = tuple(  # `short`, inlined: this runs for every feature of a judged sentence
         b for g, b in zip(grams, hashed, strict=True) if len(g) <= KNOWN_RUN and g[0] != "<"
     )
     return hashed, runs
@@ -97,9 +97,6 @@ class Model:
     bias: float
     weights: array[int]  # 'h', 2**BITS
     learnt: bytes  # 2**BITS bits
-
-    def weight(self, index: int) -> float:
-        return self.weights[index] * SCALE
 
     def score(self, sentence: str) -> float:
         hashed, _ = buckets(sentence)
