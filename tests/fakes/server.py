@@ -39,8 +39,19 @@ class LoopbackServer(ABC):
 
     def stop(self) -> None:
         if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
+            asyncio.run_coroutine_threadsafe(self._finish(self._runner), self._loop).result(10)
             self._loop.call_soon_threadsafe(self._loop.stop)
+
+    @staticmethod
+    async def _finish(runner: web.AppRunner) -> None:
+        """Close the server, then cancel and await what is left on its loop (a handler
+        still waiting on a client that went away): none is left pending when the loop
+        stops, to be destroyed at exit ("Task was destroyed but it is pending!")."""
+        await runner.cleanup()
+        left = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
 
     def _serve(self, ready: threading.Event) -> None:
         app = web.Application(client_max_size=self.max_body)
