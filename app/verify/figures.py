@@ -1594,11 +1594,19 @@ class Known:
     zones: frozenset[Fraction] = frozenset()  # offsets from UTC they give, in seconds
     # the times of day they give with the offset written beside each (`zoned_times`)
     zoned: tuple[tuple[Fraction, Fraction], ...] = ()
+    # the way the texts write each shift: (unit, count, -1 before or 1 after), both if both
+    ways: frozenset[tuple[str, int, int]] = frozenset()
 
     @classmethod
-    def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
+    def of(
+        cls,
+        texts: Iterable[str],
+        counted: Iterable[str] = (),
+        ways: Mapping[tuple[str, int], frozenset[int]] | None = None,
+    ) -> Known:
         """What `texts` give; durations in `counted` (the messages) may also count a rate's
-        units ("we have 4 weeks" with "$250 per week")."""
+        units ("we have 4 weeks" with "$250 per week"); `ways`, the way the texts write
+        each shift ("30 days after", "2 Monate vor"), which a month's end is shifted by."""
         counted = tuple(counted)
         keys = frozenset(key for text in (*texts, *counted) for key in figures(text))
         pools: dict[str, set[Fraction]] = {}
@@ -1656,6 +1664,9 @@ class Known:
             ),
             frozenset(zone for text in (*texts, *counted) for zone in zones(text)),
             tuple(pair for text in (*texts, *counted) for pair in zoned_times(text))[:MAX_DATES],
+            frozenset(
+                (unit, n, sign) for (unit, n), signs in (ways or {}).items() for sign in signs
+            ),
         )
 
     def scaled(
@@ -1844,11 +1855,21 @@ class Known:
         starts = {day for kind, value in self.keys for day in dates_of(kind, value)}
         reached: set[datetime.date] = set()  # a month's end is a start, not a date given
         for start in sorted(starts | ends)[:MAX_DATES]:
-            reached |= self.shifted(start, end=start in ends)
+            if start in ends:  # "30 days after the end of the month": not 30 days before
+                reached |= self.shifted(start, end=True, ways=self._ways)
+            else:
+                reached |= self.shifted(start)
         return (
             frozenset(day.isoformat() for day in reached),
             frozenset(day.isoformat()[5:] for day in reached),
         )
+
+    @functools.cached_property
+    def _ways(self) -> dict[tuple[str, int], frozenset[int]]:
+        ways: dict[tuple[str, int], set[int]] = {}
+        for unit, n, sign in self.ways:
+            ways.setdefault((unit, n), set()).add(sign)
+        return {key: frozenset(signs) for key, signs in ways.items()}
 
     def shifted(
         self,
