@@ -21,7 +21,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -1594,19 +1594,14 @@ class Known:
     zones: frozenset[Fraction] = frozenset()  # offsets from UTC they give, in seconds
     # the times of day they give with the offset written beside each (`zoned_times`)
     zoned: tuple[tuple[Fraction, Fraction], ...] = ()
-    # the way the texts write each shift: (unit, count, -1 before or 1 after), both if both
-    ways: frozenset[tuple[str, int, int]] = frozenset()
+    # the ways the texts write each shift (("days", 30): {1} for "30 days after"), which a
+    # month's end is shifted by; read by the caller only where they speak of one
+    ways: Mapping[tuple[str, int], frozenset[int]] = field(default_factory=dict)
 
     @classmethod
-    def of(
-        cls,
-        texts: Iterable[str],
-        counted: Iterable[str] = (),
-        ways: Mapping[tuple[str, int], frozenset[int]] | None = None,
-    ) -> Known:
+    def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
         """What `texts` give; durations in `counted` (the messages) may also count a rate's
-        units ("we have 4 weeks" with "$250 per week"); `ways`, the way the texts write
-        each shift ("30 days after", "2 Monate vor"), which a month's end is shifted by."""
+        units ("we have 4 weeks" with "$250 per week")."""
         counted = tuple(counted)
         keys = frozenset(key for text in (*texts, *counted) for key in figures(text))
         pools: dict[str, set[Fraction]] = {}
@@ -1664,10 +1659,12 @@ class Known:
             ),
             frozenset(zone for text in (*texts, *counted) for zone in zones(text)),
             tuple(pair for text in (*texts, *counted) for pair in zoned_times(text))[:MAX_DATES],
-            frozenset(
-                (unit, n, sign) for (unit, n), signs in (ways or {}).items() for sign in signs
-            ),
         )
+
+    @property
+    def month_ends(self) -> bool:
+        """Whether the texts speak of a month's end ("within 30 days of the end of the month")."""
+        return ("month", "end") in self.keys
 
     def scaled(
         self,
@@ -1707,7 +1704,7 @@ class Known:
     @functools.cached_property
     def _ends(self) -> frozenset[datetime.date]:
         """The last days of the months the texts name, where they speak of a month's end."""
-        if ("month", "end") not in self.keys:
+        if not self.month_ends:
             return frozenset()
         return frozenset(day for kind, raw in self.keys if kind == "month" for day in _ends(raw))
 
@@ -1856,20 +1853,13 @@ class Known:
         reached: set[datetime.date] = set()  # a month's end is a start, not a date given
         for start in sorted(starts | ends)[:MAX_DATES]:
             if start in ends:  # "30 days after the end of the month": not 30 days before
-                reached |= self.shifted(start, end=True, ways=self._ways)
+                reached |= self.shifted(start, end=True, ways=self.ways)
             else:
                 reached |= self.shifted(start)
         return (
             frozenset(day.isoformat() for day in reached),
             frozenset(day.isoformat()[5:] for day in reached),
         )
-
-    @functools.cached_property
-    def _ways(self) -> dict[tuple[str, int], frozenset[int]]:
-        ways: dict[tuple[str, int], set[int]] = {}
-        for unit, n, sign in self.ways:
-            ways.setdefault((unit, n), set()).add(sign)
-        return {key: frozenset(signs) for key, signs in ways.items()}
 
     def shifted(
         self,
