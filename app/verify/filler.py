@@ -50,7 +50,6 @@ _DIGITS = re.compile(r"\d")
 _SPACES = re.compile(r"\s+")
 
 
-@lru_cache(maxsize=1024)  # the rule asks for a sentence's score and the share it knows
 def features(sentence: str) -> frozenset[str]:
     """What the model reads of a sentence: its lower-cased characters in runs of one to
     five (spaces at the ends of words kept, so "hi " is not "hire"), and its words in angle
@@ -75,9 +74,10 @@ def short(feature: str) -> bool:
     return len(feature) <= KNOWN_RUN and feature[0] != "<"
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1024)  # the rule asks for a sentence's score and the share it knows
 def buckets(sentence: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The buckets of a sentence's features, and those of its short runs."""
+    """The buckets of a sentence's features, and those of its short runs (read once: the
+    features themselves are not kept)."""
     grams = features(sentence)
     crc32 = zlib.crc32
     hashed = tuple(crc32(g.encode("utf-8")) & MASK for g in grams)  # `bucket`, inlined

@@ -245,6 +245,16 @@ def test_the_model_is_flat_arrays_hashed_the_same_in_every_process() -> None:
     assert float(child.stdout) == filler.score(sentence) > 1.0
 
 
+def test_a_sentence_is_scored_by_the_buckets_its_features_are_learnt_in() -> None:
+    """`buckets` hashes as training does (`bucket`, `short`), which it inlines."""
+    sentence = "Danke für deine Frage! 👋 Ich schaue mir das gleich an (Port 8080)."
+    grams = filler.features(sentence)
+    hashed, runs = filler.buckets(sentence)
+    assert sorted(hashed) == sorted(filler.bucket(g) for g in grams)
+    assert sorted(runs) == sorted(filler.bucket(g) for g in grams if filler.short(g))
+    assert 0 < len(runs) < len(hashed)
+
+
 def test_known_counts_the_runs_learnt_and_few_of_a_script_never_taught() -> None:
     assert filler.known("Thanks for your question, I'll look into it.") > 0.95
     assert filler.known("ขอบคุณสำหรับคำถามนะครับ เดี๋ยวผมจะตรวจสอบให้") < 0.1
