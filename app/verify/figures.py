@@ -21,7 +21,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -1594,9 +1594,6 @@ class Known:
     zones: frozenset[Fraction] = frozenset()  # offsets from UTC they give, in seconds
     # the times of day they give with the offset written beside each (`zoned_times`)
     zoned: tuple[tuple[Fraction, Fraction], ...] = ()
-    # the ways the texts write each shift (("days", 30): {1} for "30 days after"), which a
-    # month's end is shifted by; read by the caller only where they speak of one
-    ways: Mapping[tuple[str, int], frozenset[int]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
@@ -1661,11 +1658,6 @@ class Known:
             tuple(pair for text in (*texts, *counted) for pair in zoned_times(text))[:MAX_DATES],
         )
 
-    @property
-    def month_ends(self) -> bool:
-        """Whether the texts speak of a month's end ("within 30 days of the end of the month")."""
-        return ("month", "end") in self.keys
-
     def scaled(
         self,
         claim: frozenset[Key],
@@ -1704,7 +1696,7 @@ class Known:
     @functools.cached_property
     def _ends(self) -> frozenset[datetime.date]:
         """The last days of the months the texts name, where they speak of a month's end."""
-        if not self.month_ends:
+        if ("month", "end") not in self.keys:
             return frozenset()
         return frozenset(day for kind, raw in self.keys if kind == "month" for day in _ends(raw))
 
@@ -1852,10 +1844,7 @@ class Known:
         starts = {day for kind, value in self.keys for day in dates_of(kind, value)}
         reached: set[datetime.date] = set()  # a month's end is a start, not a date given
         for start in sorted(starts | ends)[:MAX_DATES]:
-            if start in ends:  # "30 days after the end of the month": not 30 days before
-                reached |= self.shifted(start, end=True, ways=self.ways)
-            else:
-                reached |= self.shifted(start)
+            reached |= self.shifted(start, end=start in ends)
         return (
             frozenset(day.isoformat() for day in reached),
             frozenset(day.isoformat()[5:] for day in reached),

@@ -8,7 +8,6 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import replace
 from urllib.parse import urlsplit, urlunsplit
 
 from app.verify.calculations import Calculator
@@ -23,7 +22,7 @@ from app.verify.scan import BARE_URL, Layout, scan
 from app.verify.secrets import credentials
 from app.verify.topic import off_topic, shares_a_word
 from app.verify.verdict import Citation, Source
-from app.verify.weekdays import Dates, Named, signed_shifts
+from app.verify.weekdays import Dates, Named
 
 # Delivery splits long answers into continuation messages (~3,500 characters each in
 # mrkdwn, ~9,000 per streamed message), so this only guards the absurd: about six messages.
@@ -244,10 +243,7 @@ def _in_a_known_year(figure: frozenset[Key], known: Known, worked: frozenset[Key
 def _known(texts: tuple[str, ...], messages: tuple[str, ...] = ()) -> Known:
     """The figures the sources and the conversation give (cached: every attempt at a
     message checks its claims against the same texts, and a long file costs a lot)."""
-    known = Known.of(texts, messages)
-    if known.month_ends:  # the ways the texts shift a month's end (1 ms in 4 KB: not always)
-        return replace(known, ways=signed_shifts((*texts, *messages)))
-    return known
+    return Known.of(texts, messages)
 
 
 def _figures(claim: str) -> Iterator[frozenset[Key]]:

@@ -523,7 +523,7 @@ class Dates:
                 or (date is not None and self.reaches(date, worked))
             ):
                 anchors |= set(days_of(keys, self.in_years))
-        ways = signed_shifts(self._texts)
+        ways = _signed_shifts(self._texts)
         reached = {
             day
             for start in sorted(anchors)[:MAX_ANCHORS]
@@ -555,14 +555,13 @@ class Dates:
 MAX_ANCHORS = 20  # dates of an answer counted from (a bound on the work)
 # A shift written before or after what it counts from: "7 days before the due date", "14
 # Tage vor dem Go-Live", "deux semaines avant", "una semana antes", "1 hafta önce", "1週間前",
-# "发布前1周", "1주 전", "3 dni po", "30 jours suivant la fin du mois": the word of the way,
-# and the shift just before it (or, in CJK, just after it)
+# "发布前1周", "1주 전", "3 dni po": the word of the way, and the shift just before it (or,
+# in CJK, just after it)
 _WAY = re.compile(
     r"(?<![^\W\d_])(?:(?P<before>before|prior|earlier|vor|vorher|avant|antes|prima|voor|"
     r"ervoor|przed|wcześniej|före|innan|før|forud|předem|před|до|раньше|перед|раніше|önce)"
-    r"|(?P<after>after|later|following|nach|später|danach|après|suivants?|suivantes?|después|"
-    r"siguientes?|depois|seguintes?|dopo|na|erna|po|później|efter|etter|senere|později|после|"
-    r"спустя|після|sonra))(?![^\W\d_])"
+    r"|(?P<after>after|later|nach|später|danach|après|después|depois|dopo|na|erna|po|później|"
+    r"efter|etter|senere|později|после|спустя|після|sonra))(?![^\W\d_])"
     r"|(?P<cjk_before>前|전)|(?P<cjk_after>後|后|후)",
     re.IGNORECASE,
 )
@@ -571,7 +570,7 @@ _CJK_SPAN = 6  # … in CJK, right before it or right after it
 
 
 @functools.lru_cache(maxsize=32)
-def signed_shifts(texts: tuple[str, ...]) -> dict[tuple[str, int], frozenset[int]]:
+def _signed_shifts(texts: tuple[str, ...]) -> dict[tuple[str, int], frozenset[int]]:
     """The ways the texts give each shift of days or months (`_WAY`): one where every
     mention says the same, both where they differ."""
     ways: dict[tuple[str, int], set[int]] = {}

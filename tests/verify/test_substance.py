@@ -1430,8 +1430,6 @@ TIMES_REACHED = [
 
 END = "Credits must be requested within 30 days of the end of the affected month."
 NOTICE = "2 months' notice, always to the end of a calendar month."
-AFTER_END = "Invoices are due 30 days after the end of the month they are issued in."
-SUIVANT = "Les factures sont payées dans les 30 jours suivant la fin du mois d'émission."
 # (claim, source, question, passes): the end of a month the texts name, where they speak of
 # a month's end, shifted by days given as days
 MONTH_ENDS = [
@@ -1455,12 +1453,6 @@ MONTH_ENDS = [
         False,
     ),
     ("Request it by 30 June.", END, "May I ask about the March outage?", False),  # no May
-    # shifted only the way the texts write it (stop 39: a blind review's slips, both ways)
-    ("Pay by 30 June 2025.", AFTER_END, "Invoice from May 2025?", True),
-    ("Pay by 1 May 2025.", AFTER_END, "Invoice from May 2025?", False),
-    ("Au plus tard le 30 juin 2025.", SUIVANT, "Facture de mai 2025 ?", True),
-    ("Au plus tard le 1 mai 2025.", SUIVANT, "Facture de mai 2025 ?", False),
-    ("Pay by 1 May 2025.", "Due 30 days before or after month-end.", "May 2025?", True),
 ]
 
 
