@@ -46,6 +46,7 @@ from app.verify.figures import (
     written_values,
     zones,
 )
+from app.verify.products import products
 from app.verify.scan import CJK
 
 # A number: a time of day, thousands set apart by spaces ("210 000 zł"), or digits with
@@ -251,6 +252,15 @@ class Calculator:
                     if evaluated and not written and _SPLIT_OPERATOR.search(before):
                         self.refuted |= {key for figure in claims(result) for key in figure}
         results |= self._worked_after(plain, worked | results)
+        # a rate as given or worked out (not €0.03 for 10% of €0.30), times a count
+        given = worked | results | self.known.keys
+        in_words = products(
+            plain,
+            lambda keys: bool(keys & given),
+            lambda keys: bool(keys & given) or self.known.confirms(keys),
+        )
+        results |= in_words.keys
+        self.held |= in_words.counts
         if lists:
             results |= self._sequences(text, worked | results)
         for run, expression, number, allowed in bare[:MAX_RUNS]:

@@ -573,6 +573,17 @@ _VERSION = re.compile(
 )
 
 
+def spelled(word: str) -> int | None:
+    """The number a word spells in a language the rules read ("zwei", "pět"), if any."""
+    return _WORDS.get(word.casefold())
+
+
+def unit_seconds(word: str) -> Fraction | None:
+    """The seconds of the unit of time a word names ("dagen", "Stunden"), if it names one."""
+    unit = _UNITS.get(word.casefold())
+    return unit[1] if unit is not None and unit[0] == "duration" else None
+
+
 def _alternatives(words: Iterable[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
