@@ -114,6 +114,9 @@ _ADDS, _SUBTRACTS, _DIVIDES = frozenset("+"), frozenset("−-–"), frozenset("�
 _RANGES = frozenset("-–")  # between two times of day: from the first to the second
 _LISTED = frozenset("-–:")  # after a list's number: "Teil 2 – 30 × 4/5"
 _APPROXIMATE = frozenset("≈≒")
+# A running calculation that goes on after a comma, from its last result: "35 × $24 = $840
+# per month, × 12 = $10,080" is "$840 per month × 12"
+_GOES_ON = re.compile(r"(?<=[0-9\w%])\s?[,;]\s?(?=[×✕⨉·÷]\s?[0-9])")
 _EMPHASIS = re.compile(r"[*_~]+")  # bold and italics around a figure: "= *$16,650*"
 _FRACTION = re.compile(r"^([0-9]{1,3})/([0-9]{1,3})$")
 _NOT_UNIT = re.compile(r"[0-9\s.,:'/\u00a0\u202f]+")
@@ -217,7 +220,7 @@ class Calculator:
         results: set[Key] = set()
         bare: list[tuple[str, str, str, frozenset[str] | None]] = []  # results written bare
         self.zones |= zones(text)  # the answer's own: "Novosibirsk is UTC+7"
-        plain = _EMPHASIS.sub("", percent_last(text))
+        plain = _GOES_ON.sub(" ", _EMPHASIS.sub("", percent_last(text)))
         for run in _runs(plain):
             if self.runs <= 0 or self.left <= 0:
                 break

@@ -974,6 +974,8 @@ def test_the_working_explains_away_no_slip(claim: str, source: str, question: st
 CALCULATED = [
     ("Zusammen: 14 € + 14 € + 28 € = 56 €.", "28 € pro Tag, 14 € am An- und Abreisetag.", "?"),
     ("Soit 600 € ÷ 12 = 50 € par mois.", "Forfait : jusqu'à 600 € par an.", "?"),
+    # a running calculation that goes on after a comma, from its last result
+    ("35 × $24 = $840 per month, × 12 = $10,080 per year.", "Pro: $24 per user per month.", "35?"),
     ("Cada paga: 35.000 € / 14 = 2.500 €.", "El salario se reparte en 14 pagas.", "35.000 €?"),
     ("Dus 600 € : 4 = 150 €.", "Budget: 600 € per kwartaal.", "?"),
     ("Ida y vuelta: 2 × 72 km = 144 km × 0,26 € = 37,44 €.", "0,26 € por km.", "72 km de ida"),
@@ -1120,6 +1122,7 @@ CALCULATED = [
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
 MISCALCULATED = [
+    ("35 × $24 = $840 per month, × 12 = $10,800 per year.", "Pro: $24 per user per month.", "35?"),
     ("Celkem 5 × 16 h = 80 h × 35 Kč = 2 900 Kč.", "35 Kč za hodinu, 16 hodin denně.", "?"),
     ("Итого 6 ч × 500 ₽ = 3 500 ₽.", "Дежурство оплачивается 500 ₽ за час.", "Я дежурил 6 часов."),
     ("Da marzo a dicembre: 2.800 € × 10/12 = 2.433,33 €.", "Il premio annuo è di 2.800 €.", "?"),
