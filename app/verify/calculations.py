@@ -80,7 +80,11 @@ _OPERAND = rf"(?>{_AMOUNT}{_ASIDE})"
 # Signs that are also dashes, slashes and colons in prose count only set apart by spaces.
 # "15 % of €540": a percentage of an amount, in words
 _OF = "of|von|vom|de|du|des|del|di|della|da|do|dos|van|av|af|z|ze|от|від"
-_OPERATOR = rf"(?:\s?(?:[×✕⨉·÷+−]|(?<=\s)[xX/:\-–](?=\s))\s?|(?<=[%％])\s(?:{_OF})\s)"
+# A sign does not reach across a line: "= 37 500 zł" then "- 15% z 37 500 zł" is a list
+_OPERATOR = (
+    rf"(?:[^\S\n]?(?:[×✕⨉·÷+−]|(?<=[^\S\n])[xX/:\-–](?=\s))[^\S\n]?"
+    rf"|(?<=[%％])\s(?:{_OF})\s)"
+)
 _EXPRESSION = rf"{_OPERAND}(?:{_OPERATOR}{_OPERAND}){{0,5}}"
 _EQUALS = r"\s?([=＝≈≒])\s?"
 _EQUATION = re.compile(

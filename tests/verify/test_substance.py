@@ -974,6 +974,12 @@ def test_the_working_explains_away_no_slip(claim: str, source: str, question: st
 CALCULATED = [
     ("Zusammen: 14 € + 14 € + 28 € = 56 €.", "28 € pro Tag, 14 € am An- und Abreisetag.", "?"),
     ("Soit 600 € ÷ 12 = 50 € par mois.", "Forfait : jusqu'à 600 € par an.", "?"),
+    # a list of calculations: a line's dash is no minus of the line before
+    (
+        "- 3 × 12 500 zł = 37 500 zł\n- 15% z 37 500 zł = 5 625 zł",
+        "Premia wynosi do 15% wynagrodzenia za kwartał.",
+        "Zarabiam 12 500 zł miesięcznie.",
+    ),
     # a running calculation that goes on after a comma, from its last result
     ("35 × $24 = $840 per month, × 12 = $10,080 per year.", "Pro: $24 per user per month.", "35?"),
     ("Cada paga: 35.000 € / 14 = 2.500 €.", "El salario se reparte en 14 pagas.", "35.000 €?"),
