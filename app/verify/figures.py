@@ -757,6 +757,19 @@ _PER_UNIT = re.compile(
     r"|\s?/\s?(?P<short>h|d|w)(?![^\W\d_])",  # "40 €/h"
     _FLAGS,
 )
+# Before an amount of money, in its clause: "За каждую неделю дежурства выплачивается 8 000
+# ₽", "Per week of on-call: €500", "Pro Tag gibt es 28 €" (not "a day before …, €50", nor
+# one with a number between)
+_EACH_BEFORE = (
+    r"(?:each|every|jede[nrs]?|chaque|cada|ogni|elke|каждую|каждый|каждое|кожен|кожну|кожного"
+    r"|każdy|każdą|każde|každý|každou|každé)"
+)
+_PER_UNIT_BEFORE = re.compile(
+    rf"(?<![^\W\d_])(?:(?:per|pro|par|por|za|за|je)\s(?:{_EACH_BEFORE}\s)?|{_EACH_BEFORE}\s)"
+    rf"(?P<unit>{_alternatives(_PAID_BY)})(?![^\W\d_])[^0-9.;!?\n]{{0,40}}\Z",
+    _FLAGS,
+)
+PER_BEFORE = 64  # characters before an amount its unit of time may be given in
 # Any amount or count per unit of time, a noun between them allowed ("600 requests a
 # minute", "€4,000 a month"): read as its value per second too, so the same rate written
 # per another unit ("10 requests per second", "€48,000 a year") compares equal.
@@ -990,7 +1003,9 @@ def read(
         if keys:
             yield keys | _per_second(keys, text, m.end())
         if rates is not None and keys and next(iter(keys))[0] == "money":
-            per = _PER_UNIT.match(text, m.end())
+            per = _PER_UNIT.match(text, m.end()) or _PER_UNIT_BEFORE.search(
+                text, max(m.start() - PER_BEFORE, 0), m.start()
+            )
             if per is not None:
                 seconds = _UNITS[(per.group("unit") or per.group("short")).lower()][1]
                 rates.extend(("rate", f"{value}/{canonical(seconds)}") for _, value in keys)

@@ -681,7 +681,6 @@ def test_the_blind_figures_set_of_stop_38_as_recorded() -> None:
             "figures17b-43",
             "figures17b-49",
             "figures17b-54",
-            "figures17b-56",
             "figures17b-60",
             "figures17b-66",
             "figures17b-71",

@@ -974,6 +974,12 @@ def test_the_working_explains_away_no_slip(claim: str, source: str, question: st
 CALCULATED = [
     ("Zusammen: 14 € + 14 € + 28 € = 56 €.", "28 € pro Tag, 14 € am An- und Abreisetag.", "?"),
     ("Soit 600 € ÷ 12 = 50 € par mois.", "Forfait : jusqu'à 600 € par an.", "?"),
+    # a rate given per its unit of time before the amount
+    (
+        "Дежурства: 2 недели × 8 000 ₽ = 16 000 ₽.",
+        "За каждую неделю дежурства — 8 000 ₽.",
+        "Я дежурил 2 недели.",
+    ),
     # a list of calculations: a line's dash is no minus of the line before
     (
         "- 3 × 12 500 zł = 37 500 zł\n- 15% z 37 500 zł = 5 625 zł",
@@ -1128,6 +1134,11 @@ CALCULATED = [
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
 MISCALCULATED = [
+    (
+        "Дежурства: 2 недели × 8 000 ₽ = 112 000 ₽.",
+        "За каждую неделю дежурства — 8 000 ₽.",
+        "Я дежурил 2 недели.",
+    ),
     ("35 × $24 = $840 per month, × 12 = $10,800 per year.", "Pro: $24 per user per month.", "35?"),
     ("Celkem 5 × 16 h = 80 h × 35 Kč = 2 900 Kč.", "35 Kč za hodinu, 16 hodin denně.", "?"),
     ("Итого 6 ч × 500 ₽ = 3 500 ₽.", "Дежурство оплачивается 500 ₽ за час.", "Я дежурил 6 часов."),
