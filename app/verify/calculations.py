@@ -96,7 +96,10 @@ _SIGNS = re.compile("[=＝≈≒]")
 # opening parenthesis an operator follows closely, the result just before it
 _PARENTHESES = re.compile(r"[(（](?=[^()（）\n]{0,80}[×✕⨉·÷+−])")
 _WORKING = re.compile(rf"[(（]\s?(?P<working>{_OPERAND}(?:{_OPERATOR}{_OPERAND}){{1,5}})\s?[)）]")
-_RESULT_BEFORE = re.compile(rf"(?<![^\W{CJK}])(?P<result>{_AMOUNT})\s?\Z")
+# and a word or two between ("税込30,000円です（6人 × 5,000円）", "360 € au maximum (2 × 180 €)")
+_RESULT_BEFORE = re.compile(
+    rf"(?<![^\W{CJK}])(?P<result>{_AMOUNT})(?:\s?[^\W\d_]{{1,12}}){{0,2}}\s?\Z"
+)
 BEFORE = 40  # characters before a parenthesis its result may take
 # A list of times or dates, as a cycle or a schedule runs: "08:22, 08:42, 09:02", "20 Jan,
 # 3 Feb, 17 Feb, then 3 March"

@@ -672,7 +672,6 @@ def test_the_blind_figures_set_of_stop_38_as_recorded() -> None:
             "figures17b-19",
             "figures17b-24",
             "figures17b-26",
-            "figures17b-28",
             "figures17b-29",
             "figures17b-31",
             "figures17b-35",

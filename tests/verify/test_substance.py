@@ -980,6 +980,8 @@ CALCULATED = [
         "За каждую неделю дежурства — 8 000 ₽.",
         "Я дежурил 2 недели.",
     ),
+    # a result, a word or two, then its working in parentheses
+    ("Le total TTC est de 432 € au maximum (360 € × 1,2).", "TVA : 20 %.", "Devis : 360 € HT."),
     # a list of calculations: a line's dash is no minus of the line before
     (
         "- 3 × 12 500 zł = 37 500 zł\n- 15% z 37 500 zł = 5 625 zł",
