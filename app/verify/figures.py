@@ -1514,6 +1514,7 @@ BOTH_WAYS = frozenset({-1, 1})  # a shift forward and back
 MAX_DATES = 50  # given dates, and shifts of each kind, read (a bound on the work)
 MAX_MONTHS = 1200  # a century
 OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
+_CONTINUED = frozenset({"money", "duration", "size"})  # the kinds a worked result goes on in
 STEPS = frozenset({"duration", "every"})  # keys of the durations a time or a list steps by
 FACTORS = 200  # counts a figure may be multiplied or divided by (a bound on the work)
 MAX_FACTOR = 1000
@@ -1796,6 +1797,46 @@ class Known:
             )
             or (kind == "money" and target in self.paid)
         )
+
+    def continues(
+        self, claim: frozenset[Key], worked: frozenset[Key], written: frozenset[Fraction]
+    ) -> bool:
+        """Whether a figure goes one step on from a result the answer works out (`worked`):
+        the sum of two such results, what a given figure leaves of one or one leaves of a
+        given figure, a given percentage of one, or one less or plus that share ("2 148 zł
+        (1 299 zł + 849 zł)" and a budget of 2 000 zł: "148 zł zabraknie"; "$41,760 a year;
+        minus 10% that's $37,584"). The given figure or percentage is one the claim writes
+        (`written`: its figures' values), so the reader sees what it takes: not "leaves 2.5 h
+        of the 8 h day" for 4.5 h less a 2-hour lab. Each operand is at least a fiftieth of
+        the result; a result plus a given figure is no step (a double count: "20 500 kr …
+        with the 8 500 kr hotel, 29 000 kr"), and chains of given figures alone are no more
+        tried than before."""
+        results: dict[str, set[Fraction]] = {}
+        for kind, raw in worked:
+            value = key_value(kind, raw)
+            if kind in _CONTINUED and value is not None and value > 0:
+                results.setdefault(kind, set()).add(value)
+        if not results:
+            return False
+        percents = [p for p in self.pools.get("percent", ()) if p in written]
+        for kind, raw in claim:
+            target = key_value(kind, raw)
+            if kind not in results or target is None or target <= 0:
+                continue
+            least = target * OPERAND_SHARE
+            given = (self.pools.get(kind, frozenset()) & written) | results[kind]
+            for a in sorted(results[kind])[:PAID_POOL]:
+                if a < least:
+                    continue
+                if target - a >= least and target - a in results[kind]:
+                    return True  # two results summed: "762 kr. … 669 kr. I alt 1.431 kr."
+                if a - target >= least and a - target in given:
+                    return True  # what a given figure leaves of a result
+                if a + target in given:  # what a result leaves of a given figure
+                    return True
+                if any(target in (a * p / 100, a - a * p / 100, a + a * p / 100) for p in percents):
+                    return True
+        return False
 
     def _spanned(self, claim: frozenset[Key]) -> bool:
         """Whether a figure in months or years spans a duration given in days or weeks

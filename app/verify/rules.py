@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 from app.verify.calculations import Calculator
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
-from app.verify.figures import ONE_UNIT, Key, Known, claims, working
+from app.verify.figures import ONE_UNIT, Key, Known, claims, key_value, working
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
 from app.verify.length import too_short
@@ -207,6 +207,9 @@ def _unsourced(
             for f in claims(operand)
         ):
             return True
+    written = frozenset(
+        value for figure in figures for kind, raw in figure if (value := key_value(kind, raw))
+    )
     for figure in figures:
         if figure & calculator.refuted and not figure & (known.keys | worked):
             return True  # the result of a calculation shown wrong
@@ -217,6 +220,7 @@ def _unsourced(
             or _in_a_known_year(figure, known, worked)
             or (figure in named_dates and dates.reaches(named_dates[figure], worked))
             or dates.follows(figure, worked)
+            or known.continues(figure, worked, written)
         ):
             return True
     return False

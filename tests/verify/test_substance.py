@@ -1298,6 +1298,58 @@ def test_a_calculation_explains_away_no_slip(claim: str, source: str, question: 
     assert restated_flagged(claim, source, question)
 
 
+# (claim, source, question): a step on from a result the answer shows, with a figure the
+# claim writes: what a budget leaves, a share taken off, two results summed
+CONTINUED = [
+    (
+        "Razem to 2 148 zł (1 299 zł + 849 zł), a budżet wynosi 2 000 zł, więc 148 zł zabraknie.",
+        "Na sprzęt przysługuje jednorazowo 2 000 zł brutto.",
+        "Monitor za 1 299 zł i krzesło za 849 zł. Zmieszczę się?",
+    ),
+    (
+        "List is $29 × 120 × 12 = $41,760 a year; minus 10% that's $37,584 per year.",
+        "Team plan: $29 per user per month. Annual billing: 10% off.",
+        "Quote for 120 users, billed annually?",
+    ),
+    (
+        "Spese: 899 € + 240 € + 740 € = 1.879 €, quindi dei 2.500 € ti restano 621 €.",
+        "Budget conferenze: 2.500 € all'anno.",
+        "Biglietto 899 €, volo 240 €, hotel 740 €.",
+    ),
+]
+
+# The same forms, slipped: a given figure the claim does not write, a double count
+CONTINUED_SLIPS = [
+    (
+        "Sessions: 3 h + 1.5 h = 4.5 h. That leaves 2.5 h of the 8 h day.",
+        "Onboarding day: 8 h. Security training 3 h, HR intro 1.5 h, lab 2 h.",
+        "How much of the day is left after training and intro?",
+    ),
+    (
+        "Kostnader: 12 000 kr + 8 500 kr = 20 500 kr. Med hotellet på 8 500 kr blir det 29 000 kr.",
+        "Budget 50 000 kr. Konferensavgift 12 000 kr, hotell 8 500 kr.",
+        "Vad kostar konferensen totalt?",
+    ),
+    (
+        "Razem to 2 148 zł (1 299 zł + 849 zł), a budżet wynosi 2 000 zł, więc 248 zł zabraknie.",
+        "Na sprzęt przysługuje jednorazowo 2 000 zł brutto.",
+        "Monitor za 1 299 zł i krzesło za 849 zł. Zmieszczę się?",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), CONTINUED)
+def test_a_step_on_from_a_shown_result_passes(claim: str, source: str, question: str) -> None:
+    assert not restated_flagged(claim, source, question)
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), CONTINUED_SLIPS)
+def test_a_step_on_from_a_shown_result_explains_away_no_slip(
+    claim: str, source: str, question: str
+) -> None:
+    assert restated_flagged(claim, source, question)
+
+
 def test_a_time_is_converted_from_the_offset_written_beside_it() -> None:
     """A message giving both zones: 17:00 is at UTC+2 (the offset beside it), so Berlin's
     UTC+1 is an hour earlier; an hour later is the wrong way, though +1 and +2 are both
