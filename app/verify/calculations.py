@@ -264,13 +264,7 @@ class Calculator:
                     if evaluated and not written and _SPLIT_OPERATOR.search(before):
                         self.refuted |= {key for figure in claims(result) for key in figure}
         results |= self._worked_after(plain, worked | results)
-        # a rate as given or worked out (not €0.03 for 10% of €0.30), times a count
-        given = worked | results | self.known.keys
-        in_words = products(
-            plain,
-            lambda keys: bool(keys & given),
-            lambda keys: bool(keys & given) or self.known.confirms(keys),
-        )
+        in_words = products(plain, self.known, worked | results)
         results |= in_words.keys
         self.held |= in_words.counts
         if lists:

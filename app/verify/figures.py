@@ -1625,12 +1625,14 @@ class Known:
     zones: frozenset[Fraction] = frozenset()  # offsets from UTC they give, in seconds
     # the times of day they give with the offset written beside each (`zoned_times`)
     zoned: tuple[tuple[Fraction, Fraction], ...] = ()
+    texts: tuple[str, ...] = ()  # the sources' texts, as given
+    said: tuple[str, ...] = ()  # the message and the thread's, as given
 
     @classmethod
     def of(cls, texts: Iterable[str], counted: Iterable[str] = ()) -> Known:
         """What `texts` give; durations in `counted` (the messages) may also count a rate's
         units ("we have 4 weeks" with "$250 per week")."""
-        counted = tuple(counted)
+        texts, counted = tuple(texts), tuple(counted)
         keys = frozenset(key for text in (*texts, *counted) for key in figures(text))
         pools: dict[str, set[Fraction]] = {}
         for kind, raw in keys:
@@ -1687,6 +1689,8 @@ class Known:
             ),
             frozenset(zone for text in (*texts, *counted) for zone in zones(text)),
             tuple(pair for text in (*texts, *counted) for pair in zoned_times(text))[:MAX_DATES],
+            texts,
+            counted,
         )
 
     def scaled(

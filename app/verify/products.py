@@ -1,39 +1,59 @@
 """Products an answer states in words: an amount per a thing, times a count of that thing.
 
-"€ 2,40 per thuiswerkdag, dus voor 9 dagen krijg je € 21,60", "180 € pro Nacht, für zwei
-Nächte also bis 360 €", "1泊15,000円が上限なので、2泊で最大30,000円", "km당 300원이 지급되니,
-240km면 72,000원", "3,81 kr. pr. km … de første 200 km … altså 762 kr.". The answer writes
-the rate with the thing it is given per, the count with the same thing, and the result,
-without a sign of working between them: what `app.verify.calculations` reads in "9 × € 2,40
-= € 21,60", read in prose.
+"€ 2,40 per thuiswerkdag, dus voor 9 dagen krijg je € 21,60", "1泊15,000円が上限なので、2泊で
+最大30,000円", "km당 300원이 지급되니, 240km면 72,000원", "3,81 kr. pr. km … de første 200 km …
+altså 762 kr.". The answer writes the rate with the thing it is given per, the count with
+the same thing, and the result, without a sign of working between them: what
+`app.verify.calculations` reads in "9 × € 2,40 = € 21,60", read in prose.
 
-A result holds when it is the rate times the count, to the cent; the rate is a figure the
-texts give or the answer works out; the count and the result are in one sentence, the
-count written with the thing the rate is given per (the same word, another form of it, or
-the same unit of time: "per thuiswerkdag" and "9 dagen"). The count is the answer's
-reasoning, as a bare count in a calculation is ("3 × 180 €" for two nights is the judge's
-to weigh). A count of another thing multiplies nothing: "$10 … arrives in 2 days" and
-"$40 per hour … 90 minutes" make no $20 nor $3,600. A product that does not hold refutes
-nothing: prose may multiply something else.
+A result holds when it is the rate times the count, to the cent, and:
+- the rate is a figure the texts give as written, or the answer works out; where the texts
+  give that amount per a thing, it is the same thing ("$15 per week" is no "$15 per day");
+  and it is per one thing ("120 € pro Person und Nacht", "1人1泊" are per two: no product);
+- the count and the result are in one sentence, the count written with the thing the rate
+  is given per (the same word, another form of it, or the same unit of time: "per
+  thuiswerkdag" and "9 dagen");
+- the count is one the asker or the thread states with that thing ("In oktober heb ik 9
+  dagen thuisgewerkt"; not a limit of the texts, "at most 10 days"), or a number the
+  answer works out; and, if it is a figure (a duration, a size, 10 or more), one given or
+  worked out; or it is the year the texts name ("12 måneder" where they say "årlig");
+- where the texts give several amounts per that thing (by city, by tier), the asker, the
+  thread or the answer names what sets the rate's row apart ("大阪" for "東京・大阪は1泊
+  15,000円" beside "1泊12,000円").
+Where the count and the rate come from is what makes this hold: in prose the model states
+a count as readily as it miscounts one ("für zwei Nächte" when the asker stays three), and
+a blind review of the first version, which took any count as the answer's reasoning and any
+given rate as the one that applies, passed 45 such slips. Which of the texts' rules applies
+to a day (a full day or the day of arrival) is the judge's to weigh, as in a calculation.
+A product that does not hold refutes nothing: prose may multiply something else.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
-from app.verify.figures import CURRENCY_SYMBOLS, Key, claims, key_value, spelled, unit_seconds
+from app.verify.figures import (
+    CURRENCY_SYMBOLS,
+    Key,
+    Known,
+    canonical,
+    claims,
+    key_value,
+    spelled,
+    unit_seconds,
+)
 from app.verify.scan import CJK
 
 MAX_AMOUNTS = 40  # amounts read per text (a bound on the work)
 MAX_COUNTS = 20  # counts read per sentence
 MAX_FACTOR = 1000  # the largest count a rate is multiplied by
-_YEAR = ("duration", str(365 * 86400))  # "12 måneder", "12 ay": the calendar's
 _NUMBER = (
     r"[0-9]{1,3}(?:[\x20\u00a0\u202f][0-9]{3})+(?:,[0-9]{1,2})?(?![0-9])"  # "3 360", "1 150,50"
     r"|[0-9](?:[0-9.,]*[0-9])?"
@@ -55,9 +75,14 @@ _PER_AFTER = re.compile(
     r"(?:(?P<first>[^\W\d_]{3,20})\s)?(?P<unit>[^\W\d_]{1,20})",
     re.IGNORECASE,
 )
+# A second thing after the first: "pro Person und Nacht", "per user per month", "/person/night"
+_AND = r"(?:and|und|et|y|e|en|och|og|i|a|и|і|ve|per|pro|par|por|je|al|à|pr\.?)"
+_SECOND = re.compile(rf"\s?/|\s{_AND}\s[^\W\d_]", re.IGNORECASE)
+_AND_WORD = re.compile(rf"{_AND}\Z", re.IGNORECASE)
 # Before it, a thing per one ("1泊15,000円", "每晚不超过600元", "1박 90,000원", "her ay 4.500
 # TL", "km당 300원")
 _PER_BEFORE = re.compile(
+    rf"(?<![1一每毎][{CJK}])"  # not the second of two things: "1人1泊", "每人每天"
     rf"(?:(?<![0-9])[1一]|[每毎])\s?(?P<cjk>[{CJK}])[{CJK}]{{0,4}}\s?[:：]?\s?\Z"
     r"|(?P<korean>[^\W\d_]{1,4})당\s?\Z"
     rf"|\b{_EACH}\s(?P<unit>[^\W\d_]{{2,20}})\s?\Z",
@@ -92,44 +117,113 @@ class _Rate:
 
 class Products(NamedTuple):
     keys: set[Key]  # the results' keys
-    counts: set[str]  # the counts that multiply, as written ("12 måneder"): no claims
+    counts: set[str]  # the counts that multiply, as written ("9 dagen"): no claims
 
 
-def products(
-    text: str,
-    vouched: Callable[[frozenset[Key]], bool],
-    counted: Callable[[frozenset[Key]], bool],
-) -> Products:
+def products(text: str, known: Known, worked: frozenset[Key]) -> Products:
     """The amounts `text` states as a rate it gives per a thing times a count of that thing
-    (above); `vouched` says whether a rate is given or worked out, and `counted` whether a
-    count that is a figure ("144 km", "12 dagen") may be one: a count of 10 or more, or
-    with a unit the rules read, is a figure, and given, worked out or a year ("12
-    måneder"); a bare count of things ("zwei Nächte", "3晚") is the answer's."""
+    (above), against what `known` gives and what the answer works out (`worked`)."""
     amounts = list(itertools.islice(_amounts(text), MAX_AMOUNTS))
-    rates = [rate for rate in _rates(text, amounts) if vouched(rate.amount.keys)]
+    given = known.keys | worked
+    rates = [
+        rate
+        for rate in _rates(text, amounts)
+        if rate.amount.keys & given and _per_as_given(rate, known, text)
+    ]
     found = Products(set(), set())
     if not rates:
         return found
+    stated = [count for said in known.said for count in _stated(said)]
     start = 0
     for end in _sentence_ends(text):
         results = [a for a in amounts if start <= a.start and a.end <= end]
         counts = list(_counts(text, start, end, amounts)) if results else []
-        for result in results:
-            for n, thing, written in counts:
-                figure = next(claims(written), None)
-                if figure is not None and not (_YEAR in figure or counted(figure)):
+        for rate in rates:
+            for n, thing, at, word in counts:
+                matched = _same_thing(rate.things, thing)
+                if not matched:
                     continue
-                if any(
-                    result != rate.amount
-                    and _same_thing(rate.things, thing)
-                    and {_cents(value * n) for value in rate.amount.values}
-                    & {_cents(value) for value in result.values}
-                    for rate in rates
-                ):
-                    found.keys.update(result.keys)
-                    found.counts.add(written)
+                written = text[at : word + len(matched)]
+                if not _counted(n, rate.things, written, known=known, worked=worked, stated=stated):
+                    continue
+                for result in results:
+                    if result != rate.amount and {_cents(v * n) for v in rate.amount.values} & {
+                        _cents(v) for v in result.values
+                    }:
+                        found.keys.update(result.keys)
+                        found.counts.add(written)
         start = end
     return found
+
+
+def _counted(
+    n: int,
+    things: tuple[str, ...],
+    written: str,
+    *,
+    known: Known,
+    worked: frozenset[Key],
+    stated: list[tuple[int, str, int, int]],
+) -> bool:
+    """Whether a count may multiply a rate per `things`: the year the texts name ("12
+    måneder" where they say "yearly"); or a number the answer works out, or one stated with
+    that thing, and a figure, if it is one, given."""
+    figure = next(claims(written), None)
+    if figure is not None and known.periodic(figure):
+        return True  # "12 måneder" where the texts name a year
+    if figure is not None and not (figure & (known.keys | worked) or known.confirms(figure)):
+        return False
+    return ("number", canonical(Fraction(n))) in worked or any(
+        count == n and _same_thing(things, thing) for count, thing, _, _ in stated
+    )
+
+
+def _per_as_given(rate: _Rate, known: Known, answer: str) -> bool:
+    """Whether a rate is per the thing the texts give that amount per, where they do; and,
+    where they give several amounts per that thing (by city, by tier), whether the asker,
+    the thread or the answer names what sets its row apart: "大阪" for "東京・大阪は1泊15,000
+    円" beside "宿泊費の上限は1泊12,000円", "一线城市" for "一线城市每晚不超过600元" beside
+    "其他城市每晚不超过400元". A cap the texts give for Hamburg is no cap for Berlin."""
+    given = [(text, other) for text in known.texts for other in _text_rates(text)]
+    same = [(t, o) for t, o in given if o.amount.values & rate.amount.values]
+    if not any(_same_thing(o.things, word) for _, o in same for word in rate.things):
+        return not same  # an amount the texts give per another thing
+    rows = [
+        (o.amount.values & rate.amount.values, _tokens(_row(t, o.amount.start)))
+        for t, o in given
+        if any(_same_thing(o.things, word) for word in rate.things)
+    ]
+    if len(rows) < 2:
+        return True
+    own = set().union(*(tokens for mine, tokens in rows if mine))
+    others = set().union(*(tokens for mine, tokens in rows if not mine))
+    named = _tokens(" ".join((*known.said, answer)))
+    return bool((own - others) & named)
+
+
+def _row(text: str, at: int) -> str:
+    """The words before an amount in its clause: its row's label ("Hamburg", "一线城市")."""
+    start = max(text.rfind(stop, 0, at) for stop in ",;:，；：、。\n")
+    return text[start + 1 : at]
+
+
+def _tokens(text: str) -> set[str]:
+    """Words of three letters or more, and pairs of CJK characters."""
+    folded = text.casefold()
+    words = set(re.findall(rf"[^\W\d_{CJK}]{{3,}}", folded))
+    runs = re.findall(f"[{CJK}]+", folded)
+    return words | {run[i : i + 2] for run in runs for i in range(len(run) - 1)}
+
+
+@functools.lru_cache(maxsize=256)
+def _text_rates(text: str) -> tuple[_Rate, ...]:
+    """The rates a source's text gives (cached: every claim of every attempt reads them)."""
+    return tuple(_rates(text, list(itertools.islice(_amounts(text), MAX_AMOUNTS))))
+
+
+def _stated(text: str) -> list[tuple[int, str, int, int]]:
+    """The counts of things `text` states."""
+    return list(_counts(text, 0, len(text), list(itertools.islice(_amounts(text), MAX_AMOUNTS))))
 
 
 def _sentence_ends(text: str) -> list[int]:
@@ -161,7 +255,8 @@ def _rates(text: str, amounts: list[_Amount]) -> Iterator[_Rate]:
     for amount in amounts:
         after = _PER_AFTER.match(text, amount.end)
         if after:
-            yield _Rate(amount, tuple(w for w in after.group("first", "unit") if w))
+            if not (_AND_WORD.match(after["unit"]) or _SECOND.match(text, after.end())):
+                yield _Rate(amount, tuple(w for w in after.group("first", "unit") if w))
             continue
         before = _PER_BEFORE.search(text, max(amount.start - BEFORE, 0), amount.start)
         if before:
@@ -170,9 +265,9 @@ def _rates(text: str, amounts: list[_Amount]) -> Iterator[_Rate]:
 
 def _counts(
     text: str, start: int, end: int, amounts: list[_Amount]
-) -> Iterator[tuple[int, str, str]]:
+) -> Iterator[tuple[int, str, int, int]]:
     """The counts of things between `start` and `end` that are no amount: the count, the
-    word after it, and both as written."""
+    word after it, and where each is written."""
     taken = [(a.start, a.end) for a in amounts]
     found = 0
     for m in _COUNT.finditer(text, start, end):
@@ -181,28 +276,34 @@ def _counts(
         number = m.group("number")
         n = int(number) if number.isdigit() else spelled(number)
         if n is not None and 2 <= n <= MAX_FACTOR:
-            yield n, m.group("unit"), text[m.start("number") : m.end("unit")]
+            yield n, m.group("unit"), m.start("number"), m.start("unit")
             found += 1
             if found >= MAX_COUNTS:
                 return
 
 
-def _same_thing(things: tuple[str, ...], word: str) -> bool:
-    """Whether a count's word names a thing a rate is given per: the same word or another
-    form of it ("Nacht", "Nächte"; "måned", "måneder"), the same unit of time ("dag",
-    "dagen"; "thuiswerkdag" ends in one), or, in CJK text, the run that begins with it
-    ("晚", "晚最多"; "km", "km면")."""
+def _same_thing(things: tuple[str, ...], word: str) -> str:
+    """The part of a count's word that names a thing a rate is given per ("" if none): the
+    same word, or another form of it, one that ends in at most two letters more and may
+    change the last ("Nacht", "Nächte"; "måned", "måneder"; "ночь", "ночей"; not "Tag",
+    "Tagungen", nor "week", "weekend"); the same unit of time ("dag", "dagen";
+    "thuiswerkdag" ends in one); or, in CJK text, the thing at the start of the run with
+    a particle after it ("晚最多", "km면", "泊で"; not "h" in "holidays")."""
     counted = _fold(word)
     for thing in map(_fold, things):
-        if counted == thing or (len(thing) <= 2 and counted.startswith(thing)):
-            return True  # "km", "泊", "박": the count's run begins with it
-        shorter = min(len(thing), len(counted))
-        if shorter >= 3 and _common(thing, counted) >= min(4, shorter):
-            return True
+        if counted == thing:
+            return word
+        rest = counted[len(thing) :]
+        if counted.startswith(thing) and re.match(f"[{CJK}]", rest):
+            return word[: len(thing)]
+        shorter, longer = sorted((thing, counted), key=len)
+        common = _common(thing, counted)
+        if len(shorter) >= 3 and common >= len(shorter) - 1 and len(longer) - common <= 2:
+            return word
         seconds = unit_seconds(word.rstrip("."))
         if seconds is not None and seconds == _seconds_at_end(thing):
-            return True
-    return False
+            return word
+    return ""
 
 
 def _seconds_at_end(word: str) -> Fraction | None:
@@ -227,7 +328,8 @@ def _common(a: str, b: str) -> int:
 def _fold(word: str) -> str:
     """A word without case, accents or a final full stop: "Nächte" is "nachte"."""
     decomposed = unicodedata.normalize("NFKD", word.casefold().rstrip("."))
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare)  # Hangul's syllables composed again
 
 
 def _cents(value: Fraction) -> Fraction:

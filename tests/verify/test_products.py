@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.verify.figures import Key
+from app.verify.figures import Known
 from app.verify.products import products
 from tests.verify.test_substance import restated_flagged
 
@@ -20,7 +20,7 @@ STATED = [
     (
         "Die Grenze liegt bei 180 € pro Nacht, für zwei Nächte also bis 360 €.",
         "Übernachtung in Hamburg bis 180 € pro Nacht.",
-        "Ich bin von Montag bis Mittwoch in Hamburg.",
+        "Ich bleibe zwei Nächte in Hamburg.",
     ),
     (
         "宿泊費は1泊15,000円が上限なので、2泊で最大30,000円になります。",
@@ -40,9 +40,9 @@ STATED = [
     (
         "Lunsjtrekket er 1 150 kr per måned, så over 12 måneder blir det 13 800 kr.",
         "Lunsjordningen koster 1 150 kr per måned.",
-        "Hva koster lunsjen i året?",
+        "Hva koster lunsjen årlig?",
     ),
-    ("Yılda 54.000 TL: her ay 4.500 TL, 12 ay boyunca.", "Yemek kartı her ay 4.500 TL.", "?"),
+    ("Yılda 54.000 TL: her ay 4.500 TL, 12 ay boyunca.", "Yemek kartı her ay 4.500 TL.", "Yıllık?"),
     (
         "Ida y vuelta: 355 km × 2 = 710 km, y a 0,26 €/km son 184,60 €.",
         "El kilometraje se reembolsa a 0,26 € por km.",
@@ -51,7 +51,21 @@ STATED = [
     (
         "Resan kostar 450 kr per person. För fyra personer blir det 1 800 kr.",
         "Kickoffresan kostar 450 kr per person.",
-        "Vi är fyra i teamet, vad kostar det?",
+        "Vi är fyra personer, vad kostar det?",
+    ),
+]
+
+# Several amounts per the same thing: the asker or the answer names the row
+STATED += [
+    (
+        "宿泊費は大阪だと1泊15,000円が上限なので、2泊で最大30,000円になります。",
+        "宿泊費の上限は1泊12,000円、東京・大阪は1泊15,000円です。",
+        "来週、大阪に2泊します。",
+    ),
+    (
+        "上海属于一线城市，每晚不超过600元，3晚最多1,800元。",
+        "住宿标准：一线城市每晚不超过600元，其他城市每晚不超过400元。",
+        "去上海出差3晚",
     ),
 ]
 
@@ -83,6 +97,51 @@ SLIPPED = [
 ]
 
 
+# Found by a blind review of the first version, which took any count as the answer's
+# reasoning: a count the asker did not state, a rate per two things, a year not named, a
+# Japanese count read past its thing, a rate per another thing than the texts give
+SLIPPED += [
+    (
+        "Die Grenze liegt bei 180 € pro Nacht, für zwei Nächte also bis 360 €.",
+        "Übernachtung in Hamburg bis 180 € pro Nacht.",
+        "Ich bleibe drei Nächte in Hamburg.",
+    ),
+    ("1泊15,000円なので、2泊で30,000円です。", "宿泊費の上限は1泊15,000円です。", "3泊します。"),
+    (
+        "120 € pro Person und Nacht, für zwei Personen also 240 €.",
+        "Hotel: 120 € pro Person und Nacht.",
+        "Wir sind zwei Personen, drei Nächte.",
+    ),
+    ("1人1泊8,000円なので、2泊で16,000円です。", "宿泊は1人1泊8,000円まで。", "3人で2泊します。"),
+    (
+        "Der Zuschuss ist 50 € pro Monat, für 12 Monate also 600 €.",
+        "Internetzuschuss: 50 € pro Monat.",
+        "Ich habe am 1. April angefangen. Wie viel bekomme ich dieses Jahr?",
+    ),
+    ("1日3,000円なので、5日間で15,000円です。", "日当は1日3,000円です。", "4日間の出張です。"),
+    (
+        "You get $15 per day, so for 3 days $45.",
+        "The stipend is $15 per week.",
+        "I'm away for 3 days.",
+    ),
+    (
+        "Die Grenze liegt bei 180 € pro Nacht, für zwei Nächte also bis 360 €.",
+        "Hotelobergrenzen: Hamburg 180 € pro Nacht, Berlin 150 € pro Nacht.",
+        "Ich bin zwei Nächte in Berlin.",
+    ),
+    (
+        "The per diem is €45 per day, so for 10 days you'd receive €450.",
+        "Per diem: €45 per day, for at most 10 days.",
+        "I'm away 8 days.",
+    ),
+    (
+        "It's $200 per night, so twelve nights come to $2,400.",
+        "Hotels: up to $200 per night.",
+        "I'm staying ten nights.",
+    ),
+]
+
+
 @pytest.mark.parametrize(("claim", "source", "question"), STATED)
 def test_a_product_stated_in_words_passes(claim: str, source: str, question: str) -> None:
     assert not restated_flagged(claim, source, question)
@@ -93,37 +152,40 @@ def test_a_product_in_words_explains_away_no_slip(claim: str, source: str, quest
     assert restated_flagged(claim, source, question)
 
 
-def given(*keys: Key) -> frozenset[Key]:
-    return frozenset(keys)
+def known(source: str, question: str) -> Known:
+    return Known.of((source,), (question,))
 
 
-def test_the_rate_must_be_vouched_and_the_count_read_as_it_is_written() -> None:
+def test_a_count_must_be_stated_with_its_thing() -> None:
     text = "Es sind 180 € pro Nacht, für zwei Nächte also 360 €."
-    assert products(text, lambda keys: False, lambda keys: True).keys == set()
-    stated = products(text, lambda keys: ("money", "180") in keys, lambda keys: False)
-    assert stated.keys == {("money", "360")}
-    assert stated.counts == {"zwei Nächte"}  # a bare count: no figure to vouch
+    source = "Bis 180 € pro Nacht."
+    assert products(text, known(source, "Zwei Nächte."), frozenset()).keys == {("money", "360")}
+    assert products(text, known(source, "Zwei Tage."), frozenset()).keys == set()
+    assert products(text, known(source, "Drei Nächte."), frozenset()).keys == set()
+    assert products(text, known("Bis 150 € pro Nacht.", "Zwei Nächte."), frozenset()).keys == set()
+    stated = products(text, known(source, "Zwei Nächte."), frozenset())
+    assert stated.counts == {"zwei Nächte"}  # a count of things: no claim of its own
 
 
-def test_a_count_that_is_a_figure_must_be_given() -> None:
+def test_a_count_that_is_a_figure_must_be_given_or_worked_out() -> None:
     text = "Es sind 0,30 € pro km, für 380 km also 114 €."
-    rate = ("money", "0.3")
-    assert products(text, lambda keys: rate in keys, lambda keys: False).keys == set()
-    stated = products(text, lambda keys: rate in keys, lambda keys: ("number", "380") in keys)
-    assert stated.keys == {("money", "114")}
+    source = "Kilometerpauschale: 0,30 € pro km."
+    assert products(text, known(source, "190 km einfach."), frozenset()).keys == set()
+    worked = frozenset({("number", "380")})
+    assert products(text, known(source, "190 km einfach."), worked).keys == {("money", "114")}
 
 
 def test_sentences_bound_a_count_and_its_result() -> None:
     """The count and the result are read in one sentence ("kr. pr. km" ends none); the rate
     anywhere in the text."""
-    rate = ("money", "3.81")
+    given = known("3,81 kr. pr. km.", "Jeg kører 200 km.")
     one = "Du får 3,81 kr. pr. km. For 200 km giver det 762 kr."
-    assert products(one, lambda keys: rate in keys, lambda keys: True).keys == {("money", "762")}
+    assert products(one, given, frozenset()).keys == {("money", "762")}
     apart = "Du får 3,81 kr. pr. km. Turen er 200 km. Det giver 762 kr."
-    assert products(apart, lambda keys: rate in keys, lambda keys: True).keys == set()
+    assert products(apart, given, frozenset()).keys == set()
 
 
 def test_many_amounts_are_read_within_bounds() -> None:
     text = "Es sind 2 € pro Nacht. " + "Für 3 Nächte 6 €, " * 400
-    stated = products(text, lambda keys: True, lambda keys: True)
+    stated = products(text, known("2 € pro Nacht.", "3 Nächte."), frozenset())
     assert stated.keys <= {("money", "6"), ("money", "2")}
