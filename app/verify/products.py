@@ -64,6 +64,7 @@ _AMOUNT = re.compile(
     rf"(?<![.,])(?<![^\W{CJK}])(?:(?:[{CURRENCY_SYMBOLS}]|R\$|(?-i:[A-Z]{{3}}))\s?)?(?:{_NUMBER})"
     rf"(?:\s?(?:[{CURRENCY_SYMBOLS}]|(?!{_PER_WORD})[^\W\d_]{{1,4}}(?![^\W\d_{CJK}])\.?))?"
 )
+_BARE = re.compile(f"{_NUMBER}")
 # The words that give an amount per a thing after it: "per", "pro", "pr.", "/", "za
 # každý", "в", "на", "om", "à"
 _EACH = (
@@ -123,6 +124,9 @@ class Products(NamedTuple):
 def products(text: str, known: Known, worked: frozenset[Key]) -> Products:
     """The amounts `text` states as a rate it gives per a thing times a count of that thing
     (above), against what `known` gives and what the answer works out (`worked`)."""
+    found = Products(set(), set())
+    if not any(_things(text, m.start(), m.end()) for m in _AMOUNT.finditer(text)):
+        return found  # no rate written: nothing to read (most answers)
     amounts = list(itertools.islice(_amounts(text), MAX_AMOUNTS))
     given = known.keys | worked
     rates = [
@@ -130,7 +134,6 @@ def products(text: str, known: Known, worked: frozenset[Key]) -> Products:
         for rate in _rates(text, amounts)
         if rate.amount.keys & given and _per_as_given(rate, known, text)
     ]
-    found = Products(set(), set())
     if not rates:
         return found
     stated = [count for said in known.said for count in _stated(said)]
@@ -221,9 +224,10 @@ def _text_rates(text: str) -> tuple[_Rate, ...]:
     return tuple(_rates(text, list(itertools.islice(_amounts(text), MAX_AMOUNTS))))
 
 
-def _stated(text: str) -> list[tuple[int, str, int, int]]:
-    """The counts of things `text` states."""
-    return list(_counts(text, 0, len(text), list(itertools.islice(_amounts(text), MAX_AMOUNTS))))
+@functools.lru_cache(maxsize=256)
+def _stated(text: str) -> tuple[tuple[int, str, int, int], ...]:
+    """The counts of things `text` states (cached: a message's every attempt reads them)."""
+    return tuple(_counts(text, 0, len(text), list(itertools.islice(_amounts(text), MAX_AMOUNTS))))
 
 
 def _sentence_ends(text: str) -> list[int]:
@@ -239,28 +243,44 @@ def _sentence_ends(text: str) -> list[int]:
 def _amounts(text: str) -> Iterator[_Amount]:
     """The amounts of money `text` writes, where it writes them."""
     for m in _AMOUNT.finditer(text):
-        for figure in claims(m.group()):
-            money = frozenset(
-                value
-                for kind, raw in figure
-                if kind == "money" and (value := key_value(kind, raw)) is not None and value > 0
-            )
-            if money:  # "1.431 kr.": both readings
-                yield _Amount(m.start(), m.end(), figure, money)
-                break
+        if not _BARE.fullmatch(m.group()):  # a bare number is no amount
+            read = _money(m.group())
+            if read is not None:
+                yield _Amount(m.start(), m.end(), *read)
+
+
+@functools.lru_cache(maxsize=1024)
+def _money(written: str) -> tuple[frozenset[Key], frozenset[Fraction]] | None:
+    """An amount's keys and values ("1.431 kr.": both readings), if it is money."""
+    for figure in claims(written):
+        money = frozenset(
+            value
+            for kind, raw in figure
+            if kind == "money" and (value := key_value(kind, raw)) is not None and value > 0
+        )
+        if money:
+            return figure, money
+    return None
 
 
 def _rates(text: str, amounts: list[_Amount]) -> Iterator[_Rate]:
     """The amounts `text` gives per a thing, with the words of the thing."""
     for amount in amounts:
-        after = _PER_AFTER.match(text, amount.end)
-        if after:
-            if not (_AND_WORD.match(after["unit"]) or _SECOND.match(text, after.end())):
-                yield _Rate(amount, tuple(w for w in after.group("first", "unit") if w))
-            continue
-        before = _PER_BEFORE.search(text, max(amount.start - BEFORE, 0), amount.start)
-        if before:
-            yield _Rate(amount, tuple(w for w in before.group("cjk", "korean", "unit") if w))
+        things = _things(text, amount.start, amount.end)
+        if things:
+            yield _Rate(amount, things)
+
+
+def _things(text: str, start: int, end: int) -> tuple[str, ...]:
+    """The words of the one thing the amount written from `start` to `end` is given per, if
+    it is given per one: after it ("180 € pro Nacht") or before it ("1泊15,000円")."""
+    after = _PER_AFTER.match(text, end)
+    if after:
+        if _AND_WORD.match(after["unit"]) or _SECOND.match(text, after.end()):
+            return ()  # per two things: "pro Person und Nacht", "per user per month"
+        return tuple(w for w in after.group("first", "unit") if w)
+    before = _PER_BEFORE.search(text, max(start - BEFORE, 0), start)
+    return tuple(w for w in before.group("cjk", "korean", "unit") if w) if before else ()
 
 
 def _counts(
