@@ -584,6 +584,11 @@ def unit_seconds(word: str) -> Fraction | None:
     return unit[1] if unit is not None and unit[0] == "duration" else None
 
 
+def period_seconds(word: str) -> int | None:
+    """The seconds of the period a word of period names ("monthly", "yıllık", "年間")."""
+    return _CALENDAR_PERIODS.get(word.casefold())
+
+
 def _alternatives(words: Iterable[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 

@@ -26,6 +26,14 @@ a blind review of the first version, which took any count as the answer's reason
 given rate as the one that applies, passed 45 such slips. Which of the texts' rules applies
 to a day (a full day or the day of arrival) is the judge's to weigh, as in a calculation.
 A product that does not hold refutes nothing: prose may multiply something else.
+
+Also an amount per one period stated per another ("20 € pro Monat, aufs Jahr also 240 €",
+"600 € par an, soit 50 € par mois", "aylık 2.000 TL, yıllık 24.000 TL", "月額3,000円なので、
+年間では36,000円", "5 000 kr per kalenderår, ungefär 417 kr per månad"): months, quarters,
+weeks and years in the calendar's ratios, the result rounded to the digits it is written
+with, and only where the texts price nothing per that other period themselves: "Monthly
+plan $150. Annual plan $1,500." makes no annual $1,800, the slip a third review found when
+period words first scaled amounts (stop 34).
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ from app.verify.figures import (
     canonical,
     claims,
     key_value,
+    period_seconds,
     spelled,
     unit_seconds,
 )
@@ -97,6 +106,22 @@ _COUNT = re.compile(
     rf"(?<![.,/:])(?<![^\W{CJK}])(?=(?P<number>[0-9]{{1,4}}(?![0-9.,])|[^\W\d_]{{2,12}}(?![^\W\d_]))"
     r"\s?(?P<unit>[^\W\d_]{1,20}))"
 )
+# Periods an amount is given per, and how many of one make another
+_PERIOD_NAMES = {604800: "week", 2592000: "month", 2628000: "month", 31536000: "year"}
+_PERIOD_NAMES |= {7776000: "quarter", 7884000: "quarter"}
+_FACTORS = {("month", "year"): Fraction(12), ("quarter", "year"): Fraction(4)}
+_FACTORS |= {("month", "quarter"): Fraction(3), ("week", "year"): Fraction(52)}
+_FACTORS |= {(b, a): 1 / f for (a, b), f in list(_FACTORS.items())}
+# Words of period in CJK text, and Korean's before an amount ("월 200,000원")
+_CJK_PERIODS = dict.fromkeys(
+    "年間 年间 年額 年额 연간 1년 一年 1年 每年 毎年 매년 연".split(), "year"
+)
+_CJK_PERIODS |= dict.fromkeys("月額 月额 毎月 每月 매월 월".split(), "month")
+_CJK_PERIODS |= dict.fromkeys("四半期 季度 분기".split(), "quarter")
+_CJK_PERIOD = re.compile(rf"(?<![0-9])(?:{'|'.join(sorted(_CJK_PERIODS, key=len, reverse=True))})")
+_PAR_AN = re.compile(r"\bpar an\b", re.IGNORECASE)
+_LAST_WORD = re.compile(r"([^\W\d_]+)\s?\Z")
+_WORD = re.compile(rf"(?<![0-9])[^\W\d_{CJK}]+")
 # The end of a sentence: a full stop and a capital after it (not "kr. pr. km"), or one of
 # CJK, or a line's end
 _STOP = re.compile(r"[.!?;]\s+(?=\w)|[。！？；\n]")
@@ -125,7 +150,10 @@ def products(text: str, known: Known, worked: frozenset[Key]) -> Products:
     """The amounts `text` states as a rate it gives per a thing times a count of that thing
     (above), against what `known` gives and what the answer works out (`worked`)."""
     found = Products(set(), set())
-    if not any(_things(text, m.start(), m.end()) for m in _AMOUNT.finditer(text)):
+    if not any(
+        _things(text, m.start(), m.end()) or _period_before(text, m.start())
+        for m in _AMOUNT.finditer(text)
+    ):
         return found  # no rate written: nothing to read (most answers)
     amounts = list(itertools.islice(_amounts(text), MAX_AMOUNTS))
     given = known.keys | worked
@@ -134,6 +162,9 @@ def products(text: str, known: Known, worked: frozenset[Key]) -> Products:
         for rate in _rates(text, amounts)
         if rate.amount.keys & given and _per_as_given(rate, known, text)
     ]
+    converted = _converted(text, amounts, known, given)
+    found.keys.update(converted.keys)
+    found.counts.update(converted.counts)
     if not rates:
         return found
     stated = [count for said in known.said for count in _stated(said)]
@@ -228,6 +259,104 @@ def _text_rates(text: str) -> tuple[_Rate, ...]:
 def _stated(text: str) -> tuple[tuple[int, str, int, int], ...]:
     """The counts of things `text` states (cached: a message's every attempt reads them)."""
     return tuple(_counts(text, 0, len(text), list(itertools.islice(_amounts(text), MAX_AMOUNTS))))
+
+
+def _converted(text: str, amounts: list[_Amount], known: Known, given: frozenset[Key]) -> Products:
+    """The keys of the amounts a sentence states per another period than a rate it gives
+    per one ("20 € pro Monat, aufs Jahr also 240 €", "600 € par an, soit 50 € par mois",
+    "月額3,000円なので、年間では36,000円"): the rate given as written or worked out, the
+    result rounded to the digits it is written with, and the texts giving no amount per
+    that other period ("Monthly plan $150. Annual plan $1,500." makes no annual $1,800)."""
+    rates = [
+        (amount, period)
+        for amount in amounts
+        if amount.keys & given and (period := _amount_period(text, amount))
+    ]
+    found = Products(set(), set())
+    if not rates:
+        return found
+    priced = {p for t in known.texts for p in _priced(t)}
+    start = 0
+    for end in _sentence_ends(text):
+        marked = _periods_in(text, start, end)
+        for result in (a for a in amounts if start <= a.start and a.end <= end):
+            for amount, period in rates:
+                for other in set(marked) - {period} - priced:
+                    factor = _FACTORS.get((period, other))
+                    if (
+                        factor is not None
+                        and result != amount
+                        and any(
+                            _rounded(value * factor, written)
+                            for value in amount.values
+                            for written in result.values
+                        )
+                    ):
+                        found.keys.update(result.keys)
+                        found.counts.update(marked[other])  # "1년": the year, no claim
+        start = end
+    return found
+
+
+def _amount_period(text: str, amount: _Amount) -> str | None:
+    """The period an amount is given per: "20 € pro Monat", "aylık 2.000 TL", "月額3,000円"."""
+    for word in _things(text, amount.start, amount.end):
+        period = "year" if word.casefold() == "an" else _period(word)  # "600 € par an"
+        if period:
+            return period
+    return _period_before(text, amount.start)
+
+
+def _period_before(text: str, at: int) -> str | None:
+    """The period a word just before an amount names: "aylık 2.000 TL", "月額3,000円"."""
+    before = text[max(at - BEFORE, 0) : at]
+    cjk = [m for m in _CJK_PERIOD.finditer(before) if not before[m.end() :].strip()]
+    if cjk:
+        return _CJK_PERIODS[cjk[-1].group()]
+    last = _LAST_WORD.search(before)
+    return _period(last.group(1)) if last and period_seconds(last.group(1)) else None
+
+
+def _periods_in(text: str, start: int, end: int) -> dict[str, set[str]]:
+    """The periods a sentence names, each with the words it names them in: "aufs Jahr",
+    "par mois", "yıllık", "年間", "1년"."""
+    sentence = text[start:end]
+    found: dict[str, set[str]] = {}
+    for m in _WORD.finditer(sentence):
+        period = _period(m.group())
+        if period:
+            found.setdefault(period, set()).add(m.group())
+    for m in _CJK_PERIOD.finditer(sentence):
+        found.setdefault(_CJK_PERIODS[m.group()], set()).add(m.group())
+    for m in _PAR_AN.finditer(sentence):  # French "an" after "par" only: "an" is German too
+        found.setdefault("year", set()).add(m.group())
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def _priced(text: str) -> frozenset[str]:
+    """The periods a source's text gives an amount per, or names in an amount's clause."""
+    found: set[str] = set()
+    for amount in itertools.islice(_amounts(text), MAX_AMOUNTS):
+        period = _amount_period(text, amount)
+        row = _row(text, amount.start)
+        found |= {period} if period else set()
+        found |= set(_periods_in(row, 0, len(row)))
+    return frozenset(found)
+
+
+def _period(word: str) -> str | None:
+    """The period a word names: a unit of time or a word of period ("Monat", "yearly")."""
+    seconds = unit_seconds(word) or period_seconds(word) or _seconds_at_end(word, shortest=2)
+    return _PERIOD_NAMES.get(int(seconds)) if seconds else None
+
+
+def _rounded(value: Fraction, written: Fraction) -> bool:
+    """Whether `written` is `value` rounded to the digits it is written with."""
+    places = 0
+    while written * 10**places != int(written * 10**places) and places < 2:
+        places += 1
+    return round(value, places) == written
 
 
 def _sentence_ends(text: str) -> list[int]:
@@ -326,9 +455,10 @@ def _same_thing(things: tuple[str, ...], word: str) -> str:
     return ""
 
 
-def _seconds_at_end(word: str) -> Fraction | None:
-    """The unit of time a word is or ends with ("dag", "thuiswerkdag", "arbeitstag")."""
-    for cut in range(max(len(word) - 6, 0), len(word) - 2):
+def _seconds_at_end(word: str, shortest: int = 3) -> Fraction | None:
+    """The unit of time a word is or ends with ("dag", "thuiswerkdag", "arbeitstag"; with
+    `shortest` 2, "kalenderår")."""
+    for cut in range(max(len(word) - 6, 0), len(word) - shortest + 1):
         seconds = unit_seconds(word[cut:])
         if seconds is not None:
             return seconds

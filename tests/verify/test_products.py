@@ -189,3 +189,58 @@ def test_many_amounts_are_read_within_bounds() -> None:
     text = "Es sind 2 € pro Nacht. " + "Für 3 Nächte 6 €, " * 400
     stated = products(text, known("2 € pro Nacht.", "3 Nächte."), frozenset())
     assert stated.keys <= {("money", "6"), ("money", "2")}
+
+
+# (claim, source, question): an amount per one period stated per another, in words
+CONVERTED = [
+    (
+        "Der Internetzuschuss beträgt 20 € pro Monat, aufs Jahr also 240 €.",
+        "Für den Internetanschluss gibt es einen Zuschuss von 20 € pro Monat.",
+        "Was gibt's an Internetzuschuss aufs Jahr gerechnet?",
+    ),
+    ("Le forfait va jusqu'à 600 € par an, soit 50 € par mois.", "Forfait : 600 € par an.", "?"),
+    ("Yol yardımı aylık 2.000 TL, yıllık toplamda 24.000 TL ediyor.", "Yol: aylık 2.000 TL.", "?"),
+    ("До 3 000 ₽ в месяц, то есть максимум 36 000 ₽ в год.", "Спорт — до 3 000 ₽ в месяц.", "?"),
+    ("在宅勤務手当は月額3,000円なので、年間では36,000円です。", "在宅勤務手当：月額3,000円。", "?"),
+    ("식대는 월 200,000원이니 1년이면 2,400,000원입니다.", "식대는 월 200,000원입니다.", "?"),
+    ("Bidraget är 5 000 kr per kalenderår, ungefär 417 kr per månad.", "5 000 kr per år.", "?"),
+]
+
+# The same forms, slipped: a period the texts price themselves, a wrong product, a week
+# taken for a month
+CONVERTED_SLIPS = [
+    (
+        "The monthly plan is $150, so $1,800 a year.",
+        "Monthly plan: $150. Annual plan: $1,500.",
+        "?",
+    ),
+    (
+        "Der Zuschuss beträgt 20 € pro Monat, aufs Jahr also 204 €.",
+        "Zuschuss: 20 € pro Monat.",
+        "?",
+    ),
+    (
+        "Der Zuschuss beträgt 20 € pro Woche, aufs Jahr also 240 €.",
+        "Zuschuss: 20 € pro Woche.",
+        "?",
+    ),
+    (
+        "Der Zuschuss beträgt 20 € pro Monat, aufs Jahr also 240 €.",
+        "Zuschuss: 20 € pro Monat, höchstens 200 € im Jahr.",
+        "?",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), CONVERTED)
+def test_an_amount_per_one_period_stated_per_another_passes(
+    claim: str, source: str, question: str
+) -> None:
+    assert not restated_flagged(claim, source, question)
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), CONVERTED_SLIPS)
+def test_a_conversion_of_periods_explains_away_no_slip(
+    claim: str, source: str, question: str
+) -> None:
+    assert restated_flagged(claim, source, question)
