@@ -34,7 +34,6 @@ from app.verify.figures import (
     CURRENCY_SYMBOLS,
     DATES,
     STEPS,
-    YEAR_IN_MONTHS,
     Key,
     Known,
     add_months,
@@ -144,7 +143,6 @@ APPROXIMATE = Fraction(5, 100)  # "≈": the same, for a result written as appro
 CALENDAR = frozenset(map(Fraction, (1, 5, 7, 12, 24, 30, 31, 52, 60, 100, 365, 366, 1000)))
 DAY = Fraction(86400)
 _DAY_UNITS = frozenset({DAY, Fraction(604800)})  # durations counted in days
-_MONTHS = frozenset({Fraction(2592000), Fraction(2628000)})  # 30 days, or a twelfth of a year
 # Hundredths of a currency, which a result may give in the currency itself
 _SUBUNITS = frozenset(
     "c ct cent cents centavos céntimos centimes centesimi öre øre grosz groszy haléřů "
@@ -454,7 +452,6 @@ class Calculator:
                 else self.known.confirms(figure)
                 or self.known.stepped(figure)
                 or self.known.ends(figure)
-                or YEAR_IN_MONTHS in figure  # not an hour: a conversion's shift
             )
             self._figures[operand] = (figure, given)
         return self._figures[operand]
@@ -898,11 +895,8 @@ def _paid(
     whole days of an amount given per day or per nothing the rule reads."""
     if unit is not None and (amount, unit) in known.rates:
         return [("money", amount * span / unit * scale)]
-    priced = {u for a, u in known.rates if a == amount}  # the units it is given per
-    if unit in _MONTHS and not priced:  # "18 € × 12 mois": months of an amount per month
-        return [("money", amount * span / unit * scale)]
     hourly = ("hourly", canonical(amount)) in known.keys  # "Stundenlohn 36 €"
-    if unit in _DAY_UNITS and not hourly and priced <= {DAY}:
+    if unit in _DAY_UNITS and not hourly and {u for a, u in known.rates if a == amount} <= {DAY}:
         return [("money", amount * span / DAY * scale)]
     return []
 

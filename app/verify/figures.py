@@ -1504,10 +1504,6 @@ def _periods(text: str, words: AbstractSet[str]) -> set[Key]:
     return keys
 
 
-YEAR_IN_MONTHS: Key = ("duration", str(12 * 2592000))  # "× 12 mois": the calendar's
-# One unit of time in a smaller one: an operand of working the calendar gives ("× 7 days",
-# "× 24 h", "× 60 min", "× 12 mois")
-ONE_UNIT = frozenset({*(("duration", str(s)) for s in (60, 3600, 86400, 604800)), YEAR_IN_MONTHS})
 ARITHMETIC_POOL = 1000  # most known figures of one kind combined (a bound on the work)
 PAID_POOL = 50  # rates, and counts of their units, multiplied together (a bound on the work)
 SHARE_PERCENTS = 20  # most percentages applied to them

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 from app.verify.calculations import Calculator
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
-from app.verify.figures import ONE_UNIT, Key, Known, claims, key_value, working
+from app.verify.figures import Key, Known, claims, key_value, working
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
 from app.verify.length import too_short
@@ -31,6 +31,9 @@ MAX_ANSWER_CHARS = 20_000
 _TRAILING = ".,;:!?'\"*_~"
 _VISIBLE = re.compile(r"[^\s\u200b-\u200f\u2060\ufeff]")
 MAX_CLAIM_FIGURES = 50  # figures checked per cited claim: a bound on the work
+# One unit of time in a smaller one: an operand of working the calendar gives ("× 7 days",
+# "× 24 h", "× 60 min")
+ONE_UNIT = frozenset(("duration", str(s)) for s in (60, 3600, 86400, 604800))
 
 
 def content_findings(
