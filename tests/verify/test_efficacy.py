@@ -640,6 +640,8 @@ def test_the_blind_figures_set_of_stop_38_as_recorded() -> None:
             "figures17a-41",
             "figures17a-44",
             "figures17a-52",
+            "figures17a-53",
+            "figures17a-59",
             "figures17a-62",
             "figures17a-64",
             "figures17a-66",

@@ -1286,28 +1286,34 @@ def test_a_calculation_explains_away_no_slip(claim: str, source: str, question: 
     assert restated_flagged(claim, source, question)
 
 
-# (claim, source, question): a step on from a result the answer shows, with a figure the
-# claim writes: what a budget leaves, a share taken off, two results summed
+# (claim, source, question): a step on from results the answer shows, with a percentage
+# the claim writes, or two results summed
 CONTINUED = [
-    (
-        "Razem to 2 148 zł (1 299 zł + 849 zł), a budżet wynosi 2 000 zł, więc 148 zł zabraknie.",
-        "Na sprzęt przysługuje jednorazowo 2 000 zł brutto.",
-        "Monitor za 1 299 zł i krzesło za 849 zł. Zmieszczę się?",
-    ),
     (
         "List is $29 × 120 × 12 = $41,760 a year; minus 10% that's $37,584 per year.",
         "Team plan: $29 per user per month. Annual billing: 10% off.",
         "Quote for 120 users, billed annually?",
     ),
     (
-        "Spese: 899 € + 240 € + 740 € = 1.879 €, quindi dei 2.500 € ti restano 621 €.",
-        "Budget conferenze: 2.500 € all'anno.",
-        "Biglietto 899 €, volo 240 €, hotel 740 €.",
+        "Hotel: 2 × 180 € = 360 €; Bahn: 2 × 65 € = 130 €. Zusammen 490 €.",
+        "Hotel bis 180 € pro Nacht. Bahn: 65 € je Fahrt.",
+        "Zwei Nächte, Hin- und Rückfahrt.",
     ),
 ]
 
-# The same forms, slipped: a given figure the claim does not write, a double count
+# The same forms, slipped: a given figure the claim does not write, a double count, what a
+# budget leaves (a step a model gets wrong too often to read: a blind review's slips)
 CONTINUED_SLIPS = [
+    (
+        "Hotel: 3 × 150 € = 450 €, für zwei Personen also 900 €.",
+        "Hotel: 150 € pro Nacht und Person.",
+        "Drei Nächte, wir sind zu zweit.",
+    ),
+    (
+        "Razem to 2 148 zł (1 299 zł + 849 zł), a budżet wynosi 2 000 zł, więc 148 zł zostanie.",
+        "Na sprzęt przysługuje jednorazowo 2 000 zł brutto.",
+        "Monitor za 1 299 zł i krzesło za 849 zł. Zmieszczę się?",
+    ),
     (
         "Sessions: 3 h + 1.5 h = 4.5 h. That leaves 2.5 h of the 8 h day.",
         "Onboarding day: 8 h. Security training 3 h, HR intro 1.5 h, lab 2 h.",
