@@ -46,7 +46,7 @@ from app.verify.figures import (
     written_values,
     zones,
 )
-from app.verify.products import products
+from app.verify.products import periods_ratio, products
 from app.verify.scan import CJK
 
 # A number: a time of day, thousands set apart by spaces ("210 000 zł"), or digits with
@@ -97,9 +97,16 @@ _SIGNS = re.compile("[=＝≈≒]")
 _PARENTHESES = re.compile(r"[(（](?=[^()（）\n]{0,80}[×✕⨉·÷+−])")
 _WORKING = re.compile(rf"[(（]\s?(?P<working>{_OPERAND}(?:{_OPERATOR}{_OPERAND}){{1,5}})\s?[)）]")
 # and a word or two between ("税込30,000円です（6人 × 5,000円）", "360 € au maximum (2 × 180 €)")
+# but no word of what is left: "€1,879 left over (€899 + €240 + €740)" is no remainder
+_LEFT = (
+    "left|remaining|remains|übrig|verbleiben|restant|reste|restan|quedan|sobran|restano|"
+    "avanzano|sobra|kvar|tilbage|igjen|igen|zostaje|zostało|zbývá|zůstává|осталось|"
+    "останется|залишилось|kaldı|残り|剩|남은|남아"
+)
 _RESULT_BEFORE = re.compile(
     rf"(?<![^\W{CJK}])(?P<result>{_AMOUNT})(?:\s?[^\W\d_]{{1,12}}){{0,2}}\s?\Z"
 )
+_LEFT_WORD = re.compile(rf"(?<![^\W\d_])(?:{_LEFT})", re.IGNORECASE)
 BEFORE = 40  # characters before a parenthesis its result may take
 # A list of times or dates, as a cycle or a schedule runs: "08:22, 08:42, 09:02", "20 Jan,
 # 3 Feb, 17 Feb, then 3 March"
@@ -124,6 +131,7 @@ _APPROXIMATE = frozenset("≈≒")
 # A running calculation that goes on after a comma, from its last result: "35 × $24 = $840
 # per month, × 12 = $10,080" is "$840 per month × 12"
 _GOES_ON = re.compile(r"(?<=[0-9\w%])\s?[,;]\s?(?=[×✕⨉·÷]\s?[0-9])")
+_FACTOR_AFTER = re.compile(r"[×✕⨉·]\s?([0-9]{1,3})(?![0-9.,])")
 _EMPHASIS = re.compile(r"[*_~]+")  # bold and italics around a figure: "= *$16,650*"
 _FRACTION = re.compile(r"^([0-9]{1,3})/([0-9]{1,3})$")
 _NOT_UNIT = re.compile(r"[0-9\s.,:'/\u00a0\u202f]+")
@@ -227,7 +235,7 @@ class Calculator:
         results: set[Key] = set()
         bare: list[tuple[str, str, str, frozenset[str] | None]] = []  # results written bare
         self.zones |= zones(text)  # the answer's own: "Novosibirsk is UTC+7"
-        plain = _GOES_ON.sub(" ", _EMPHASIS.sub("", percent_last(text)))
+        plain = _GOES_ON.sub(_goes_on, _EMPHASIS.sub("", percent_last(text)))
         for run in _runs(plain):
             if self.runs <= 0 or self.left <= 0:
                 break
@@ -380,7 +388,7 @@ class Calculator:
             self.runs -= 1  # each parenthesis tried is a run, held or not
             working = _WORKING.match(text, opening.start())
             result = _RESULT_BEFORE.search(text, max(opening.start() - BEFORE, 0), opening.start())
-            if working is None or result is None:
+            if working is None or result is None or _LEFT_WORD.search(result.group()):
                 continue
             values, units, _ = self._evaluate(working["working"], worked | found)
             held = self._held(values, result["result"].strip(), units, approximate=False)
@@ -707,6 +715,18 @@ def _stated(text: str, number: str, units: frozenset[str] | None) -> set[Key]:
         if units is None or _unit(m.group()) in units:
             keys |= {key for figure in claims(m.group()) for key in figure}
     return keys
+
+
+def _goes_on(m: re.Match[str]) -> str:
+    """A comma a running calculation goes on after, read as a space; kept where the
+    result before it is per one period and the factor after it makes another in the wrong
+    ratio ("1.500 € pro Quartal, × 12 = 18.000 € im Jahr": a year is four quarters)."""
+    text = m.string
+    factor = _FACTOR_AFTER.match(text, m.end())
+    ratio = periods_ratio(text[: m.start()], text[m.end() :])
+    if factor and ratio is not None and ratio != 1 and Fraction(factor.group(1)) != ratio:
+        return m.group()
+    return " "
 
 
 def _runs(text: str) -> Iterator[str]:

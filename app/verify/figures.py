@@ -771,7 +771,9 @@ _EACH_BEFORE = (
 )
 _PER_UNIT_BEFORE = re.compile(
     rf"(?<![^\W\d_])(?:(?:per|pro|par|por|za|за|je)\s(?:{_EACH_BEFORE}\s)?|{_EACH_BEFORE}\s)"
-    rf"(?P<unit>{_alternatives(_PAID_BY)})(?![^\W\d_])[^0-9.;!?\n]{{0,40}}\Z",
+    rf"(?P<unit>{_alternatives(_PAID_BY)})(?![^\W\d_])"
+    # and no other word of rate between: "Je Woche Rufdienst gilt: pro Einsatz 80 €"
+    rf"(?:(?!(?<![^\W\d_])(?:per|pro|par|por|za|за|je|{_EACH_BEFORE})\s)[^0-9.;!?\n]){{0,40}}\Z",
     _FLAGS,
 )
 PER_BEFORE = 64  # characters before an amount its unit of time may be given in

@@ -111,6 +111,7 @@ _PERIOD_NAMES = {604800: "week", 2592000: "month", 2628000: "month", 31536000: "
 _PERIOD_NAMES |= {7776000: "quarter", 7884000: "quarter"}
 _FACTORS = {("month", "year"): Fraction(12), ("quarter", "year"): Fraction(4)}
 _FACTORS |= {("month", "quarter"): Fraction(3), ("week", "year"): Fraction(52)}
+_FACTORS |= {("week", "quarter"): Fraction(13)}
 _FACTORS |= {(b, a): 1 / f for (a, b), f in list(_FACTORS.items())}
 # Words of period in CJK text, and Korean's before an amount ("월 200,000원")
 _CJK_PERIODS = dict.fromkeys(
@@ -207,9 +208,10 @@ def _counted(
         return True  # "12 måneder" where the texts name a year
     if figure is not None and not (figure & (known.keys | worked) or known.confirms(figure)):
         return False
-    return ("number", canonical(Fraction(n))) in worked or any(
-        count == n and _same_thing(things, thing) for count, thing, _, _ in stated
-    )
+    if ("number", canonical(Fraction(n))) in worked:
+        return True
+    counts = {count for count, thing, _, _ in stated if _same_thing(things, thing)}
+    return counts == {n}  # not one of two: "10 days away, 8 of them working days"
 
 
 def _per_as_given(rate: _Rate, known: Known, answer: str) -> bool:
@@ -218,6 +220,12 @@ def _per_as_given(rate: _Rate, known: Known, answer: str) -> bool:
     the thread or the answer names what sets its row apart: "大阪" for "東京・大阪は1泊15,000
     円" beside "宿泊費の上限は1泊12,000円", "一线城市" for "一线城市每晚不超过600元" beside
     "其他城市每晚不超过400元". A cap the texts give for Hamburg is no cap for Berlin."""
+    if any(
+        amount.values & rate.amount.values and not _per_as_written(rate, text, amount)
+        for text in known.texts
+        for amount in _text_amounts(text)
+    ):
+        return False
     given = [(text, other) for text in known.texts for other in _text_rates(text)]
     same = [(t, o) for t, o in given if o.amount.values & rate.amount.values]
     if not any(_same_thing(o.things, word) for _, o in same for word in rate.things):
@@ -233,6 +241,38 @@ def _per_as_given(rate: _Rate, known: Known, answer: str) -> bool:
     others = set().union(*(tokens for mine, tokens in rows if not mine))
     named = _tokens(" ".join((*known.said, answer)))
     return bool((own - others) & named)
+
+
+def _per_as_written(rate: _Rate, text: str, amount: _Amount) -> bool:
+    """Whether a text's amount may be the rate: given per the rate's one thing, or per
+    nothing read in a clause that names the thing ("€45 per day" may come from "Per diem
+    (day): €45"; "€200 weekly" gives no "€200 per day", "par nuit et par personne" no
+    "par nuit")."""
+    if _things(text, amount.start, amount.end):
+        return True  # compared with the rows below
+    if _two_things(text, amount.end):
+        return False
+    words = _WORD.findall(_clause(text, amount))
+    return any(_same_thing(rate.things, word) for word in words)
+
+
+def _two_things(text: str, end: int) -> bool:
+    """Whether the amount that ends at `end` is given per two things ("par nuit et par
+    personne", "per user per month")."""
+    after = _PER_AFTER.match(text, end)
+    return bool(after and (_AND_WORD.match(after["unit"]) or _SECOND.match(text, after.end())))
+
+
+def _clause(text: str, amount: _Amount) -> str:
+    """The clause an amount is written in."""
+    ends = [i for stop in ",;:，；：、。\n" if (i := text.find(stop, amount.end)) >= 0]
+    return _row(text, amount.start) + text[amount.start : min(ends, default=len(text))]
+
+
+@functools.lru_cache(maxsize=256)
+def _text_amounts(text: str) -> tuple[_Amount, ...]:
+    """The amounts a source's text writes (cached)."""
+    return tuple(itertools.islice(_amounts(text), MAX_AMOUNTS))
 
 
 def _row(text: str, at: int) -> str:
@@ -252,7 +292,7 @@ def _tokens(text: str) -> set[str]:
 @functools.lru_cache(maxsize=256)
 def _text_rates(text: str) -> tuple[_Rate, ...]:
     """The rates a source's text gives (cached: every claim of every attempt reads them)."""
-    return tuple(_rates(text, list(itertools.islice(_amounts(text), MAX_AMOUNTS))))
+    return tuple(_rates(text, list(_text_amounts(text))))
 
 
 @functools.lru_cache(maxsize=256)
@@ -343,6 +383,16 @@ def _priced(text: str) -> frozenset[str]:
         found |= {period} if period else set()
         found |= set(_periods_in(row, 0, len(row)))
     return frozenset(found)
+
+
+def periods_ratio(before: str, after: str) -> Fraction | None:
+    """How many of the period `before` ends on make the first one `after` names ("€840
+    per month" and "= €10,080 per year": 12), if both name one."""
+    first = [p for m in _WORD.finditer(before[-24:]) if (p := _period(m.group()))]
+    then = [p for m in _WORD.finditer(after[:40]) if (p := _period(m.group()))]
+    if not first or not then:
+        return None
+    return Fraction(1) if first[-1] == then[0] else _FACTORS.get((first[-1], then[0]))
 
 
 def _period(word: str) -> str | None:

@@ -1142,6 +1142,10 @@ MISCALCULATED = [
         "Я дежурил 2 недели.",
     ),
     ("35 × $24 = $840 per month, × 12 = $10,800 per year.", "Pro: $24 per user per month.", "35?"),
+    # a running calculation goes on after a comma only in the calendar's ratio of the
+    # periods it names (a blind review's slips)
+    ("3 × 500 € = 1.500 € pro Quartal, × 12 = 18.000 € im Jahr.", "500 € pro Monat.", "3?"),
+    ("20 × $24 = $480 per month, × 52 = $24,960 per year.", "Pro: $24 per user per month.", "20?"),
     ("Celkem 5 × 16 h = 80 h × 35 Kč = 2 900 Kč.", "35 Kč za hodinu, 16 hodin denně.", "?"),
     ("Итого 6 ч × 500 ₽ = 3 500 ₽.", "Дежурство оплачивается 500 ₽ за час.", "Я дежурил 6 часов."),
     ("Da marzo a dicembre: 2.800 € × 10/12 = 2.433,33 €.", "Il premio annuo è di 2.800 €.", "?"),
