@@ -719,13 +719,15 @@ def _stated(text: str, number: str, units: frozenset[str] | None) -> set[Key]:
 
 def _goes_on(m: re.Match[str]) -> str:
     """A comma a running calculation goes on after, read as a space; kept where the
-    result before it is per one period and the factor after it makes another in the wrong
-    ratio ("1.500 € pro Quartal, × 12 = 18.000 € im Jahr": a year is four quarters)."""
+    result before it is per one period and the factor after it makes another in a ratio
+    the calendar does not give ("1.500 € pro Quartal, × 12 = 18.000 € im Jahr": a year is
+    four quarters; "$90 per week, × 4 = $360 per month": a month is no whole number of
+    weeks)."""
     text = m.string
     factor = _FACTOR_AFTER.match(text, m.end())
     ratio = periods_ratio(text[: m.start()], text[m.end() :])
-    if factor and ratio is not None and ratio != 1 and Fraction(factor.group(1)) != ratio:
-        return m.group()
+    if factor and ratio != 1 and Fraction(factor.group(1)) != ratio:
+        return m.group()  # "$90 per week, × 4 = … per month": no ratio of the calendar's
     return " "
 
 

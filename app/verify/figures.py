@@ -1811,8 +1811,9 @@ class Known:
         """Whether a figure goes one step on from results the answer works out (`worked`):
         the sum of two different ones ("762 kr. … 669 kr. I alt 1.431 kr."; not 450 € twice
         for 900 €), a given percentage of one, or one less or plus that share ("$41,760 a
-        year; minus 10% that's $37,584"), the percentage one the claim writes (`written`:
-        its figures' values), so the reader sees what it takes. Each operand is at least a
+        year; minus 10% that's $37,584"), the result and the percentage ones the claim
+        writes (`written`: its figures' values), so the reader sees what it takes (not 20%
+        of a hotel's $540 beside a total of $780). Each operand is at least a
         fiftieth of the result. Not a result plus or less a given figure: a blind review
         found that step passed what a model gets wrong most, a budget or an item left out or
         taken twice ("20 500 kr … with the 8 500 kr hotel, 29 000 kr", "zostanie" for
@@ -1836,8 +1837,10 @@ class Known:
                 other = target - a
                 if other >= least and other != a and other in results[kind]:
                     return True
-                if any(target in (a * p / 100, a - a * p / 100, a + a * p / 100) for p in percents):
-                    return True
+                if a in written and any(
+                    target in (a * p / 100, a - a * p / 100, a + a * p / 100) for p in percents
+                ):
+                    return True  # of a result the claim writes: not 20% of the hotel alone
         return False
 
     def _spanned(self, claim: frozenset[Key]) -> bool:

@@ -17,9 +17,8 @@ A result holds when it is the rate times the count, to the cent, and:
   dagen thuisgewerkt"; not a limit of the texts, "at most 10 days"), or a number the
   answer works out; and, if it is a figure (a duration, a size, 10 or more), one given or
   worked out; or it is the year the texts name ("12 måneder" where they say "årlig");
-- where the texts give several amounts per that thing (by city, by tier), the asker, the
-  thread or the answer names what sets the rate's row apart ("大阪" for "東京・大阪は1泊
-  15,000円" beside "1泊12,000円").
+- the texts give no other amount per that thing: of several (by city, by tier), which
+  applies is the judge's; nor a part of the count ("22 dagen, waarvan 9 thuis").
 Where the count and the rate come from is what makes this hold: in prose the model states
 a count as readily as it miscounts one ("für zwei Nächte" when the asker stays three), and
 a blind review of the first version, which took any count as the answer's reasoning and any
@@ -31,9 +30,11 @@ Also an amount per one period stated per another ("20 € pro Monat, aufs Jahr a
 "600 € par an, soit 50 € par mois", "aylık 2.000 TL, yıllık 24.000 TL", "月額3,000円なので、
 年間では36,000円", "5 000 kr per kalenderår, ungefär 417 kr per månad"): months, quarters,
 weeks and years in the calendar's ratios, the result rounded to the digits it is written
-with, and only where the texts price nothing per that other period themselves: "Monthly
-plan $150. Annual plan $1,500." makes no annual $1,800, the slip a third review found when
-period words first scaled amounts (stop 34).
+with; where the texts give that amount per that period, with no count beside it in their
+sentence ("52.000 € in 13 Gehältern", "for at most 16 weeks") and no other amount per it;
+and where they price nothing per the other period: "Monthly plan $150. Annual plan
+$1,500." makes no annual $1,800, the slip a third review found when period words first
+scaled amounts (stop 34).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from app.verify.figures import (
+    ANY_NUMBER,
     CURRENCY_SYMBOLS,
     Key,
     Known,
@@ -106,6 +108,13 @@ _COUNT = re.compile(
     rf"(?<![.,/:])(?<![^\W{CJK}])(?=(?P<number>[0-9]{{1,4}}(?![0-9.,])|[^\W\d_]{{2,12}}(?![^\W\d_]))"
     r"\s?(?P<unit>[^\W\d_]{1,20}))"
 )
+# Words that give a part of a count: "22 dagen, waarvan 9 thuis", "10 Tage, davon 8"
+_PART = re.compile(
+    r"(?<![^\W\d_])(?:waarvan|davon|of which|of them|dont|de los cuales|de las cuales|di cui|"
+    r"dos quais|varav|hvorav|heraf|z toho|z czego|из них|з них|bunun|其中|そのうち|うち|그중)"
+    r"(?![^\W\d_])",
+    re.IGNORECASE,
+)
 # Periods an amount is given per, and how many of one make another
 _PERIOD_NAMES = {604800: "week", 2592000: "month", 2628000: "month", 31536000: "year"}
 _PERIOD_NAMES |= {7776000: "quarter", 7884000: "quarter"}
@@ -161,7 +170,7 @@ def products(text: str, known: Known, worked: frozenset[Key]) -> Products:
     rates = [
         rate
         for rate in _rates(text, amounts)
-        if rate.amount.keys & given and _per_as_given(rate, known, text)
+        if rate.amount.keys & given and _per_as_given(rate, known)
     ]
     converted = _converted(text, amounts, known, given)
     found.keys.update(converted.keys)
@@ -210,37 +219,33 @@ def _counted(
         return False
     if ("number", canonical(Fraction(n))) in worked:
         return True
+    if any(_PART.search(said) for said in known.said):
+        return False  # "22 dagen gewerkt, waarvan 9 thuis": which count is the answer's
     counts = {count for count, thing, _, _ in stated if _same_thing(things, thing)}
     return counts == {n}  # not one of two: "10 days away, 8 of them working days"
 
 
-def _per_as_given(rate: _Rate, known: Known, answer: str) -> bool:
-    """Whether a rate is per the thing the texts give that amount per, where they do; and,
-    where they give several amounts per that thing (by city, by tier), whether the asker,
-    the thread or the answer names what sets its row apart: "大阪" for "東京・大阪は1泊15,000
-    円" beside "宿泊費の上限は1泊12,000円", "一线城市" for "一线城市每晚不超过600元" beside
-    "其他城市每晚不超过400元". A cap the texts give for Hamburg is no cap for Berlin."""
+def _per_as_given(rate: _Rate, known: Known) -> bool:
+    """Whether a rate is per the thing the texts give that amount per, where they do, and
+    the one amount they give per that thing. Of several (by city, by tier: "Hamburg 180 €
+    pro Nacht, Berlin 150 €"), which applies is the judge's to weigh: a blind review found
+    the asker naming a city on the way ("über München nach Augsburg") and the answer
+    naming a tier ("苏州按一线城市标准") as often as the right row."""
     if any(
         amount.values & rate.amount.values and not _per_as_written(rate, text, amount)
         for text in known.texts
         for amount in _text_amounts(text)
     ):
         return False
-    given = [(text, other) for text in known.texts for other in _text_rates(text)]
-    same = [(t, o) for t, o in given if o.amount.values & rate.amount.values]
-    if not any(_same_thing(o.things, word) for _, o in same for word in rate.things):
+    given = [other for text in known.texts for other in _text_rates(text)]
+    same = [o for o in given if o.amount.values & rate.amount.values]
+    if not any(_same_thing(o.things, word) for o in same for word in rate.things):
         return not same  # an amount the texts give per another thing
-    rows = [
-        (o.amount.values & rate.amount.values, _tokens(_row(t, o.amount.start)))
-        for t, o in given
-        if any(_same_thing(o.things, word) for word in rate.things)
-    ]
-    if len(rows) < 2:
-        return True
-    own = set().union(*(tokens for mine, tokens in rows if mine))
-    others = set().union(*(tokens for mine, tokens in rows if not mine))
-    named = _tokens(" ".join((*known.said, answer)))
-    return bool((own - others) & named)
+    return not any(
+        not o.amount.values & rate.amount.values
+        and any(_same_thing(o.things, word) for word in rate.things)
+        for o in given
+    )
 
 
 def _per_as_written(rate: _Rate, text: str, amount: _Amount) -> bool:
@@ -281,14 +286,6 @@ def _row(text: str, at: int) -> str:
     return text[start + 1 : at]
 
 
-def _tokens(text: str) -> set[str]:
-    """Words of three letters or more, and pairs of CJK characters."""
-    folded = text.casefold()
-    words = set(re.findall(rf"[^\W\d_{CJK}]{{3,}}", folded))
-    runs = re.findall(f"[{CJK}]+", folded)
-    return words | {run[i : i + 2] for run in runs for i in range(len(run) - 1)}
-
-
 @functools.lru_cache(maxsize=256)
 def _text_rates(text: str) -> tuple[_Rate, ...]:
     """The rates a source's text gives (cached: every claim of every attempt reads them)."""
@@ -310,7 +307,9 @@ def _converted(text: str, amounts: list[_Amount], known: Known, given: frozenset
     rates = [
         (amount, period)
         for amount in amounts
-        if amount.keys & given and (period := _amount_period(text, amount))
+        if amount.keys & given
+        and (period := _amount_period(text, amount))
+        and _period_as_given(amount, period, known.texts)
     ]
     found = Products(set(), set())
     if not rates:
@@ -336,6 +335,43 @@ def _converted(text: str, amounts: list[_Amount], known: Known, given: frozenset
                         found.counts.update(marked[other])  # "1년": the year, no claim
         start = end
     return found
+
+
+def _period_as_given(amount: _Amount, period: str, texts: tuple[str, ...]) -> bool:
+    """Whether the texts give the amount per that period, in a sentence with no other
+    number, and no other amount per that period: a blind review's slips took "50 € pro
+    Quartal" for a month, "52.000 € in 13 Gehältern" for twelve, "$500 per week, for at
+    most 16 weeks" for a year, and the part-time row for the full-time one."""
+    found = False
+    for text in texts:
+        for other in _text_amounts(text):
+            own = _amount_period(text, other) or _named_period(text, other)
+            if own != period:
+                continue
+            if not other.values & amount.values:
+                return False  # another amount per that period: which applies is the judge's
+            if _counts_beside(text, other):
+                return False
+            found = True
+    return found
+
+
+def _named_period(text: str, amount: _Amount) -> str | None:
+    """The one period an amount's clause names, if it names one."""
+    named = set(_periods_in(_clause(text, amount), 0, len(_clause(text, amount))))
+    return next(iter(named)) if len(named) == 1 else None
+
+
+def _counts_beside(text: str, amount: _Amount) -> bool:
+    """Whether the sentence an amount is written in holds a number that is no amount ("in
+    13 Gehältern", "for at most 16 weeks")."""
+    ends = _sentence_ends(text)
+    start = max((e for e in ends if e <= amount.start), default=0)
+    end = min(e for e in ends if e >= amount.end)
+    spans = [(a.start, a.end) for a in _text_amounts(text)]
+    return any(
+        not any(a <= m.start() < b for a, b in spans) for m in ANY_NUMBER.finditer(text, start, end)
+    )
 
 
 def _amount_period(text: str, amount: _Amount) -> str | None:
@@ -387,16 +423,19 @@ def _priced(text: str) -> frozenset[str]:
 
 def periods_ratio(before: str, after: str) -> Fraction | None:
     """How many of the period `before` ends on make the first one `after` names ("€840
-    per month" and "= €10,080 per year": 12), if both name one."""
+    per month" and "= €10,080 per year": 12): 1 unless both name one, 0 where the calendar
+    has no ratio of theirs (a week and a month)."""
     first = [p for m in _WORD.finditer(before[-24:]) if (p := _period(m.group()))]
     then = [p for m in _WORD.finditer(after[:40]) if (p := _period(m.group()))]
     if not first or not then:
-        return None
-    return Fraction(1) if first[-1] == then[0] else _FACTORS.get((first[-1], then[0]))
+        return Fraction(1)  # "$100 a month, × 5 = $500": five of them
+    return Fraction(1) if first[-1] == then[0] else _FACTORS.get((first[-1], then[0]), Fraction(0))
 
 
 def _period(word: str) -> str | None:
     """The period a word names: a unit of time or a word of period ("Monat", "yearly")."""
+    if word.casefold() in ("quarter", "quarters"):
+        return "quarter"
     seconds = unit_seconds(word) or period_seconds(word) or _seconds_at_end(word, shortest=2)
     return _PERIOD_NAMES.get(int(seconds)) if seconds else None
 

@@ -55,20 +55,6 @@ STATED = [
     ),
 ]
 
-# Several amounts per the same thing: the asker or the answer names the row
-STATED += [
-    (
-        "宿泊費は大阪だと1泊15,000円が上限なので、2泊で最大30,000円になります。",
-        "宿泊費の上限は1泊12,000円、東京・大阪は1泊15,000円です。",
-        "来週、大阪に2泊します。",
-    ),
-    (
-        "上海属于一线城市，每晚不超过600元，3晚最多1,800元。",
-        "住宿标准：一线城市每晚不超过600元，其他城市每晚不超过400元。",
-        "去上海出差3晚",
-    ),
-]
-
 # The same forms with a slip: a count of another thing, a unit of time of another length, a
 # rate the texts do not give as such, a count that is a figure nothing gives, a wrong product
 SLIPPED = [
@@ -243,4 +229,51 @@ def test_an_amount_per_one_period_stated_per_another_passes(
 def test_a_conversion_of_periods_explains_away_no_slip(
     claim: str, source: str, question: str
 ) -> None:
+    assert restated_flagged(claim, source, question)
+
+
+# Several amounts per the same thing (by city, by tier): which applies is the judge's, so
+# a product of one of them is read nowhere, right or not (a blind review found the asker
+# naming a city on the way, and the answer a tier, as often as the right row)
+SEVERAL = [
+    (
+        "宿泊費は大阪だと1泊15,000円が上限なので、2泊で最大30,000円になります。",
+        "宿泊費の上限は1泊12,000円、東京・大阪は1泊15,000円です。",
+        "来週、大阪に2泊します。",
+    ),
+    (
+        "Die Grenze liegt bei 180 € pro Nacht, für drei Nächte also 540 €.",
+        "Hotel: München 180 € pro Nacht, andere Städte 120 € pro Nacht.",
+        "Ich fahre über München nach Augsburg, drei Nächte.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), SEVERAL)
+def test_of_several_rates_per_a_thing_none_is_multiplied(
+    claim: str, source: str, question: str
+) -> None:
+    assert restated_flagged(claim, source, question)
+
+
+# Found by a third blind review: a count the asker gives a part of, an amount the texts
+# give per another period or beside another count, a ratio of periods the calendar lacks
+SLIPPED_THIRD = [
+    (
+        "Je krijgt € 2,40 per thuiswerkdag, dus voor 22 dagen € 52,80.",
+        "De thuiswerkvergoeding bedraagt € 2,40 per thuiswerkdag.",
+        "In oktober 22 dagen gewerkt, waarvan 9 thuis.",
+    ),
+    ("Du bekommst 50 € pro Monat, also 600 € im Jahr.", "Zuschuss: 50 € pro Quartal.", "?"),
+    (
+        "Dein Gehalt ist 52.000 € im Jahr, also 4.333 € im Monat.",
+        "Das Jahresgehalt von 52.000 € wird in 13 Gehältern ausgezahlt.",
+        "?",
+    ),
+    ("6 × $15 = $90 per week, × 4 = $360 per month.", "Parking: $15 a day.", "6 days a week"),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), SLIPPED_THIRD)
+def test_the_third_reviews_slips_are_caught(claim: str, source: str, question: str) -> None:
     assert restated_flagged(claim, source, question)
