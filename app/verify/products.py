@@ -494,8 +494,8 @@ def _things(text: str, start: int, end: int) -> tuple[str, ...]:
     it is given per one: after it ("180 € pro Nacht") or before it ("1泊15,000円")."""
     after = _PER_AFTER.match(text, end)
     if after:
-        if _AND_WORD.match(after["unit"]) or _SECOND.match(text, after.end()):
-            return ()  # per two things: "pro Person und Nacht", "per user per month"
+        if _two_things(text, end):
+            return ()
         return tuple(w for w in after.group("first", "unit") if w)
     before = _PER_BEFORE.search(text, max(start - BEFORE, 0), start)
     return tuple(w for w in before.group("cjk", "korean", "unit") if w) if before else ()
