@@ -1518,6 +1518,13 @@ MAX_DATES = 50  # given dates, and shifts of each kind, read (a bound on the wor
 MAX_MONTHS = 1200  # a century
 OPERAND_SHARE = Fraction(1, 50)  # each operand is at least this share of the result
 _CONTINUED = frozenset({"money", "duration", "size"})  # the kinds a worked result goes on in
+# Words that take a share off: the share is then not added ("minus 20% … $8,640")
+TAKEN_OFF = re.compile(
+    r"(?<![^\W\d_])(?:minus|less|off|discount|abzüglich|abzgl|rabatt|nachlass|moins|remise|"
+    r"réduction|menos|descuento|meno|sconto|korting|min|rabat|zniżk\w*|sleva|slevy|skidk\w*|"
+    r"скидк\w*|знижк\w*|indirim\w*|desconto)(?![^\W\d_])|割引|折扣|优惠|할인",
+    re.IGNORECASE,
+)
 STEPS = frozenset({"duration", "every"})  # keys of the durations a time or a list steps by
 FACTORS = 200  # counts a figure may be multiplied or divided by (a bound on the work)
 MAX_FACTOR = 1000
@@ -1806,7 +1813,12 @@ class Known:
         )
 
     def continues(
-        self, claim: frozenset[Key], worked: frozenset[Key], written: frozenset[Fraction]
+        self,
+        claim: frozenset[Key],
+        worked: frozenset[Key],
+        written: frozenset[Fraction],
+        *,
+        taken_off: bool = False,
     ) -> bool:
         """Whether a figure goes one step on from results the answer works out (`worked`):
         the sum of two different ones ("762 kr. … 669 kr. I alt 1.431 kr."; not 450 € twice
@@ -1837,8 +1849,10 @@ class Known:
                 other = target - a
                 if other >= least and other != a and other in results[kind]:
                     return True
+                shares = [(a * p / 100, a - a * p / 100, a + a * p / 100) for p in percents]
                 if a in written and any(
-                    target in (a * p / 100, a - a * p / 100, a + a * p / 100) for p in percents
+                    target in (share, less) or (target == more and not taken_off)
+                    for share, less, more in shares
                 ):
                     return True  # of a result the claim writes: not 20% of the hotel alone
         return False

@@ -55,6 +55,7 @@ from app.verify.figures import (
     Known,
     canonical,
     claims,
+    figures,
     key_value,
     period_seconds,
     spelled,
@@ -88,13 +89,14 @@ _PER_AFTER = re.compile(
     re.IGNORECASE,
 )
 # A second thing after the first: "pro Person und Nacht", "per user per month", "/person/night"
-_AND = r"(?:and|und|et|y|e|en|och|og|i|a|и|і|ve|per|pro|par|por|je|al|à|pr\.?)"
+_AND = r"(?:and|und|et|y|e|en|och|og|i|a|и|і|ve|per|pro|par|por|je|al|à|pr\.?|na|za|на|за)"
 _SECOND = re.compile(rf"\s?/|\s{_AND}\s[^\W\d_]", re.IGNORECASE)
 _AND_WORD = re.compile(rf"{_AND}\Z", re.IGNORECASE)
 # Before it, a thing per one ("1泊15,000円", "每晚不超过600元", "1박 90,000원", "her ay 4.500
 # TL", "km당 300원")
 _PER_BEFORE = re.compile(
-    rf"(?<![1一每毎][{CJK}])"  # not the second of two things: "1人1泊", "每人每天"
+    # not the second of two things: "1人1泊", "每人每天", "1인 1박"
+    rf"(?<![1一每毎][{CJK}])(?<![1一每毎][{CJK}]\s)"
     rf"(?:(?<![0-9])[1一]|[每毎])\s?(?P<cjk>[{CJK}])[{CJK}]{{0,4}}\s?[:：]?\s?\Z"
     r"|(?P<korean>[^\W\d_]{1,4})당\s?\Z"
     rf"|\b{_EACH}\s(?P<unit>[^\W\d_]{{2,20}})\s?\Z",
@@ -221,6 +223,8 @@ def _counted(
         return True
     if any(_PART.search(said) for said in known.said):
         return False  # "22 dagen gewerkt, waarvan 9 thuis": which count is the answer's
+    if any(_same_thing(things, thing) for text in known.texts for _, thing, _, _ in _stated(text)):
+        return False  # the texts count that thing themselves: "höchstens für 10 Tage"
     counts = {count for count, thing, _, _ in stated if _same_thing(things, thing)}
     return counts == {n}  # not one of two: "10 days away, 8 of them working days"
 
@@ -310,6 +314,7 @@ def _converted(text: str, amounts: list[_Amount], known: Known, given: frozenset
         if amount.keys & given
         and (period := _amount_period(text, amount))
         and _period_as_given(amount, period, known.texts)
+        and not _dated(known.said)
     ]
     found = Products(set(), set())
     if not rates:
@@ -344,6 +349,8 @@ def _period_as_given(amount: _Amount, period: str, texts: tuple[str, ...]) -> bo
     most 16 weeks" for a year, and the part-time row for the full-time one."""
     found = False
     for text in texts:
+        if any(_period(thing) for _, thing, _, _ in _stated(text)):
+            return False  # "für die ersten sechs Monate", "for up to 16 weeks"
         for other in _text_amounts(text):
             own = _amount_period(text, other) or _named_period(text, other)
             if own != period:
@@ -354,6 +361,12 @@ def _period_as_given(amount: _Amount, period: str, texts: tuple[str, ...]) -> bo
                 return False
             found = True
     return found
+
+
+def _dated(said: tuple[str, ...]) -> bool:
+    """Whether the asker or the thread write a date or a month ("I joined on 1 July",
+    "nicht im August"): then not every month of a year may count."""
+    return any(kind in ("date", "day", "month") for text in said for kind, _ in figures(text))
 
 
 def _named_period(text: str, amount: _Amount) -> str | None:
@@ -415,9 +428,8 @@ def _priced(text: str) -> frozenset[str]:
     found: set[str] = set()
     for amount in itertools.islice(_amounts(text), MAX_AMOUNTS):
         period = _amount_period(text, amount)
-        row = _row(text, amount.start)
         found |= {period} if period else set()
-        found |= set(_periods_in(row, 0, len(row)))
+        found |= set(_periods_in(_clause(text, amount), 0, len(_clause(text, amount))))
     return frozenset(found)
 
 

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 from app.verify.calculations import Calculator
 from app.verify.dialects import unescape_mrkdwn
 from app.verify.echo import echoes
-from app.verify.figures import Key, Known, claims, key_value, working
+from app.verify.figures import TAKEN_OFF, Key, Known, claims, key_value, working
 from app.verify.formatting import Finding
 from app.verify.language import wrong_language
 from app.verify.length import too_short
@@ -223,7 +223,7 @@ def _unsourced(
             or _in_a_known_year(figure, known, worked)
             or (figure in named_dates and dates.reaches(named_dates[figure], worked))
             or dates.follows(figure, worked)
-            or known.continues(figure, worked, written)
+            or known.continues(figure, worked, written, taken_off=bool(TAKEN_OFF.search(claim)))
         ):
             return True
     return False

@@ -277,3 +277,43 @@ SLIPPED_THIRD = [
 @pytest.mark.parametrize(("claim", "source", "question"), SLIPPED_THIRD)
 def test_the_third_reviews_slips_are_caught(claim: str, source: str, question: str) -> None:
     assert restated_flagged(claim, source, question)
+
+
+# Found by a fourth blind review, which measured the last commit unread: a cap the docs
+# give in days, a rate per two things written with a space or in Polish, months the asker
+# did not all work, a limit in the docs' own sentence, a share added where the claim takes
+# it off, a plan the docs price per year in French
+SLIPPED_FOURTH = [
+    ("28 € pro Tag, für 14 Tage also 392 €.", "28 € pro Tag, höchstens für 10 Tage.", "14 Tage"),
+    (
+        "1박 80,000원이니 2박이면 160,000원입니다.",
+        "숙박비는 1인 1박 80,000원입니다.",
+        "2명이 2박해요.",
+    ),
+    (
+        "90 zł za dobę, więc za trzy doby 270 zł.",
+        "Hotel: 90 zł za dobę na osobę.",
+        "trzy doby, we dwoje",
+    ),
+    ("$40 per month, so $480 this year.", "Phone stipend: $40 per month.", "I joined on 1 July."),
+    (
+        "Der Mietzuschuss beträgt 300 € pro Monat, aufs Jahr also 3.600 €.",
+        "Mietzuschuss: 300 € pro Monat. Der Zuschuss wird für die ersten sechs Monate gezahlt.",
+        "Wie viel bekomme ich im ersten Jahr?",
+    ),
+    (
+        "12 × 35 € = 420 €; abzüglich 10 % Rabatt sind 462 €.",
+        "Der Caterer gewährt uns 10 % Rabatt. Budget: 35 € pro Person.",
+        "Wir sind 12 Personen.",
+    ),
+    (
+        "10 € par mois, soit 120 € par an.",
+        "10 € par mois en formule mensuelle, 96 € par an en formule annuelle.",
+        "Formule annuelle ?",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "source", "question"), SLIPPED_FOURTH)
+def test_the_fourth_reviews_slips_are_caught(claim: str, source: str, question: str) -> None:
+    assert restated_flagged(claim, source, question)
