@@ -18,7 +18,8 @@ A result holds when it is the rate times the count, to the cent, and:
   answer works out; and, if it is a figure (a duration, a size, 10 or more), one given or
   worked out; or it is the year the texts name ("12 måneder" where they say "årlig");
 - the texts give no other amount per that thing: of several (by city, by tier), which
-  applies is the judge's; nor a part of the count ("22 dagen, waarvan 9 thuis").
+  applies is the judge's; the asker gives no part of the count ("22 dagen, waarvan 9
+  thuis"); and the texts count that thing nowhere themselves ("höchstens für 10 Tage").
 Where the count and the rate come from is what makes this hold: in prose the model states
 a count as readily as it miscounts one ("für zwei Nächte" when the asker stays three), and
 a blind review of the first version, which took any count as the answer's reasoning and any
@@ -31,8 +32,9 @@ Also an amount per one period stated per another ("20 € pro Monat, aufs Jahr a
 年間では36,000円", "5 000 kr per kalenderår, ungefär 417 kr per månad"): months, quarters,
 weeks and years in the calendar's ratios, the result rounded to the digits it is written
 with; where the texts give that amount per that period, with no count beside it in their
-sentence ("52.000 € in 13 Gehältern", "for at most 16 weeks") and no other amount per it;
-and where they price nothing per the other period: "Monthly plan $150. Annual plan
+sentence ("52.000 € in 13 Gehältern") nor of periods anywhere ("for the first six
+months"), and no other amount per it; where the asker writes no date or month ("I joined
+on 1 July"); and where they price nothing per the other period: "Monthly plan $150. Annual plan
 $1,500." makes no annual $1,800, the slip a third review found when period words first
 scaled amounts (stop 34).
 """
