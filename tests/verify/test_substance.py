@@ -1136,6 +1136,12 @@ CALCULATED = [
 # ... and the same calculations with a slip: wrong arithmetic, rounding too far, an operand
 # nothing gives, bare counts for a figure with a unit
 MISCALCULATED = [
+    # a result before its working is no remainder (a blind review's slip)
+    (
+        "You'd have €1,879 left over (€899 + €240 + €740).",
+        "Conference budget: €2,500 a year.",
+        "Ticket €899, flight €240, hotel €740. How much is left?",
+    ),
     (
         "Дежурства: 2 недели × 8 000 ₽ = 112 000 ₽.",
         "За каждую неделю дежурства — 8 000 ₽.",
