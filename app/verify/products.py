@@ -73,7 +73,7 @@ _NUMBER = (
     r"|[0-9](?:[0-9.,]*[0-9])?"
 )
 # An amount: a currency before or after a number ("€ 21,60", "R$ 1.200", "762 kr.", "7,500円")
-_PER_WORD = r"(?:per|pro|pr|par|por|je|za|na|om|im|al|à|a|в|на|за)(?![^\W\d_])"
+_PER_WORD = r"(?:per|pro|pr|par|por|je|za|om|im|al|à|a|в|на|за)(?![^\W\d_])"
 _AMOUNT = re.compile(
     rf"(?<![.,])(?<![^\W{CJK}])(?:(?:[{CURRENCY_SYMBOLS}]|R\$|(?-i:[A-Z]{{3}}))\s?)?(?:{_NUMBER})"
     rf"(?:\s?(?:[{CURRENCY_SYMBOLS}]|(?!{_PER_WORD})[^\W\d_]{{1,4}}(?![^\W\d_{CJK}])\.?))?"
@@ -86,7 +86,7 @@ _EACH = (
     r"|každ\w{0,2}|кажд\w{0,3}|кожн\w{0,3}|her)"
 )
 _PER_AFTER = re.compile(
-    rf"\s?(?:/|(?:per|pro|pr\.?|par|por|je|à|al|za|na|в|на|за|om|im|a)\s(?:{_EACH}\s)?)"
+    rf"\s?(?:/|(?:per|pro|pr\.?|par|por|je|à|al|za|в|на|за|om|im|a)\s(?:{_EACH}\s)?)"
     r"(?:(?P<first>[^\W\d_]{3,20})\s)?(?P<unit>[^\W\d_]{1,20})",
     re.IGNORECASE,
 )
@@ -134,7 +134,6 @@ _CJK_PERIODS |= dict.fromkeys("月額 月额 毎月 每月 매월 월".split(), 
 _CJK_PERIODS |= dict.fromkeys("四半期 季度 분기".split(), "quarter")
 _CJK_PERIOD = re.compile(rf"(?<![0-9])(?:{'|'.join(sorted(_CJK_PERIODS, key=len, reverse=True))})")
 _PAR_AN = re.compile(r"\bpar an\b", re.IGNORECASE)
-_NEXT_WORD = re.compile(rf"\s?([^\W\d_{CJK}]+)(?![{CJK}])")  # a word, not CJK text
 _LAST_WORD = re.compile(r"([^\W\d_]+)\s?\Z")
 _WORD = re.compile(rf"(?<![0-9])[^\W\d_{CJK}]+")
 # The end of a sentence: a full stop and a capital after it (not "kr. pr. km"), or one of
@@ -166,9 +165,7 @@ def products(text: str, known: Known, worked: frozenset[Key]) -> Products:
     (above), against what `known` gives and what the answer works out (`worked`)."""
     found = Products(set(), set())
     if not any(
-        _things(text, m.start(), m.end())
-        or _period_after(text, m.end())
-        or _period_before(text, m.start())
+        _things(text, m.start(), m.end()) or _period_before(text, m.start())
         for m in _AMOUNT.finditer(text)
     ):
         return found  # no rate written: nothing to read (most answers)
@@ -393,20 +390,12 @@ def _counts_beside(text: str, amount: _Amount) -> bool:
 
 
 def _amount_period(text: str, amount: _Amount) -> str | None:
-    """The period an amount is given per: "20 € pro Monat", "150 € monatlich", "aylık 2.000
-    TL", "月額3,000円"."""
+    """The period an amount is given per: "20 € pro Monat", "aylık 2.000 TL", "月額3,000円"."""
     for word in _things(text, amount.start, amount.end):
         period = "year" if word.casefold() == "an" else _period(word)  # "600 € par an"
         if period:
             return period
-    return _period_after(text, amount.end) or _period_before(text, amount.start)
-
-
-def _period_after(text: str, at: int) -> str | None:
-    """The period a word of period just after an amount names: "150 € monatlich", "$40
-    monthly", "100 zł miesięcznie"."""
-    after = _NEXT_WORD.match(text, at)
-    return _period(after.group(1)) if after and period_seconds(after.group(1)) else None
+    return _period_before(text, amount.start)
 
 
 def _period_before(text: str, at: int) -> str | None:
