@@ -439,12 +439,12 @@ _CALENDAR_PERIODS |= dict.fromkeys(
     "年额 연간 매년".split(),
     _YEAR_SECONDS,
 )
-_CJK_PERIODS = {
+CJK_PERIODS = {
     word: seconds for word, seconds in _CALENDAR_PERIODS.items() if re.match(f"[{CJK}]", word)
 }
 _CJK_TEXT = re.compile(f"[{CJK}]")
 _CJK_PERIOD = re.compile(
-    f"(?<![0-9一二两兩三四五六七八九十])(?:{'|'.join(sorted(_CJK_PERIODS, key=len, reverse=True))})"
+    f"(?<![0-9一二两兩三四五六七八九十])(?:{'|'.join(sorted(CJK_PERIODS, key=len, reverse=True))})"
 )
 # Month names in English, German, French, Spanish, Italian, Portuguese, Dutch and Polish.
 _MONTHS = {
@@ -765,15 +765,17 @@ _PER_UNIT = re.compile(
 # Before an amount of money, in its clause: "За каждую неделю дежурства выплачивается 8 000
 # ₽", "Per week of on-call: €500", "Pro Tag gibt es 28 €" (not "a day before …, €50", nor
 # one with a number between)
-_EACH_BEFORE = (
-    r"(?:each|every|jede[nrs]?|chaque|cada|ogni|elke|каждую|каждый|каждое|кожен|кожну|кожного"
-    r"|każdy|każdą|każde|každý|každou|každé)"
+# Each, every: before a unit a rate is given per ("За каждую неделю … 8 000 ₽", "her ay
+# 4.500 TL", "za každý den"), in the languages read
+EACH = (
+    r"(?:each|every|jede[nrs]?|chaque|cada|ogni|elke|iedere?|varje|hver|hvert|każd\w{0,2}"
+    r"|každ\w{0,2}|кажд\w{0,3}|кожн\w{0,3}|кожен|her)"
 )
 _PER_UNIT_BEFORE = re.compile(
-    rf"(?<![^\W\d_])(?:(?:per|pro|par|por|za|за|je)\s(?:{_EACH_BEFORE}\s)?|{_EACH_BEFORE}\s)"
+    rf"(?<![^\W\d_])(?:(?:per|pro|par|por|za|за|je)\s(?:{EACH}\s)?|{EACH}\s)"
     rf"(?P<unit>{_alternatives(_PAID_BY)})(?![^\W\d_])"
     # and no other word of rate between: "Je Woche Rufdienst gilt: pro Einsatz 80 €"
-    rf"(?:(?!(?<![^\W\d_])(?:per|pro|par|por|za|за|je|{_EACH_BEFORE})\s)[^0-9.;!?\n]){{0,40}}\Z",
+    rf"(?:(?!(?<![^\W\d_])(?:per|pro|par|por|za|за|je|{EACH})\s)[^0-9.;!?\n]){{0,40}}\Z",
     _FLAGS,
 )
 PER_BEFORE = 64  # characters before an amount its unit of time may be given in
@@ -1475,7 +1477,7 @@ def _periods(text: str, words: AbstractSet[str]) -> set[Key]:
     keys = {("duration", str(s)) for w, s in _PERIODS.items() if w in words}
     periods = {s for w, s in _CALENDAR_PERIODS.items() if w in words}
     if _CJK_TEXT.search(text):  # words not set apart by spaces, nor after a count ("3年間")
-        periods |= {_CJK_PERIODS[m.group()] for m in _CJK_PERIOD.finditer(text)}
+        periods |= {CJK_PERIODS[m.group()] for m in _CJK_PERIOD.finditer(text)}
     if _MONTH_SECONDS in periods:  # a month: 30 days or a twelfth of a year
         periods.add(_YEAR_SECONDS // 12)
     if _YEAR_SECONDS // 4 in periods:  # a quarter: three months of 30 days
@@ -1849,12 +1851,12 @@ class Known:
                 other = target - a
                 if other >= least and other != a and other in results[kind]:
                     return True
-                shares = [(a * p / 100, a - a * p / 100, a + a * p / 100) for p in percents]
-                if a in written and any(
-                    target in (share, less) or (target == more and not taken_off)
-                    for share, less, more in shares
-                ):
-                    return True  # of a result the claim writes: not 20% of the hotel alone
+                if a not in written:
+                    continue  # a share is of a result the claim writes: not 20% of the hotel
+                for p in percents:
+                    share = a * p / 100
+                    if target in (share, a - share) or (target == a + share and not taken_off):
+                        return True
         return False
 
     def _spanned(self, claim: frozenset[Key]) -> bool:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -52,7 +53,9 @@ from typing import NamedTuple
 
 from app.verify.figures import (
     ANY_NUMBER,
+    CJK_PERIODS,
     CURRENCY_SYMBOLS,
+    EACH,
     Key,
     Known,
     canonical,
@@ -68,25 +71,17 @@ from app.verify.scan import CJK
 MAX_AMOUNTS = 40  # amounts read per text (a bound on the work)
 MAX_COUNTS = 20  # counts read per sentence
 MAX_FACTOR = 1000  # the largest count a rate is multiplied by
-_NUMBER = (
-    r"[0-9]{1,3}(?:[\x20\u00a0\u202f][0-9]{3})+(?:,[0-9]{1,2})?(?![0-9])"  # "3 360", "1 150,50"
-    r"|[0-9](?:[0-9.,]*[0-9])?"
-)
 # An amount: a currency before or after a number ("€ 21,60", "R$ 1.200", "762 kr.", "7,500円")
 _PER_WORD = r"(?:per|pro|pr|par|por|je|za|om|im|al|à|a|в|на|за)(?![^\W\d_])"
 _AMOUNT = re.compile(
-    rf"(?<![.,])(?<![^\W{CJK}])(?:(?:[{CURRENCY_SYMBOLS}]|R\$|(?-i:[A-Z]{{3}}))\s?)?(?:{_NUMBER})"
+    rf"(?<![.,])(?<![^\W{CJK}])(?:(?:[{CURRENCY_SYMBOLS}]|R\$|(?-i:[A-Z]{{3}}))\s?)?(?:{ANY_NUMBER.pattern})"
     rf"(?:\s?(?:[{CURRENCY_SYMBOLS}]|(?!{_PER_WORD})[^\W\d_]{{1,4}}(?![^\W\d_{CJK}])\.?))?"
 )
-_BARE = re.compile(f"{_NUMBER}")
+_BARE = ANY_NUMBER
 # The words that give an amount per a thing after it: "per", "pro", "pr.", "/", "za
 # každý", "в", "на", "om", "à"
-_EACH = (
-    r"(?:each|every|jede[nrs]?|chaque|cada|ogni|elke|iedere?|varje|hver|hvert|każd\w{0,2}"
-    r"|každ\w{0,2}|кажд\w{0,3}|кожн\w{0,3}|her)"
-)
 _PER_AFTER = re.compile(
-    rf"\s?(?:/|(?:per|pro|pr\.?|par|por|je|à|al|za|в|на|за|om|im|a)\s(?:{_EACH}\s)?)"
+    rf"\s?(?:/|(?:per|pro|pr\.?|par|por|je|à|al|za|в|на|за|om|im|a)\s(?:{EACH}\s)?)"
     r"(?:(?P<first>[^\W\d_]{3,20})\s)?(?P<unit>[^\W\d_]{1,20})",
     re.IGNORECASE,
 )
@@ -101,7 +96,7 @@ _PER_BEFORE = re.compile(
     rf"(?<![1一每毎][{CJK}])(?<![1一每毎][{CJK}]\s)"
     rf"(?:(?<![0-9])[1一]|[每毎])\s?(?P<cjk>[{CJK}])[{CJK}]{{0,4}}\s?[:：]?\s?\Z"
     r"|(?P<korean>[^\W\d_]{1,4})당\s?\Z"
-    rf"|\b{_EACH}\s(?P<unit>[^\W\d_]{{2,20}})\s?\Z",
+    rf"|\b{EACH}\s(?P<unit>[^\W\d_]{{2,20}})\s?\Z",
     re.IGNORECASE,
 )
 BEFORE = 12  # characters before an amount its thing per one may take
@@ -127,11 +122,10 @@ _FACTORS |= {("month", "quarter"): Fraction(3), ("week", "year"): Fraction(52)}
 _FACTORS |= {("week", "quarter"): Fraction(13)}
 _FACTORS |= {(b, a): 1 / f for (a, b), f in list(_FACTORS.items())}
 # Words of period in CJK text, and Korean's before an amount ("월 200,000원")
-_CJK_PERIODS = dict.fromkeys(
-    "年間 年间 年額 年额 연간 1년 一年 1年 每年 毎年 매년 연".split(), "year"
-)
-_CJK_PERIODS |= dict.fromkeys("月額 月额 毎月 每月 매월 월".split(), "month")
-_CJK_PERIODS |= dict.fromkeys("四半期 季度 분기".split(), "quarter")
+# Words of period in CJK text, the figures' own ("月額", "年間", "분기") and those read only
+# beside an amount ("월 200,000원", "1년이면")
+_CJK_PERIODS = {word: _PERIOD_NAMES[seconds] for word, seconds in CJK_PERIODS.items()}
+_CJK_PERIODS |= dict.fromkeys("1년 一年 1年 毎年 연".split(), "year") | {"월": "month"}
 _CJK_PERIOD = re.compile(rf"(?<![0-9])(?:{'|'.join(sorted(_CJK_PERIODS, key=len, reverse=True))})")
 _PAR_AN = re.compile(r"\bpar an\b", re.IGNORECASE)
 _LAST_WORD = re.compile(r"([^\W\d_]+)\s?\Z")
@@ -549,7 +543,7 @@ def _same_thing(things: tuple[str, ...], word: str) -> str:
         if counted.startswith(thing) and re.match(f"[{CJK}]", rest):
             return word[: len(thing)]
         shorter, longer = sorted((thing, counted), key=len)
-        common = _common(thing, counted)
+        common = len(os.path.commonprefix([thing, counted]))  # noqa: RUF071 (letters, not paths)
         if len(shorter) >= 3 and common >= len(shorter) - 1 and len(longer) - common <= 2:
             return word
         seconds = unit_seconds(word.rstrip("."))
@@ -566,16 +560,6 @@ def _seconds_at_end(word: str, shortest: int = 3) -> Fraction | None:
         if seconds is not None:
             return seconds
     return None
-
-
-def _common(a: str, b: str) -> int:
-    """The length of the prefix two words share."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def _fold(word: str) -> str:
