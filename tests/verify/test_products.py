@@ -133,11 +133,6 @@ def test_a_product_stated_in_words_passes(claim: str, source: str, question: str
     assert not restated_flagged(claim, source, question)
 
 
-@pytest.mark.parametrize(("claim", "source", "question"), SLIPPED)
-def test_a_product_in_words_explains_away_no_slip(claim: str, source: str, question: str) -> None:
-    assert restated_flagged(claim, source, question)
-
-
 def known(source: str, question: str) -> Known:
     return Known.of((source,), (question,))
 
@@ -231,13 +226,6 @@ def test_an_amount_per_one_period_stated_per_another_passes(
     assert not restated_flagged(claim, source, question)
 
 
-@pytest.mark.parametrize(("claim", "source", "question"), CONVERTED_SLIPS)
-def test_a_conversion_of_periods_explains_away_no_slip(
-    claim: str, source: str, question: str
-) -> None:
-    assert restated_flagged(claim, source, question)
-
-
 # Several amounts per the same thing (by city, by tier): which applies is the judge's, so
 # a product of one of them is read nowhere, right or not (a blind review found the asker
 # naming a city on the way, and the answer a tier, as often as the right row)
@@ -253,13 +241,6 @@ SEVERAL = [
         "Ich fahre über München nach Augsburg, drei Nächte.",
     ),
 ]
-
-
-@pytest.mark.parametrize(("claim", "source", "question"), SEVERAL)
-def test_of_several_rates_per_a_thing_none_is_multiplied(
-    claim: str, source: str, question: str
-) -> None:
-    assert restated_flagged(claim, source, question)
 
 
 # Found by a third blind review: a count the asker gives a part of, an amount the texts
@@ -278,11 +259,6 @@ SLIPPED_THIRD = [
     ),
     ("6 × $15 = $90 per week, × 4 = $360 per month.", "Parking: $15 a day.", "6 days a week"),
 ]
-
-
-@pytest.mark.parametrize(("claim", "source", "question"), SLIPPED_THIRD)
-def test_the_third_reviews_slips_are_caught(claim: str, source: str, question: str) -> None:
-    assert restated_flagged(claim, source, question)
 
 
 # Found by a fourth blind review, which measured the last commit unread: a cap the docs
@@ -320,6 +296,10 @@ SLIPPED_FOURTH = [
 ]
 
 
-@pytest.mark.parametrize(("claim", "source", "question"), SLIPPED_FOURTH)
-def test_the_fourth_reviews_slips_are_caught(claim: str, source: str, question: str) -> None:
+@pytest.mark.parametrize(
+    ("claim", "source", "question"),
+    [*SLIPPED, *CONVERTED_SLIPS, *SEVERAL, *SLIPPED_THIRD, *SLIPPED_FOURTH],
+)
+def test_no_slip_is_explained_away(claim: str, source: str, question: str) -> None:
+    """Every slip above fails: the forms' own, and those the blind reviews found."""
     assert restated_flagged(claim, source, question)
